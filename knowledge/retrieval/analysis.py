@@ -1,0 +1,131 @@
+"""Text analysis shared by indexing and querying: NFKC folding, CJK segmentation, stemming, stopwords."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+
+import Stemmer  # type: ignore[import-not-found]  # PyStemmer ships no stubs
+
+from knowledge.retrieval.stopwords import STOPWORDS
+
+# Han ideographs (BMP, compatibility and the supplementary planes). Everything else that is a
+# letter or digit forms "word" runs: Latin, Greek, Cyrillic, kana, hangul.
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+_RUNS = re.compile(rf"([{_HAN}]+)|([^\W_{_HAN}]+(?:-\d+)?)")
+# Public IDs such as EG-202 or CRAN-0001 (after folding): letters, a dash, digits.
+_ID_SHAPE = re.compile(r"[^\W\d_][^\W_]*-\d+")
+_LATIN = re.compile(r"[a-z]+")
+
+TAG_PREFIX = "#"
+SEGMENTERS = ("rjieba", "jieba")
+DEFAULT_SEGMENTER = "rjieba"
+
+
+@dataclass(frozen=True, slots=True)
+class AnalyzerConfig:
+    """How text becomes terms; stored in the index so queries are analysed exactly like entries."""
+
+    segmenter: str = DEFAULT_SEGMENTER
+    # "words": the segmenter's precise mode; "search": also the shorter words inside long ones.
+    cjk_mode: str = "search"
+    stem: bool = True
+
+
+def normalize_text(text: str) -> str:
+    """Fold full-width forms and compatibility characters (NFKC) and case, so ＥＧ－２０２ == eg-202."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def normalize_key(text: str) -> str:
+    """The exact-match key of an ID or tag: folded, inner whitespace collapsed to one space."""
+    return " ".join(normalize_text(text).split())
+
+
+@cache
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+@cache
+def _segment_function(segmenter: str, cjk_mode: str) -> Callable[[str], list[str]]:
+    # Imported lazily: loading a dictionary costs tens of milliseconds (rjieba) to half a second
+    # (jieba), which only processes that actually analyse Chinese should pay.
+    if segmenter == "rjieba":
+        import rjieba
+
+        return rjieba.cut_for_search if cjk_mode == "search" else rjieba.cut
+    if segmenter == "jieba":
+        import jieba  # type: ignore[import-untyped]  # jieba ships no stubs
+
+        # A private tokenizer: other code may add words to jieba's global one, and the index
+        # must see the same segmentation at compile and at query time.
+        tokenizer = jieba.Tokenizer()
+        jieba.setLogLevel(60)
+        tokenizer.initialize()
+        if cjk_mode == "search":
+            return lambda text: list(tokenizer.cut_for_search(text))
+        return lambda text: list(tokenizer.cut(text))
+    raise ValueError(f"unknown segmenter {segmenter!r}; expected one of {SEGMENTERS}")
+
+
+def split_words(text: str, config: AnalyzerConfig) -> Iterator[tuple[str, bool]]:
+    """Yield (word, is_cjk) pairs of folded text in order, before stopwords and stemming."""
+    segment = None
+    for han, other in _RUNS.findall(normalize_text(text)):
+        if han:
+            segment = segment or _segment_function(config.segmenter, config.cjk_mode)
+            for word in segment(han):
+                if word.strip():
+                    yield word, True
+        elif _ID_SHAPE.fullmatch(other):
+            # An ID is one term, and its parts are words too ("eg-202" -> eg-202, eg, 202).
+            yield other, False
+            for part in other.split("-"):
+                yield part, False
+        else:
+            yield other, False
+
+
+def _stem_word(word: str, config: AnalyzerConfig) -> str:
+    if config.stem and _LATIN.fullmatch(word):
+        return str(_stemmer().stemWord(word))
+    return word
+
+
+def analyze_text(text: str, config: AnalyzerConfig) -> list[str]:
+    """The terms of a text, in order, with duplicates: what both entries and topics become."""
+    return [
+        _stem_word(word, config)
+        for word, _ in split_words(text, config)
+        if word not in STOPWORDS
+    ]
+
+
+def analyze_tags(tags: tuple[str, ...], config: AnalyzerConfig) -> list[str]:
+    """Tag terms: each tag's exact key (prefixed so it cannot collide) plus its analysed words."""
+    terms: list[str] = []
+    for tag in tags:
+        key = normalize_key(tag)
+        if key:
+            terms.append(TAG_PREFIX + key)
+            terms.extend(analyze_text(tag, config))
+    return terms
+
+
+def exact_tag_candidates(
+    topic: str, config: AnalyzerConfig, *, longest: int = 4
+) -> set[str]:
+    """Tag keys a topic could name exactly: its whole text and every run of up to `longest` words."""
+    words = list(split_words(topic, config))
+    candidates = {TAG_PREFIX + normalize_key(topic)}
+    for start in range(len(words)):
+        joined = ""
+        for offset, (word, is_cjk) in enumerate(words[start : start + longest]):
+            previous_cjk = offset > 0 and words[start + offset - 1][1]
+            joined += word if offset == 0 or (is_cjk and previous_cjk) else " " + word
+            candidates.add(TAG_PREFIX + joined)
+    return candidates

@@ -1,0 +1,85 @@
+"""A safe, deterministic byte container for named NumPy arrays plus JSON metadata (no pickle)."""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+MAGIC = b"EVERGREEN-INDEX\n"
+_LENGTH = struct.Struct("<Q")
+_ALIGN = 16
+# Only plain numeric dtypes may be read back: an object dtype would be a pickle in disguise.
+ALLOWED_DTYPES = frozenset(
+    {"<i2", "<i4", "<i8", "<u1", "<u8", "<f4", "<f8", "|u1", "|i1"}
+)
+
+
+class ContainerError(ValueError):
+    """The bytes are not an index this version of Evergreen can read."""
+
+
+def _padding(size: int) -> int:
+    return -size % _ALIGN
+
+
+def pack_arrays(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> bytes:
+    """Serialize arrays (little-endian, aligned) after a sorted-key JSON header: same input, same bytes."""
+    layout: dict[str, dict[str, Any]] = {}
+    chunks: list[bytes] = []
+    offset = 0
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        array = array.astype(array.dtype.newbyteorder("<"), copy=False)
+        if array.dtype.str not in ALLOWED_DTYPES:
+            raise ContainerError(
+                f"array {name!r} has unsupported dtype {array.dtype.str}"
+            )
+        raw = array.tobytes()
+        layout[name] = {
+            "dtype": array.dtype.str,
+            "shape": list(array.shape),
+            "offset": offset,
+        }
+        chunks.append(raw + b"\0" * _padding(len(raw)))
+        offset += len(raw) + _padding(len(raw))
+    header = json.dumps(
+        {"meta": meta, "arrays": layout},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    ).encode()
+    header += b" " * _padding(len(MAGIC) + _LENGTH.size + len(header))
+    return b"".join([MAGIC, _LENGTH.pack(len(header)), header, *chunks])
+
+
+def unpack_arrays(data: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """Read what `pack_arrays` wrote; arrays are read-only views into `data` (no copies)."""
+    if not data.startswith(MAGIC):
+        raise ContainerError("not an Evergreen index")
+    start = len(MAGIC) + _LENGTH.size
+    if len(data) < start:
+        raise ContainerError("truncated index header")
+    (header_length,) = _LENGTH.unpack_from(data, len(MAGIC))
+    try:
+        header = json.loads(data[start : start + header_length])
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ContainerError("corrupt index header") from error
+    body = memoryview(data)[start + header_length :]
+    arrays: dict[str, np.ndarray] = {}
+    for name, spec in header["arrays"].items():
+        dtype = str(spec["dtype"])
+        if dtype not in ALLOWED_DTYPES:
+            raise ContainerError(f"array {name!r} has unsupported dtype {dtype}")
+        shape = tuple(int(n) for n in spec["shape"])
+        count = int(np.prod(shape, dtype=np.int64))
+        end = int(spec["offset"]) + count * np.dtype(dtype).itemsize
+        if int(spec["offset"]) < 0 or end > len(body):
+            raise ContainerError(f"array {name!r} lies outside the index")
+        arrays[name] = np.frombuffer(
+            body, dtype=dtype, count=count, offset=int(spec["offset"])
+        ).reshape(shape)
+    return dict(header["meta"]), arrays

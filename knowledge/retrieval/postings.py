@@ -1,0 +1,139 @@
+"""Compile documents into postings with precomputed BM25F and seed §4 impact weights per (term, doc)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from knowledge.retrieval.analysis import (
+    AnalyzerConfig,
+    analyze_tags,
+    analyze_text,
+    normalize_key,
+)
+from knowledge.retrieval.documents import Document
+from knowledge.retrieval.vocabulary import Vocabulary
+
+FIELDS = ("id", "title", "tags", "summary", "body")
+# Seed §4: id×8 / title×5 / tags×4 / summary×3 / body×min(occurrences, 6).
+SEED_FIELD_WEIGHTS = (8, 5, 4, 3, 0)
+SEED_BODY_CAP = 6
+
+
+@dataclass(frozen=True)
+class BM25FParams:
+    """Field weights in the spirit of the seed's (id > title > tags > summary > body) and BM25 knobs."""
+
+    weights: tuple[float, ...] = (8.0, 5.0, 4.0, 3.0, 1.0)
+    # Length normalisation per field: none for the one-term id, little for short fields.
+    b: tuple[float, ...] = (0.0, 0.5, 0.3, 0.6, 0.75)
+    k1: float = 1.2
+
+    def to_meta(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Postings:
+    """Term -> documents, with one impact weight per ranker; docs are sorted inside each term."""
+
+    vocabulary: Vocabulary
+    offsets: np.ndarray  # int64, len(vocabulary) + 1
+    docs: np.ndarray  # int32
+    bm25f: np.ndarray  # float32, without the confidence factor
+    seed: np.ndarray  # uint8: the seed's per-term weight, without the confidence factor
+    idf: np.ndarray  # float32, per term
+    stats: dict[str, float] = field(default_factory=dict)
+
+
+def analyze_fields(document: Document, config: AnalyzerConfig) -> tuple[list[str], ...]:
+    """The terms of each field of FIELDS; the id also as one exact term (matched exactly)."""
+    id_terms = analyze_text(document.id, config)
+    exact_id = normalize_key(document.id)
+    if exact_id not in id_terms:
+        id_terms.insert(0, exact_id)
+    return (
+        id_terms,
+        analyze_text(document.title, config),
+        analyze_tags(document.tags, config),
+        analyze_text(document.summary, config),
+        analyze_text(document.body, config),
+    )
+
+
+def bm25_idf(doc_freq: np.ndarray, count: int) -> np.ndarray:
+    """Robertson-Sparck Jones idf with +1 inside the log (always positive, as in Lucene)."""
+    return np.log1p((count - doc_freq + 0.5) / (doc_freq + 0.5)).astype(np.float32)
+
+
+def _collect_terms(
+    documents: Sequence[Document],
+    config: AnalyzerConfig,
+    progress: Callable[[int], None] | None,
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Term ids of every (doc, field) occurrence, plus occurrence counts per (doc, field)."""
+    term_ids: dict[str, int] = {}
+    occurrences: list[int] = []
+    lengths = np.zeros((len(documents), len(FIELDS)), dtype=np.int64)
+    for position, document in enumerate(documents):
+        for field_index, terms in enumerate(analyze_fields(document, config)):
+            lengths[position, field_index] = len(terms)
+            occurrences.extend(term_ids.setdefault(t, len(term_ids)) for t in terms)
+        if progress is not None and position % 1000 == 999:
+            progress(position + 1)
+    return list(term_ids), np.array(occurrences, dtype=np.int64), lengths
+
+
+def build_postings(
+    documents: Sequence[Document],
+    *,
+    config: AnalyzerConfig,
+    params: BM25FParams,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[Postings, np.ndarray]:
+    """Postings for `documents` and the per-(doc, field) term counts (document lengths)."""
+    terms, occurrences, lengths = _collect_terms(documents, config, progress)
+    vocabulary, new_id = Vocabulary.build(terms)
+    count, n_fields = len(documents), len(FIELDS)
+    doc_of = np.repeat(np.arange(count, dtype=np.int64), lengths.sum(axis=1))
+    field_of = np.repeat(
+        np.tile(np.arange(n_fields, dtype=np.int64), count), lengths.ravel()
+    )
+    # One sort gives tf per (term, doc, field); a second grouping gives one posting per (term, doc).
+    keys = (new_id[occurrences] * count + doc_of) * n_fields + field_of
+    unique_keys, tf = np.unique(keys, return_counts=True)
+    field_idx = unique_keys % n_fields
+    pair = unique_keys // n_fields
+    pair_keys, posting_of = np.unique(pair, return_inverse=True)
+    term_of, doc_idx = pair_keys // count, pair_keys % count
+
+    average = np.maximum(lengths.mean(axis=0), 1e-9)
+    b = np.array(params.b)[field_idx]
+    norm = 1.0 - b + b * lengths[pair % count, field_idx] / average[field_idx]
+    weighted_tf = np.zeros(len(pair_keys))
+    np.add.at(weighted_tf, posting_of, np.array(params.weights)[field_idx] * tf / norm)
+    doc_freq = np.bincount(term_of, minlength=len(terms))
+    idf = bm25_idf(doc_freq, count)
+    saturation = weighted_tf * (params.k1 + 1.0) / (params.k1 + weighted_tf)
+
+    seed = np.zeros(len(pair_keys), dtype=np.int64)
+    seed_weight = np.array(SEED_FIELD_WEIGHTS)[field_idx]
+    body = field_idx == FIELDS.index("body")
+    np.add.at(
+        seed, posting_of, np.where(body, np.minimum(tf, SEED_BODY_CAP), seed_weight)
+    )
+
+    offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(doc_freq, out=offsets[1:])
+    postings = Postings(
+        vocabulary=vocabulary,
+        offsets=offsets,
+        docs=doc_idx.astype(np.int32),
+        bm25f=(idf[term_of] * saturation).astype(np.float32),
+        seed=seed.astype(np.uint8),
+        idf=idf,
+        stats={"documents": float(count), "postings": float(len(pair_keys))},
+    )
+    return postings, lengths

@@ -1,0 +1,64 @@
+"""Term dictionary as flat arrays: terms sorted by a stable 64-bit hash, found by binary search."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def hash_term(term: str) -> int:
+    """A stable 64-bit hash (Python's own `hash` changes per process, so it cannot be stored)."""
+    return int.from_bytes(
+        hashlib.blake2b(term.encode(), digest_size=8).digest(), "little"
+    )
+
+
+def pack_strings(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """UTF-8 blob plus offsets (len + 1), so a string list is two flat arrays."""
+    encoded = [s.encode() for s in strings]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+
+
+def unpack_string(blob: np.ndarray, offsets: np.ndarray, index: int) -> str:
+    return bytes(blob[offsets[index] : offsets[index + 1]]).decode()
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Terms without a Python dict: memory is two arrays and a blob, loading is zero-copy."""
+
+    hashes: np.ndarray  # uint64, sorted
+    blob: np.ndarray  # uint8
+    offsets: np.ndarray  # int64, len(hashes) + 1
+
+    @classmethod
+    def build(cls, terms: Sequence[str]) -> tuple[Vocabulary, np.ndarray]:
+        """Return the vocabulary and `new_id[old_id]` for terms given in first-seen order."""
+        hashes = np.array([hash_term(t) for t in terms], dtype=np.uint64)
+        # Hash order with the term as tie-breaker: deterministic whatever the input order.
+        order = sorted(range(len(terms)), key=lambda i: (int(hashes[i]), terms[i]))
+        new_id = np.empty(len(terms), dtype=np.int64)
+        new_id[np.array(order, dtype=np.int64)] = np.arange(len(terms), dtype=np.int64)
+        blob, offsets = pack_strings([terms[i] for i in order])
+        return cls(hashes[np.array(order, dtype=np.int64)], blob, offsets), new_id
+
+    def __len__(self) -> int:
+        return len(self.hashes)
+
+    def lookup(self, term: str) -> int:
+        """The term's id, or -1 when no entry contains it."""
+        key = np.uint64(hash_term(term))
+        left = int(np.searchsorted(self.hashes, key, side="left"))
+        while left < len(self.hashes) and self.hashes[left] == key:
+            if unpack_string(self.blob, self.offsets, left) == term:
+                return left
+            left += 1
+        return -1
+
+    def term(self, term_id: int) -> str:
+        return unpack_string(self.blob, self.offsets, term_id)

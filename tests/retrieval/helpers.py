@@ -1,0 +1,62 @@
+"""Document builders and the demo namespace for the engine's pure tests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+from knowledge.retrieval.documents import Document
+from knowledge.retrieval.tokens import entry_tokens
+
+DEMO_ENTRIES = (
+    Path(__file__).resolve().parents[2] / "knowledge" / "demo" / "entries.jsonl"
+)
+
+
+def make_document(
+    id: str,
+    title: str = "",
+    *,
+    category: str = "fact",
+    summary: str = "",
+    body: str = "",
+    tags: Iterable[str] = (),
+    confidence: float = 1.0,
+    links: Iterable[str] = (),
+) -> Document:
+    return Document(
+        id=id,
+        category=category,
+        title=title,
+        summary=summary,
+        body=body,
+        tags=tuple(tags),
+        confidence=confidence,
+        tokens=entry_tokens(title=title, summary=summary, body=body),
+        links=tuple(links),
+    )
+
+
+@cache
+def demo_documents() -> tuple[Document, ...]:
+    """The 15 entries of the demo namespace, sorted by ID as a release hands them over."""
+    rows = [
+        json.loads(line)
+        for line in DEMO_ENTRIES.read_text(encoding="utf-8").splitlines()
+    ]
+    documents = [
+        make_document(
+            row["id"],
+            row["title"],
+            category=row["category"],
+            summary=row["summary"],
+            body=row["body"],
+            tags=row["tags"],
+            confidence=row["confidence"],
+            links=row.get("links", ()),
+        )
+        for row in rows
+    ]
+    return tuple(sorted(documents, key=lambda d: d.id))
