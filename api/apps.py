@@ -1,0 +1,8 @@
+"""App configuration for the agent read surface."""
+
+from django.apps import AppConfig
+
+
+class ApiConfig(AppConfig):
+    name = "api"
+    verbose_name = "Agent API"

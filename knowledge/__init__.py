@@ -1,0 +1,1 @@
+"""The knowledge domain: namespaces, entries, versions under review, releases."""

@@ -1,0 +1,30 @@
+"""Models of the knowledge domain, split by concern."""
+
+from knowledge.models.audit import AuditRecord
+from knowledge.models.content import DocPage, EvaluationRun, Feedback, GoldenQuestion, PromptPack
+from knowledge.models.entry import Entry, EntryVersion, VersionState
+from knowledge.models.namespace import ApiKey, Category, IdBlock, Membership, Namespace, NamespaceHost, Role
+from knowledge.models.release import Artifact, BuildStatus, Release, ReleaseBuild
+
+__all__ = [
+    "ApiKey",
+    "Artifact",
+    "AuditRecord",
+    "BuildStatus",
+    "Category",
+    "DocPage",
+    "Entry",
+    "EvaluationRun",
+    "EntryVersion",
+    "Feedback",
+    "GoldenQuestion",
+    "IdBlock",
+    "Membership",
+    "Namespace",
+    "NamespaceHost",
+    "PromptPack",
+    "Release",
+    "ReleaseBuild",
+    "Role",
+    "VersionState",
+]

@@ -1,0 +1,174 @@
+"""Tenants: a namespace with its categories, ID blocks, host names, members and API keys."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+
+if TYPE_CHECKING:
+    from knowledge.models.release import Release
+
+PREFIX_VALIDATOR = RegexValidator(
+    r"^[A-Z][A-Z0-9]{0,15}$", "Use 1-16 capital letters or digits, starting with a letter (e.g. EG)."
+)
+
+
+class Ranker(models.TextChoices):
+    BM25F = "bm25f", "BM25F (field-weighted, default)"
+    SEED = "seed", "Seed formula (id×8, title×5, tags×4, summary×3, body)"
+
+
+class Namespace(models.Model):
+    """A tenant: its own IDs, entries, releases, keys and limits."""
+
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=120)
+    prefix = models.CharField(max_length=16, unique=True, validators=[PREFIX_VALIDATOR])
+    id_digits = models.PositiveSmallIntegerField(
+        default=3,
+        validators=[MinValueValidator(3), MaxValueValidator(9)],
+        help_text="Minimum number of digits in a public ID (EG-007 has 3).",
+    )
+
+    title = models.CharField(max_length=200)
+    summary = models.CharField(max_length=300, help_text="One line, used as the llms.txt summary.")
+    contact = models.CharField(max_length=200, blank=True)
+    license = models.CharField(max_length=64, default="CC-BY-4.0")
+    base_url = models.URLField(help_text="Canonical public URL, e.g. https://evergreen.example.com")
+    language = models.CharField(max_length=16, default="en", help_text="BCP 47 tag; hints use it.")
+
+    is_public = models.BooleanField(default=True, help_text="Private namespaces need an API key.")
+    default_budget = models.PositiveIntegerField(
+        default=2000, validators=[MinValueValidator(200), MaxValueValidator(8000)]
+    )
+    rules = models.JSONField(default=list, blank=True, help_text="The output rules every response carries.")
+    faq = models.JSONField(default=list, blank=True, help_text="[{question, answer}] for the FAQPage JSON-LD.")
+    allow_self_approval = models.BooleanField(
+        default=False, help_text="Single-person mode: an author may approve their own version."
+    )
+
+    ranker = models.CharField(max_length=16, choices=Ranker.choices, default=Ranker.BM25F)
+    match_threshold = models.FloatField(
+        null=True, blank=True, help_text="Coverage needed for matched=true; empty = the engine's default."
+    )
+    link_expansion = models.BooleanField(
+        null=True, blank=True, help_text="Link-graph expansion; empty = the engine's default."
+    )
+    rate_limit = models.CharField(
+        max_length=32, blank=True, help_text='e.g. "120/min"; "0" = off; empty = the global setting.'
+    )
+    knowledge_version = models.CharField(
+        max_length=32, default="1.0.0", help_text="Semver the first release starts from."
+    )
+
+    active_release: models.ForeignKey[Release | None, Release | None] = models.ForeignKey(
+        "knowledge.Release",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        editable=False,
+    )
+    # Bumped in the same transaction as every change a release is built from.
+    content_serial = models.PositiveBigIntegerField(default=0, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class NamespaceHost(models.Model):
+    """A host name that routes to a namespace; one host belongs to one namespace."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="hosts")
+    host = models.CharField(max_length=253, unique=True)
+
+    def __str__(self) -> str:
+        return self.host
+
+    def clean(self) -> None:
+        self.host = self.host.strip().lower()
+
+
+class Category(models.Model):
+    """A category of entries (fact, protocol, rule …) and its purpose."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="categories")
+    slug = models.SlugField(max_length=32)
+    name = models.CharField(max_length=80)
+    purpose = models.CharField(max_length=300, blank=True)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["namespace", "position", "slug"]
+        verbose_name_plural = "categories"
+        constraints = [models.UniqueConstraint(fields=["namespace", "slug"], name="category_unique_slug")]
+
+    def __str__(self) -> str:
+        return f"{self.namespace.slug}/{self.slug}"
+
+
+class IdBlock(models.Model):
+    """A range of ID numbers a category allocates from; blocks of a namespace never overlap."""
+
+    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="blocks")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    label = models.CharField(max_length=80, blank=True)
+
+    class Meta:
+        ordering = ["start"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(start__lte=models.F("end")), name="idblock_start_lte_end"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.start}–{self.end}"
+
+
+class Role(models.TextChoices):
+    EDITOR = "editor", "Editor"
+    REVIEWER = "reviewer", "Reviewer"
+    ADMIN = "admin", "Namespace admin"
+
+
+class Membership(models.Model):
+    """A user's role in a namespace; a user may hold several roles."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "namespace", "role"], name="membership_unique_role"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.namespace} · {self.role}"
+
+
+class ApiKey(models.Model):
+    """A bearer key scoped to one namespace; only its SHA-256 is stored."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=80)
+    lookup = models.CharField(max_length=12, unique=True, help_text="The key's visible first characters.")
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "API key"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.lookup}…)"

@@ -1,0 +1,80 @@
+"""Immutable releases: the exact entry@version list and the artifacts agents read."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from knowledge.models.namespace import Namespace
+
+
+class Release(models.Model):
+    """A built, validated snapshot of a namespace; one per namespace is active at a time."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="releases")
+    sequence = models.PositiveIntegerField()
+    knowledge_version = models.CharField(max_length=32)
+    revision = models.DateField()
+    manifest = models.JSONField(help_text="[{id, version, hash}] of the published entries, and tombstones.")
+    inputs_hash = models.CharField(max_length=64, help_text="Hash of everything the artifacts are built from.")
+    content_serial = models.PositiveBigIntegerField(
+        default=0, help_text="The namespace's content serial the build read; a stale build never activates."
+    )
+    built_at = models.DateTimeField()
+    build_seconds = models.FloatField(default=0)
+    entry_count = models.PositiveIntegerField(default=0)
+    total_tokens = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["namespace", "-sequence"]
+        constraints = [
+            models.UniqueConstraint(fields=["namespace", "sequence"], name="release_unique_sequence"),
+            models.UniqueConstraint(fields=["namespace", "inputs_hash"], name="release_unique_inputs"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.namespace.slug} #{self.sequence} v{self.knowledge_version}"
+
+
+class Artifact(models.Model):
+    """One file of a release (context.json, llms.txt, the search index …) with its ETag."""
+
+    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="artifacts")
+    name = models.CharField(max_length=200)
+    content_type = models.CharField(max_length=100)
+    content = models.BinaryField()
+    etag = models.CharField(max_length=80)
+    size = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["release", "name"]
+        constraints = [models.UniqueConstraint(fields=["release", "name"], name="artifact_unique_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class BuildStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Built and activated"
+    UNCHANGED = "unchanged", "Nothing changed"
+    FAILED = "failed", "Failed"
+    ABANDONED = "abandoned", "Abandoned (worker lost)"
+
+
+class ReleaseBuild(models.Model):
+    """One attempt to build a release: the status an operator watches in the admin."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="builds")
+    status = models.CharField(max_length=16, choices=BuildStatus.choices, default=BuildStatus.RUNNING)
+    release = models.ForeignKey(Release, null=True, blank=True, on_delete=models.SET_NULL, related_name="builds")
+    task_id = models.CharField(max_length=64, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.namespace.slug} build {self.pk} ({self.status})"

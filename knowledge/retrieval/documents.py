@@ -1,0 +1,20 @@
+"""The engine's view of one published entry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One published entry as the index sees it; `tokens` is its seed §4 loading cost."""
+
+    id: str
+    category: str
+    title: str
+    summary: str
+    body: str
+    tags: tuple[str, ...]
+    confidence: float
+    tokens: int
+    links: tuple[str, ...] = ()

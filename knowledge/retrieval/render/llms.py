@@ -1,0 +1,101 @@
+"""/llms.txt and /llms-full.txt in the llms.txt format (llmstxt.org), with each entry's token cost."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _entry_link(snapshot: Snapshot, entry: EntryRecord) -> str:
+    url = snapshot.namespace.url(f"api/entries/{entry.id}.md")
+    notes = (
+        f"{_one_line(entry.summary)} ({entry.tokens} tokens, confidence {entry.confidence:.2f}, "
+        f"updated {entry.updated})"
+    )
+    return f"- [{entry.id} {_one_line(entry.title)}]({url}): {notes}"
+
+
+def _by_category(snapshot: Snapshot) -> Iterable[tuple[str, list[EntryRecord]]]:
+    for category in snapshot.namespace.categories:
+        entries = [e for e in snapshot.entries if e.category == category.slug]
+        if entries:
+            yield f"{category.name} (`{category.slug}`)", entries
+
+
+def _header(snapshot: Snapshot, stamp: ReleaseStamp) -> list[str]:
+    ns = snapshot.namespace
+    return [
+        f"# {_one_line(ns.title)}",
+        "",
+        f"> {_one_line(ns.summary)}",
+        "",
+        f"Knowledge version {stamp.knowledge_version}, revision {stamp.revision}: "
+        f"{len(snapshot.entries)} entries, {snapshot.total_tokens} tokens in all. "
+        f"License {ns.license}. Contact {ns.contact}.",
+        "",
+        f"Query {ns.url('api/context')}?topic=…&budget=2000 for a token-budgeted pack of cited facts; "
+        f"the full knowledge base is {ns.url('context.json')}.",
+        "",
+    ]
+
+
+def _rules(snapshot: Snapshot) -> list[str]:
+    lines = ["Rules for answers built from this site:", ""]
+    lines += [f"{n}. {rule}" for n, rule in enumerate(snapshot.namespace.rules, start=1)]
+    return [*lines, ""]
+
+
+def render_llms_txt(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
+    ns = snapshot.namespace
+    lines = _header(snapshot, stamp) + _rules(snapshot)
+    for heading, entries in _by_category(snapshot):
+        lines += [f"## {heading}", "", *(_entry_link(snapshot, e) for e in entries), ""]
+    if snapshot.docs:
+        lines += ["## Docs", ""]
+        lines += [f"- [{_one_line(d.title)}]({ns.url(f'docs/{d.slug}.md')})" for d in snapshot.docs]
+        lines.append("")
+    lines += [
+        "## Optional",
+        "",
+        f"- [llms-full.txt]({ns.url('llms-full.txt')}): every entry in full; load once and cache",
+        f"- [context.json]({ns.url('context.json')}): the knowledge base as JSON",
+        "",
+    ]
+    return "\n".join(lines).encode()
+
+
+def _demote_headings(markdown: str) -> str:
+    """Turn Markdown headings into bold lines: inside llms.txt only H1 and H2 carry structure."""
+    lines = []
+    for line in markdown.strip().splitlines():
+        stripped = line.lstrip()
+        if stripped.startswith("#"):
+            text = stripped.lstrip("#").strip()
+            line = f"**{text}**" if text else ""
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def render_llms_full_txt(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
+    """Every entry in full, in the info part (the format allows free Markdown only there)."""
+    lines = _header(snapshot, stamp) + _rules(snapshot)
+    for heading, entries in _by_category(snapshot):
+        lines += [f"**{heading}**", ""]
+        for entry in entries:
+            lines += [
+                f"**[{entry.id}] {_one_line(entry.title)}** — confidence {entry.confidence:.2f} · "
+                f"{entry.tokens} tokens · updated {entry.updated} · tags {', '.join(entry.tags) or '-'}",
+                "",
+                _one_line(entry.summary),
+                "",
+                _demote_headings(entry.body),
+                "",
+            ]
+    lines += ["## Entries", "", *(_entry_link(snapshot, e) for e in snapshot.entries), ""]
+    lines += ["## Optional", "", f"- [llms.txt]({snapshot.namespace.url('llms.txt')}): the short index", ""]
+    return "\n".join(lines).encode()

@@ -1,0 +1,125 @@
+"""What a release is built from: the namespace's data at one moment, as plain frozen records."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field
+
+import orjson
+
+from knowledge.retrieval.documents import Document
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryInfo:
+    slug: str
+    name: str
+    purpose: str
+
+
+@dataclass(frozen=True, slots=True)
+class NamespaceInfo:
+    slug: str
+    name: str
+    prefix: str
+    title: str
+    summary: str
+    contact: str
+    license: str
+    base_url: str
+    language: str
+    is_public: bool
+    default_budget: int
+    rules: tuple[str, ...]
+    categories: tuple[CategoryInfo, ...]
+    faq: tuple[tuple[str, str], ...] = ()
+
+    def url(self, path: str) -> str:
+        """An absolute URL under the namespace's canonical base URL."""
+        return self.base_url.rstrip("/") + "/" + path.lstrip("/")
+
+
+@dataclass(frozen=True, slots=True)
+class EntryRecord:
+    """A published entry version as agents see it."""
+
+    id: str
+    category: str
+    title: str
+    summary: str
+    body: str
+    tags: tuple[str, ...]
+    confidence: float
+    tokens: int
+    updated: str
+    version: int
+    content_hash: str
+    links: tuple[str, ...] = ()
+
+    def as_document(self) -> Document:
+        return Document(
+            id=self.id,
+            category=self.category,
+            title=self.title,
+            summary=self.summary,
+            body=self.body,
+            tags=self.tags,
+            confidence=self.confidence,
+            tokens=self.tokens,
+            links=self.links,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Tombstone:
+    """A retired entry: agents get 410 Gone with this body (seed §6)."""
+
+    id: str
+    title: str
+    retired_at: str
+    reason: str
+    replaced_by: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DocRecord:
+    slug: str
+    title: str
+    body: str
+
+
+@dataclass(frozen=True, slots=True)
+class RankingSettings:
+    ranker: str = "bm25f"
+    match_threshold: float | None = None
+    link_expansion: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Everything a release's artifacts depend on, and nothing they do not."""
+
+    namespace: NamespaceInfo
+    entries: tuple[EntryRecord, ...]
+    tombstones: tuple[Tombstone, ...] = ()
+    docs: tuple[DocRecord, ...] = ()
+    prompt_packs: tuple[tuple[str, str], ...] = ()
+    ranking: RankingSettings = field(default_factory=RankingSettings)
+
+    def inputs_hash(self) -> str:
+        """A content hash of the snapshot: equal hashes build byte-identical releases."""
+        return hashlib.sha256(orjson.dumps(asdict(self), option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(entry.tokens for entry in self.entries)
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseStamp:
+    """What a build adds to a snapshot: its identity and time, fixed before rendering."""
+
+    sequence: int
+    knowledge_version: str
+    revision: str
+    generated_at: str

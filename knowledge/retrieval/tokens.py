@@ -1,0 +1,23 @@
+"""The token estimator of seed §4, shared by the API, the admin and the Playground."""
+
+from __future__ import annotations
+
+import re
+
+# Seed §4: CJK range used by the reference implementation's estimator.
+_CJK = re.compile(r"[\u3000-\u303F\u3400-\u9FFF\uF900-\uFAFF\uFF00-\uFFEF]")
+
+CJK_WEIGHT = 1.0
+OTHER_WEIGHT = 0.28
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimate tokens as CJK characters x 1.0 + other characters x 0.28, rounded (seed §4)."""
+    cjk = len(_CJK.findall(text))
+    other = len(text) - cjk
+    return round(cjk * CJK_WEIGHT + other * OTHER_WEIGHT)
+
+
+def entry_tokens(*, title: str, summary: str, body: str) -> int:
+    """The loading cost of one entry: title + summary + body (seed §4)."""
+    return estimate_tokens(title + summary + body)

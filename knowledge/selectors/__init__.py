@@ -1,0 +1,1 @@
+"""Reads: keyword-only functions named <entity>_<verb> that never write."""

@@ -1,0 +1,90 @@
+"""Read a namespace's publishable state into a Snapshot for the release builder."""
+
+from __future__ import annotations
+
+from knowledge.models import DocPage, Entry, Namespace, PromptPack
+from knowledge.retrieval.snapshot import (
+    CategoryInfo,
+    DocRecord,
+    EntryRecord,
+    NamespaceInfo,
+    RankingSettings,
+    Snapshot,
+    Tombstone,
+)
+
+
+def namespace_info(*, namespace: Namespace) -> NamespaceInfo:
+    categories = tuple(
+        CategoryInfo(slug=c.slug, name=c.name, purpose=c.purpose) for c in namespace.categories.order_by("position", "slug")
+    )
+    faq = tuple((str(item.get("question", "")), str(item.get("answer", ""))) for item in namespace.faq or [])
+    return NamespaceInfo(
+        slug=namespace.slug,
+        name=namespace.name,
+        prefix=namespace.prefix,
+        title=namespace.title,
+        summary=namespace.summary,
+        contact=namespace.contact,
+        license=namespace.license,
+        base_url=namespace.base_url,
+        language=namespace.language,
+        is_public=namespace.is_public,
+        default_budget=namespace.default_budget,
+        rules=tuple(namespace.rules or ()),
+        categories=categories,
+        faq=faq,
+    )
+
+
+def snapshot_read(*, namespace: Namespace) -> Snapshot:
+    """The published versions, tombstones, docs and prompt packs of a namespace, in ID order."""
+    entries = (
+        Entry.objects.filter(namespace=namespace)
+        .select_related("category", "live_version")
+        .order_by("number")
+    )
+    records: list[EntryRecord] = []
+    tombstones: list[Tombstone] = []
+    for entry in entries.iterator(chunk_size=2000):
+        live = entry.live_version
+        if entry.retired_at is not None:
+            tombstones.append(
+                Tombstone(
+                    id=entry.public_id,
+                    title=live.title if live else "",
+                    retired_at=entry.retired_at.date().isoformat(),
+                    reason=entry.retire_reason,
+                    replaced_by=entry.replaced_by or None,
+                )
+            )
+        elif live is not None:
+            records.append(
+                EntryRecord(
+                    id=entry.public_id,
+                    category=entry.category.slug,
+                    title=live.title,
+                    summary=live.summary,
+                    body=live.body,
+                    tags=tuple(live.tags),
+                    confidence=float(live.confidence),
+                    tokens=live.tokens,
+                    updated=live.updated.isoformat(),
+                    version=live.number,
+                    content_hash=live.content_hash,
+                    links=tuple(live.links),
+                )
+            )
+    docs = tuple(DocRecord(slug=d.slug, title=d.title, body=d.body) for d in DocPage.objects.filter(namespace=namespace))
+    packs = tuple((p.scenario, p.template) for p in PromptPack.objects.filter(namespace=namespace))
+    ranking = RankingSettings(
+        ranker=namespace.ranker, match_threshold=namespace.match_threshold, link_expansion=namespace.link_expansion
+    )
+    return Snapshot(
+        namespace=namespace_info(namespace=namespace),
+        entries=tuple(records),
+        tombstones=tuple(tombstones),
+        docs=docs,
+        prompt_packs=packs,
+        ranking=ranking,
+    )

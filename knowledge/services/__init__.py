@@ -1,0 +1,1 @@
+"""Writes: keyword-only functions named <entity>_<verb>; each runs in a transaction and audits."""

@@ -1,0 +1,32 @@
+"""Append-only audit records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, Release
+
+
+def audit_record(
+    *,
+    namespace: Namespace,
+    actor: Any,
+    action: str,
+    entry: Entry | None = None,
+    version: EntryVersion | None = None,
+    release: Release | None = None,
+    from_state: str = "",
+    to_state: str = "",
+    note: str = "",
+) -> AuditRecord:
+    return AuditRecord.objects.create(
+        namespace=namespace,
+        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        action=action,
+        entry=entry,
+        version=version,
+        release=release,
+        from_state=from_state,
+        to_state=to_state,
+        note=note,
+    )

@@ -1,0 +1,77 @@
+"""Derived fields of a version's content: token cost and content hash."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+import orjson
+
+from knowledge.retrieval.tokens import entry_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class VersionContent:
+    """The editable content of a version, normalised."""
+
+    title: str
+    summary: str
+    body: str
+    tags: tuple[str, ...]
+    confidence: Decimal
+    links: tuple[str, ...]
+    updated: date
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        title: str,
+        summary: str = "",
+        body: str,
+        tags: list[str] | tuple[str, ...] = (),
+        confidence: Decimal | float | str = Decimal("0.90"),
+        links: list[str] | tuple[str, ...] = (),
+        updated: date,
+    ) -> VersionContent:
+        return cls(
+            title=title.strip(),
+            summary=summary.strip(),
+            body=body.strip(),
+            tags=tuple(dict.fromkeys(t.strip() for t in tags if t.strip())),
+            confidence=Decimal(str(confidence)).quantize(Decimal("0.01")),
+            links=tuple(dict.fromkeys(link.strip().upper() for link in links if link.strip())),
+            updated=updated,
+        )
+
+    @property
+    def tokens(self) -> int:
+        return entry_tokens(title=self.title, summary=self.summary, body=self.body)
+
+    @property
+    def content_hash(self) -> str:
+        canonical = {
+            "title": self.title,
+            "summary": self.summary,
+            "body": self.body,
+            "tags": list(self.tags),
+            "confidence": str(self.confidence),
+            "links": list(self.links),
+            "updated": self.updated.isoformat(),
+        }
+        return hashlib.sha256(orjson.dumps(canonical, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+    def model_fields(self) -> dict[str, object]:
+        return {
+            "title": self.title,
+            "summary": self.summary,
+            "body": self.body,
+            "tags": list(self.tags),
+            "confidence": self.confidence,
+            "links": list(self.links),
+            "updated": self.updated,
+            "tokens": self.tokens,
+            "content_hash": self.content_hash,
+        }

@@ -1,0 +1,135 @@
+"""Creating entries (with never-reused IDs) and retiring them (tombstones)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from knowledge.errors import BLOCK_FULL, NOT_A_MEMBER, BlockFullError, InvalidInputError, NotAllowedError
+from knowledge.ids import format_public_id, parse_public_id
+from knowledge.models import Category, Entry, EntryVersion, Namespace, Role, VersionState
+from knowledge.models.entry import OPEN_STATES
+from knowledge.selectors.permissions import user_has_role
+from knowledge.services.audit import audit_record
+from knowledge.services.content import VersionContent
+from knowledge.services.releases import release_request_build
+
+ID_TAKEN = "The ID {public_id} is already used in this namespace; IDs are never reused."
+ID_MALFORMED = "“{public_id}” is not an ID of this namespace (expected {prefix}-{example})."
+RETIRE_NEEDS_REASON = "Say why the entry is retired: agents receive the reason with 410 Gone."
+REPLACEMENT_INVALID = "The replacement {public_id} must be a live entry of this namespace other than {entry}."
+ALREADY_RETIRED = "{entry} was already retired on {date}."
+
+
+def require_role(*, user: Any, namespace: Namespace, role: str) -> None:
+    if not user_has_role(user=user, namespace=namespace, role=role):
+        raise NotAllowedError(NOT_A_MEMBER.format(role=Role(role).label.lower(), namespace=namespace.slug))
+
+
+def _next_free_number(*, namespace: Namespace, category: Category) -> int:
+    """The next number of the category's blocks after the highest ever used there; gaps last."""
+    used = Entry.objects.filter(namespace=namespace)
+    for block in category.blocks.order_by("start"):
+        in_block = used.filter(number__gte=block.start, number__lte=block.end)
+        highest = in_block.aggregate(top=Max("number"))["top"]
+        candidate = block.start if highest is None else highest + 1
+        if candidate <= block.end:
+            return candidate
+    for block in category.blocks.order_by("start"):
+        taken = set(used.filter(number__gte=block.start, number__lte=block.end).values_list("number", flat=True))
+        for number in range(block.start, block.end + 1):
+            if number not in taken:
+                return number
+    raise BlockFullError(BLOCK_FULL.format(category=category.slug))
+
+
+def entry_allocate_id(*, namespace: Namespace, category: Category, public_id: str | None = None) -> tuple[str, int]:
+    """Pick (public ID, number) for a new entry. The caller holds the namespace row lock."""
+    if public_id:
+        number = parse_public_id(public_id, prefix=namespace.prefix)
+        if number is None:
+            example = "0" * (namespace.id_digits - 1) + "1"
+            raise InvalidInputError(ID_MALFORMED.format(public_id=public_id, prefix=namespace.prefix, example=example))
+        if Entry.objects.filter(namespace=namespace, number=number).exists():
+            raise InvalidInputError(ID_TAKEN.format(public_id=public_id))
+        return public_id, number
+    number = _next_free_number(namespace=namespace, category=category)
+    return format_public_id(prefix=namespace.prefix, number=number, digits=namespace.id_digits), number
+
+
+@transaction.atomic
+def entry_create(
+    *,
+    namespace: Namespace,
+    category: Category,
+    content: VersionContent,
+    actor: Any,
+    public_id: str | None = None,
+    check_permission: bool = True,
+) -> EntryVersion:
+    """Create an entry and its first draft; two editors at once always get different IDs."""
+    if check_permission:
+        require_role(user=actor, namespace=namespace, role=Role.EDITOR)
+    Namespace.objects.select_for_update().filter(pk=namespace.pk).first()
+    public_id, number = entry_allocate_id(namespace=namespace, category=category, public_id=public_id)
+    entry = Entry.objects.create(
+        namespace=namespace,
+        public_id=public_id,
+        number=number,
+        category=category,
+        created_by=actor if getattr(actor, "is_authenticated", False) else None,
+    )
+    version = EntryVersion.objects.create(
+        entry=entry,
+        number=1,
+        author=actor if getattr(actor, "is_authenticated", False) else None,
+        **content.model_fields(),  # type: ignore[arg-type]
+    )
+    audit_record(namespace=namespace, actor=actor, action="create", entry=entry, version=version, to_state="draft")
+    return version
+
+
+@transaction.atomic
+def entry_retire(
+    *, entry: Entry, actor: Any, reason: str, replaced_by: str = "", check_permission: bool = True
+) -> Entry:
+    """Retire an entry for good: its ID answers 410 Gone with this tombstone from the next release."""
+    if check_permission:
+        require_role(user=actor, namespace=entry.namespace, role=Role.REVIEWER)
+    entry = Entry.objects.select_for_update().select_related("namespace").get(pk=entry.pk)
+    if entry.retired_at is not None:
+        raise InvalidInputError(ALREADY_RETIRED.format(entry=entry.public_id, date=entry.retired_at.date()))
+    reason = reason.strip()
+    if not reason:
+        raise InvalidInputError(RETIRE_NEEDS_REASON)
+    replaced_by = replaced_by.strip().upper()
+    if replaced_by:
+        replacement = Entry.objects.filter(
+            namespace=entry.namespace, public_id=replaced_by, retired_at__isnull=True
+        ).exclude(pk=entry.pk)
+        if not replacement.exists():
+            raise InvalidInputError(REPLACEMENT_INVALID.format(public_id=replaced_by, entry=entry.public_id))
+    for version in entry.versions.filter(state__in=OPEN_STATES):
+        previous = version.state
+        version.state = VersionState.WITHDRAWN
+        version.save(update_fields=["state", "modified_at"])
+        audit_record(
+            namespace=entry.namespace,
+            actor=actor,
+            action="withdraw",
+            entry=entry,
+            version=version,
+            from_state=previous,
+            to_state=version.state,
+            note="Withdrawn because the entry was retired.",
+        )
+    entry.retired_at = timezone.now()
+    entry.retire_reason = reason
+    entry.replaced_by = replaced_by
+    entry.save(update_fields=["retired_at", "retire_reason", "replaced_by"])
+    audit_record(namespace=entry.namespace, actor=actor, action="retire", entry=entry, note=reason)
+    release_request_build(namespace=entry.namespace)
+    return entry

@@ -1,0 +1,223 @@
+"""Building, activating and rolling back releases.
+
+A build reads a snapshot, renders every artifact, validates them and commits the release and the
+active-release switch in one transaction: a failed or killed build leaves the previous release
+serving. Builds are idempotent (a snapshot with a known inputs hash reuses that release) and bursts
+of publishes coalesce into one build.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+import orjson
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from knowledge.errors import InvalidInputError
+from knowledge.models import Artifact, BuildStatus, Namespace, Release, ReleaseBuild
+from knowledge.retrieval.index import SearchIndex
+from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, RenderedArtifact, render_release
+from knowledge.retrieval.semver import bump_knowledge_version
+from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
+from knowledge.selectors.snapshots import snapshot_read
+from knowledge.services.audit import audit_record
+
+logger = logging.getLogger(__name__)
+
+PENDING_KEY = "release-build-pending:{namespace_id}"
+PENDING_TTL_SECONDS = 120
+
+
+class ReleaseValidationError(Exception):
+    """A rendered release failed its own checks; it is never activated."""
+
+
+class ConcurrentBuildError(Exception):
+    """Another build committed a release of this namespace meanwhile; retry."""
+
+
+@dataclass(frozen=True, slots=True)
+class BuildOutcome:
+    release: Release
+    created: bool
+    activated: bool
+
+
+def release_request_build(*, namespace: Namespace) -> None:
+    """Mark the namespace's content as changed and queue one build once the transaction commits."""
+    Namespace.objects.filter(pk=namespace.pk).update(content_serial=F("content_serial") + 1)
+    transaction.on_commit(partial(_enqueue_build, namespace.pk))
+
+
+def _enqueue_build(namespace_id: int) -> None:
+    from knowledge.tasks import release_build_task
+
+    # Coalescing: while a build is queued and not yet started, later requests ride along with it.
+    if not cache.add(PENDING_KEY.format(namespace_id=namespace_id), 1, timeout=PENDING_TTL_SECONDS):
+        return
+    delay = settings.EVERGREEN["BUILD_COALESCE_SECONDS"]
+    release_build_task.apply_async(args=[namespace_id], countdown=delay or None)
+
+
+def _manifest(snapshot: Snapshot) -> dict[str, Any]:
+    return {
+        "entries": [{"id": e.id, "version": e.version, "hash": e.content_hash} for e in snapshot.entries],
+        "retired": [t.id for t in snapshot.tombstones],
+    }
+
+
+def _stamp(*, namespace: Namespace, snapshot: Snapshot, previous: Release | None, now: datetime) -> ReleaseStamp:
+    if previous is None:
+        version = namespace.knowledge_version
+        sequence = 1
+    else:
+        before = {item["id"]: item["hash"] for item in previous.manifest["entries"]}
+        after = {e.id: e.content_hash for e in snapshot.entries}
+        version = bump_knowledge_version(previous.knowledge_version, before=before, after=after)
+        sequence = previous.sequence + 1
+    now = now.astimezone(timezone.UTC).replace(microsecond=0)
+    return ReleaseStamp(
+        sequence=sequence,
+        knowledge_version=version,
+        revision=now.date().isoformat(),
+        generated_at=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    )
+
+
+def _validate(snapshot: Snapshot, artifacts: list[RenderedArtifact]) -> None:
+    by_name = {artifact.name: artifact for artifact in artifacts}
+    document = orjson.loads(by_name[CONTEXT_JSON].content)
+    if [e["id"] for e in document["entries"]] != [e.id for e in snapshot.entries]:
+        raise ReleaseValidationError("context.json does not list exactly the snapshot's entries.")
+    index = SearchIndex.from_bytes(by_name[SEARCH_INDEX].content)
+    browse = index.search("")
+    if browse.total != len(snapshot.entries):
+        raise ReleaseValidationError("The compiled index does not hold every entry.")
+
+
+def _activate(*, namespace_id: int, release: Release) -> bool:
+    """Point the namespace at the release unless a release built from newer content is active."""
+    namespace = Namespace.objects.select_for_update().select_related("active_release").get(pk=namespace_id)
+    active = namespace.active_release
+    if active is not None and (active.pk == release.pk or active.content_serial > release.content_serial):
+        return False
+    namespace.active_release = release
+    namespace.save(update_fields=["active_release"])
+    return True
+
+
+def release_build(*, namespace_id: int, task_id: str = "", now: datetime | None = None) -> BuildOutcome:
+    """Build (or reuse) the release of the namespace's current published content and activate it."""
+    cache.delete(PENDING_KEY.format(namespace_id=namespace_id))
+    namespace = Namespace.objects.get(pk=namespace_id)
+    build = ReleaseBuild.objects.create(namespace=namespace, task_id=task_id, status=BuildStatus.RUNNING)
+    try:
+        outcome = _build(namespace=namespace, now=now or timezone.now())
+    except Exception as error:
+        ReleaseBuild.objects.filter(pk=build.pk).update(
+            status=BuildStatus.FAILED, finished_at=timezone.now(), error=f"{type(error).__name__}: {error}"
+        )
+        raise
+    status = BuildStatus.SUCCEEDED if outcome.created or outcome.activated else BuildStatus.UNCHANGED
+    ReleaseBuild.objects.filter(pk=build.pk).update(status=status, release=outcome.release, finished_at=timezone.now())
+    ReleaseBuild.objects.filter(namespace=namespace, status=BuildStatus.RUNNING, pk__lt=build.pk).update(
+        status=BuildStatus.ABANDONED, finished_at=timezone.now()
+    )
+    return outcome
+
+
+def _build(*, namespace: Namespace, now: datetime) -> BuildOutcome:
+    started = time.monotonic()
+    serial = namespace.content_serial
+    snapshot = snapshot_read(namespace=namespace)
+    inputs_hash = snapshot.inputs_hash()
+    existing = Release.objects.filter(namespace=namespace, inputs_hash=inputs_hash).first()
+    if existing is not None:
+        with transaction.atomic():
+            activated = _activate(namespace_id=namespace.pk, release=existing)
+        return BuildOutcome(release=existing, created=False, activated=activated)
+
+    previous = Release.objects.filter(namespace=namespace).order_by("-sequence").first()
+    stamp = _stamp(namespace=namespace, snapshot=snapshot, previous=previous, now=now)
+    artifacts = render_release(snapshot, stamp)
+    _validate(snapshot, artifacts)
+    pause = settings.EVERGREEN["BUILD_PAUSE_SECONDS"]
+    if pause:
+        time.sleep(pause)
+
+    with transaction.atomic():
+        latest = Release.objects.select_for_update().filter(namespace=namespace).order_by("-sequence").first()
+        if (latest.pk if latest else None) != (previous.pk if previous else None):
+            raise ConcurrentBuildError(f"Namespace {namespace.slug} got release {latest} meanwhile.")
+        release = Release.objects.create(
+            namespace=namespace,
+            sequence=stamp.sequence,
+            knowledge_version=stamp.knowledge_version,
+            revision=stamp.revision,
+            manifest=_manifest(snapshot),
+            inputs_hash=inputs_hash,
+            content_serial=serial,
+            built_at=datetime.fromisoformat(stamp.generated_at.replace("Z", "+00:00")),
+            build_seconds=round(time.monotonic() - started, 3),
+            entry_count=len(snapshot.entries),
+            total_tokens=snapshot.total_tokens,
+        )
+        Artifact.objects.bulk_create(
+            Artifact(
+                release=release,
+                name=a.name,
+                content_type=a.content_type,
+                content=a.content,
+                etag=a.etag,
+                size=len(a.content),
+            )
+            for a in artifacts
+        )
+        activated = _activate(namespace_id=namespace.pk, release=release)
+        audit_record(
+            namespace=namespace,
+            actor=None,
+            action="release",
+            release=release,
+            note=f"Release #{release.sequence} v{release.knowledge_version}"
+            + (" activated." if activated else " built; a newer release stays active."),
+        )
+    logger.info("Built release %s of %s in %.2fs", release.sequence, namespace.slug, release.build_seconds)
+    return BuildOutcome(release=release, created=True, activated=activated)
+
+
+ROLLBACK_FOREIGN = "Release {release} belongs to another namespace."
+ROLLBACK_ACTIVE = "Release #{sequence} is already the active release."
+
+
+@transaction.atomic
+def release_rollback(*, namespace: Namespace, release: Release, actor: Any, note: str = "") -> Release:
+    """Serve an earlier release again, byte for byte; the next publish builds from current content."""
+    from knowledge.services.entries import require_role
+
+    require_role(user=actor, namespace=namespace, role="reviewer")
+    if release.namespace_id != namespace.pk:
+        raise InvalidInputError(ROLLBACK_FOREIGN.format(release=release.pk))
+    locked = Namespace.objects.select_for_update().get(pk=namespace.pk)
+    if locked.active_release_id == release.pk:
+        raise InvalidInputError(ROLLBACK_ACTIVE.format(sequence=release.sequence))
+    previous = locked.active_release_id
+    locked.active_release = release
+    locked.save(update_fields=["active_release"])
+    audit_record(
+        namespace=namespace,
+        actor=actor,
+        action="rollback",
+        release=release,
+        note=note or f"Rolled back from release id {previous} to #{release.sequence}.",
+    )
+    return release

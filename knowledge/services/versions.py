@@ -1,0 +1,212 @@
+"""A version's way through review: edit, submit, approve or reject, publish, withdraw."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F, Max
+from django.utils import timezone
+
+from knowledge.errors import (
+    NOT_EDITABLE,
+    OPEN_VERSION_EXISTS,
+    RETIRED_ENTRY,
+    SELF_APPROVAL,
+    STALE_DRAFT,
+    ConflictError,
+    InvalidInputError,
+    NotAllowedError,
+)
+from knowledge.models import Entry, EntryVersion, Role, VersionState
+from knowledge.models.entry import OPEN_STATES
+from knowledge.services.audit import audit_record
+from knowledge.services.content import VersionContent
+from knowledge.services.entries import require_role
+from knowledge.services.releases import release_request_build
+from knowledge.workflow import check_transition
+
+ACTION_ROLES = {
+    "submit": Role.EDITOR,
+    "withdraw": Role.EDITOR,
+    "approve": Role.REVIEWER,
+    "reject": Role.REVIEWER,
+    "publish": Role.REVIEWER,
+}
+
+
+def _actor_or_none(actor: Any) -> Any:
+    return actor if getattr(actor, "is_authenticated", False) else None
+
+
+def _locked(version: EntryVersion) -> EntryVersion:
+    """Re-read the version under a row lock, with its entry and namespace."""
+    return EntryVersion.objects.select_for_update().select_related("entry__namespace").get(pk=version.pk)
+
+
+def _transition(
+    version: EntryVersion, *, target: str, actor: Any, note: str = "", check_permission: bool = True
+) -> EntryVersion:
+    action = check_transition(version.state, target)
+    entry = version.entry
+    if check_permission:
+        require_role(user=actor, namespace=entry.namespace, role=ACTION_ROLES[action])
+    if entry.retired_at is not None and target != VersionState.WITHDRAWN:
+        raise InvalidInputError(RETIRED_ENTRY.format(entry=entry.public_id))
+    previous = version.state
+    version.state = target
+    version.save(update_fields=["state", "modified_at"])
+    audit_record(
+        namespace=entry.namespace,
+        actor=actor,
+        action=action,
+        entry=entry,
+        version=version,
+        from_state=previous,
+        to_state=target,
+        note=note,
+    )
+    return version
+
+
+@transaction.atomic
+def version_draft_for_entry(*, entry: Entry, actor: Any) -> EntryVersion:
+    """The entry's draft, creating one from its latest version; the live version keeps serving."""
+    require_role(user=actor, namespace=entry.namespace, role=Role.EDITOR)
+    entry = Entry.objects.select_for_update().select_related("namespace").get(pk=entry.pk)
+    if entry.retired_at is not None:
+        raise InvalidInputError(RETIRED_ENTRY.format(entry=entry.public_id))
+    open_version = entry.versions.filter(state__in=OPEN_STATES).first()
+    if open_version is not None:
+        if open_version.state == VersionState.DRAFT:
+            return open_version
+        raise InvalidInputError(
+            OPEN_VERSION_EXISTS.format(
+                entry=entry.public_id, number=open_version.number, state=open_version.get_state_display().lower()
+            )
+        )
+    base = entry.live_version or entry.versions.order_by("-number").first()
+    assert base is not None  # every entry is created with its first version
+    number = (entry.versions.aggregate(top=Max("number"))["top"] or 0) + 1
+    draft = EntryVersion.objects.create(
+        entry=entry,
+        number=number,
+        author=_actor_or_none(actor),
+        title=base.title,
+        summary=base.summary,
+        body=base.body,
+        tags=base.tags,
+        confidence=base.confidence,
+        links=base.links,
+        updated=timezone.localdate(),
+        tokens=base.tokens,
+        content_hash=base.content_hash,
+    )
+    audit_record(
+        namespace=entry.namespace, actor=actor, action="create", entry=entry, version=draft, to_state="draft",
+        note=f"Draft from version {base.number}.",
+    )
+    return draft
+
+
+@transaction.atomic
+def version_save(
+    *, version: EntryVersion, content: VersionContent, expected_lock_version: int, actor: Any
+) -> EntryVersion:
+    """Save a draft's content unless someone saved it since `expected_lock_version` (optimistic lock)."""
+    require_role(user=actor, namespace=version.entry.namespace, role=Role.EDITOR)
+    current = _locked(version)
+    if current.state != VersionState.DRAFT:
+        raise InvalidInputError(NOT_EDITABLE.format(number=current.number, state=current.get_state_display().lower()))
+    if current.lock_version != expected_lock_version:
+        raise ConflictError(STALE_DRAFT.format(expected=expected_lock_version, current=current.lock_version))
+    fields = content.model_fields()
+    EntryVersion.objects.filter(pk=current.pk, lock_version=expected_lock_version).update(
+        **fields, lock_version=F("lock_version") + 1, modified_at=timezone.now()
+    )
+    current.refresh_from_db()
+    audit_record(
+        namespace=current.entry.namespace, actor=actor, action="edit", entry=current.entry, version=current,
+        from_state=current.state, to_state=current.state,
+    )
+    return current
+
+
+@transaction.atomic
+def version_submit(*, version: EntryVersion, actor: Any, note: str = "") -> EntryVersion:
+    version = _locked(version)
+    version = _transition(version, target=VersionState.IN_REVIEW, actor=actor, note=note)
+    version.submitted_at = timezone.now()
+    version.save(update_fields=["submitted_at"])
+    return version
+
+
+@transaction.atomic
+def version_approve(
+    *, version: EntryVersion, actor: Any, note: str = "", publish_at: datetime | None = None
+) -> EntryVersion:
+    """Approve another person's version (four eyes), optionally scheduling its go-live."""
+    version = _locked(version)
+    namespace = version.entry.namespace
+    if version.author_id is not None and version.author_id == getattr(actor, "pk", None):
+        if not namespace.allow_self_approval:
+            raise NotAllowedError(SELF_APPROVAL)
+    version = _transition(version, target=VersionState.APPROVED, actor=actor, note=note)
+    version.reviewer = _actor_or_none(actor)
+    version.review_note = note
+    version.reviewed_at = timezone.now()
+    version.publish_at = publish_at
+    version.save(update_fields=["reviewer", "review_note", "reviewed_at", "publish_at"])
+    return version
+
+
+@transaction.atomic
+def version_reject(*, version: EntryVersion, actor: Any, note: str) -> EntryVersion:
+    if not note.strip():
+        raise InvalidInputError("Say what has to change: the author reads the note.")
+    version = _locked(version)
+    version = _transition(version, target=VersionState.REJECTED, actor=actor, note=note)
+    version.reviewer = _actor_or_none(actor)
+    version.review_note = note
+    version.reviewed_at = timezone.now()
+    version.save(update_fields=["reviewer", "review_note", "reviewed_at"])
+    return version
+
+
+@transaction.atomic
+def version_withdraw(*, version: EntryVersion, actor: Any, note: str = "") -> EntryVersion:
+    return _transition(_locked(version), target=VersionState.WITHDRAWN, actor=actor, note=note)
+
+
+@transaction.atomic
+def version_publish(
+    *, version: EntryVersion, actor: Any, note: str = "", check_permission: bool = True
+) -> EntryVersion:
+    """Make an approved version live: the previous one is superseded and a release build is queued."""
+    version = _locked(version)
+    entry = Entry.objects.select_for_update().select_related("namespace").get(pk=version.entry_id)
+    check_transition(version.state, VersionState.PUBLISHED)
+    if check_permission:
+        require_role(user=actor, namespace=entry.namespace, role=Role.REVIEWER)
+    live = entry.versions.filter(state=VersionState.PUBLISHED).exclude(pk=version.pk).first()
+    if live is not None:
+        _transition(live, target=VersionState.SUPERSEDED, actor=actor, check_permission=False)
+    version = _transition(version, target=VersionState.PUBLISHED, actor=actor, note=note, check_permission=False)
+    version.published_at = timezone.now()
+    version.save(update_fields=["published_at"])
+    entry.live_version = version
+    entry.save(update_fields=["live_version"])
+    release_request_build(namespace=entry.namespace)
+    return version
+
+
+def versions_publish_due(*, now: datetime | None = None) -> int:
+    """Publish approved versions whose scheduled go-live has come (run by Celery beat)."""
+    now = now or timezone.now()
+    due = EntryVersion.objects.filter(state=VersionState.APPROVED, publish_at__lte=now).select_related("reviewer")
+    published = 0
+    for version in due:
+        version_publish(version=version, actor=version.reviewer, note="Scheduled go-live.", check_permission=False)
+        published += 1
+    return published

@@ -1,0 +1,31 @@
+"""Celery tasks: thin wrappers that call services; safe to run twice."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import DatabaseError
+
+from knowledge.services.releases import ConcurrentBuildError, release_build
+from knowledge.services.versions import versions_publish_due
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(DatabaseError, ConcurrentBuildError, ConnectionError),
+    retry_backoff=2,
+    retry_backoff_max=120,
+    retry_jitter=True,
+    max_retries=8,
+)
+def release_build_task(self, namespace_id: int) -> int:  # type: ignore[no-untyped-def]
+    """Build and activate the namespace's release; returns the active release's id."""
+    outcome = release_build(namespace_id=namespace_id, task_id=self.request.id or "")
+    return outcome.release.pk
+
+
+@shared_task(acks_late=True)
+def versions_publish_due_task() -> int:
+    """Publish approved versions whose `publish at` time has come (Celery beat, every minute)."""
+    return versions_publish_due()

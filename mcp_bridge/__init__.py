@@ -1,0 +1,1 @@
+"""MCP (Streamable HTTP) and A2A endpoints over the same engine and releases as the REST API."""
