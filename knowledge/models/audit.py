@@ -5,10 +5,11 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from knowledge.models.base import UndeletableModel
 from knowledge.models.namespace import Namespace
 
 
-class AuditRecord(models.Model):
+class AuditRecord(UndeletableModel):
     """Who did what, when, from which state to which, and why. Append-only."""
 
     namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="audit_records")

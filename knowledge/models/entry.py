@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from knowledge.models.base import UndeletableModel
 from knowledge.models.namespace import Category, Namespace
 
 
@@ -24,7 +25,7 @@ class VersionState(models.TextChoices):
 OPEN_STATES = (VersionState.DRAFT, VersionState.IN_REVIEW, VersionState.APPROVED)
 
 
-class Entry(models.Model):
+class Entry(UndeletableModel):
     """A knowledge entry: its public ID never changes and is never reused, even after retirement."""
 
     namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="entries")
@@ -58,7 +59,7 @@ class Entry(models.Model):
         return self.retired_at is not None
 
 
-class EntryVersion(models.Model):
+class EntryVersion(UndeletableModel):
     """One version of an entry's content, moving through review (see knowledge.workflow)."""
 
     entry = models.ForeignKey(Entry, on_delete=models.PROTECT, related_name="versions")

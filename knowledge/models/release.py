@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from django.db import models
 
+from knowledge.models.base import UndeletableModel
 from knowledge.models.namespace import Namespace
 
 
-class Release(models.Model):
+class Release(UndeletableModel):
     """A built, validated snapshot of a namespace; one per namespace is active at a time."""
 
     namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="releases")
@@ -35,7 +36,7 @@ class Release(models.Model):
         return f"{self.namespace.slug} #{self.sequence} v{self.knowledge_version}"
 
 
-class Artifact(models.Model):
+class Artifact(UndeletableModel):
     """One file of a release (context.json, llms.txt, the search index …) with its ETag."""
 
     release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="artifacts")

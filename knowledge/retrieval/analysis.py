@@ -10,17 +10,19 @@ from functools import cache
 
 import Stemmer  # type: ignore[import-not-found]  # PyStemmer ships no stubs
 
-from knowledge.retrieval.stopwords import STOPWORDS
+from knowledge.retrieval.stopwords import is_stopword
 
 # Han ideographs (BMP, compatibility and the supplementary planes). Everything else that is a
 # letter or digit forms "word" runs: Latin, Greek, Cyrillic, kana, hangul.
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 _RUNS = re.compile(rf"([{_HAN}]+)|([^\W_{_HAN}]+(?:-\d+)?)")
 # Public IDs such as EG-202 or CRAN-0001 (after folding): letters, a dash, digits.
+_HAN_RUN = re.compile(f"[{_HAN}]+")
 _ID_SHAPE = re.compile(r"[^\W\d_][^\W_]*-\d+")
 _LATIN = re.compile(r"[a-z]+")
 
 TAG_PREFIX = "#"
+BIGRAM_PREFIX = "~"
 SEGMENTERS = ("rjieba", "jieba")
 DEFAULT_SEGMENTER = "rjieba"
 
@@ -33,6 +35,11 @@ class AnalyzerConfig:
     # "words": the segmenter's precise mode; "search": also the shorter words inside long ones.
     cjk_mode: str = "search"
     stem: bool = True
+    # Let the segmenter guess unknown words (HMM). Off keeps names as single characters, which
+    # segments the same name the same way in any context.
+    hmm: bool = True
+    # Also index overlapping character bigrams of Chinese text, prefixed with BIGRAM_PREFIX.
+    cjk_bigrams: bool = False
 
 
 def normalize_text(text: str) -> str:
@@ -51,13 +58,14 @@ def _stemmer() -> Stemmer.Stemmer:
 
 
 @cache
-def _segment_function(segmenter: str, cjk_mode: str) -> Callable[[str], list[str]]:
+def _segment_function(segmenter: str, cjk_mode: str, hmm: bool) -> Callable[[str], list[str]]:
     # Imported lazily: loading a dictionary costs tens of milliseconds (rjieba) to half a second
     # (jieba), which only processes that actually analyse Chinese should pay.
     if segmenter == "rjieba":
         import rjieba
 
-        return rjieba.cut_for_search if cjk_mode == "search" else rjieba.cut
+        cut = rjieba.cut_for_search if cjk_mode == "search" else rjieba.cut
+        return lambda text: cut(text, hmm)
     if segmenter == "jieba":
         import jieba  # type: ignore[import-untyped]  # jieba ships no stubs
 
@@ -67,8 +75,8 @@ def _segment_function(segmenter: str, cjk_mode: str) -> Callable[[str], list[str
         jieba.setLogLevel(60)
         tokenizer.initialize()
         if cjk_mode == "search":
-            return lambda text: list(tokenizer.cut_for_search(text))
-        return lambda text: list(tokenizer.cut(text))
+            return lambda text: list(tokenizer.cut_for_search(text, HMM=hmm))
+        return lambda text: list(tokenizer.cut(text, HMM=hmm))
     raise ValueError(f"unknown segmenter {segmenter!r}; expected one of {SEGMENTERS}")
 
 
@@ -77,7 +85,7 @@ def split_words(text: str, config: AnalyzerConfig) -> Iterator[tuple[str, bool]]
     segment = None
     for han, other in _RUNS.findall(normalize_text(text)):
         if han:
-            segment = segment or _segment_function(config.segmenter, config.cjk_mode)
+            segment = segment or _segment_function(config.segmenter, config.cjk_mode, config.hmm)
             for word in segment(han):
                 if word.strip():
                     yield word, True
@@ -98,11 +106,22 @@ def _stem_word(word: str, config: AnalyzerConfig) -> str:
 
 def analyze_text(text: str, config: AnalyzerConfig) -> list[str]:
     """The terms of a text, in order, with duplicates: what both entries and topics become."""
-    return [
-        _stem_word(word, config)
-        for word, _ in split_words(text, config)
-        if word not in STOPWORDS
+    terms = [
+        _stem_word(word, config) for word, _ in split_words(text, config) if not is_stopword(word)
     ]
+    if config.cjk_bigrams:
+        terms.extend(han_bigrams(text))
+    return terms
+
+
+def han_bigrams(text: str) -> list[str]:
+    """Overlapping character bigrams of each Han run (a lone character stands for itself)."""
+    bigrams: list[str] = []
+    for run in _HAN_RUN.findall(normalize_text(text)):
+        if len(run) == 1:
+            bigrams.append(BIGRAM_PREFIX + run)
+        bigrams.extend(BIGRAM_PREFIX + run[i : i + 2] for i in range(len(run) - 1))
+    return bigrams
 
 
 def analyze_tags(tags: tuple[str, ...], config: AnalyzerConfig) -> list[str]:
@@ -129,3 +148,14 @@ def exact_tag_candidates(
             joined += word if offset == 0 or (is_cjk and previous_cjk) else " " + word
             candidates.add(TAG_PREFIX + joined)
     return candidates
+
+
+def is_coverage_term(term: str, config: AnalyzerConfig) -> bool:
+    """Whether a term counts when measuring how much of a topic an entry covers.
+
+    With bigrams on, Chinese is measured on bigrams only: segmenters split unknown names
+    differently in a question and in a passage, bigrams of the same name always agree.
+    """
+    if not config.cjk_bigrams:
+        return True
+    return term.startswith(BIGRAM_PREFIX) or _HAN_RUN.match(term) is None

@@ -14,6 +14,7 @@ from knowledge.retrieval.analysis import (
     AnalyzerConfig,
     analyze_text,
     exact_tag_candidates,
+    is_coverage_term,
 )
 from knowledge.retrieval.container import ContainerError, pack_arrays, unpack_arrays
 from knowledge.retrieval.documents import Document
@@ -207,25 +208,27 @@ class SearchIndex:
     def _plan(self, topic: str, ranker: str) -> QueryPlan:
         counts = Counter(analyze_text(topic, self.analyzer))
         known: dict[int, float] = {}
+        informative: list[float] = []
         unknown_idf = 0.0
         for term, count in counts.items():
             term_id = self.vocabulary.lookup(term)
+            counts_for_coverage = is_coverage_term(term, self.analyzer)
             if term_id < 0:
-                unknown_idf += self._max_idf
+                unknown_idf += self._max_idf if counts_for_coverage else 0.0
             else:
                 known[term_id] = float(count)
-        informative = np.array([self._idf[t] for t in known], dtype=np.float64)
+                informative.append(float(self._idf[term_id]) if counts_for_coverage else 0.0)
         if ranker == "bm25f":
             # Exact tags add weight but not coverage: the words of the tag are already terms.
             for candidate in exact_tag_candidates(topic, self.analyzer):
                 term_id = self.vocabulary.lookup(candidate)
                 if term_id >= 0 and term_id not in known:
                     known[term_id] = 1.0
-                    informative = np.append(informative, 0.0)
+                    informative.append(0.0)
         return QueryPlan(
             term_ids=np.array(list(known), dtype=np.int64),
             weights=np.array(list(known.values()), dtype=np.float64),
-            informative_idf=informative,
+            informative_idf=np.array(informative, dtype=np.float64),
             unknown_idf=unknown_idf,
         )
 

@@ -1,0 +1,59 @@
+# The two commands: `make run` (the demo on http://127.0.0.1:8000) and `make test` (the whole suite).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint format typecheck check ci bench worker beat install clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Evergreen needs Python 3.11 or newer")'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	@mkdir -p var
+	$(BIN)/python manage.py migrate --noinput -v 0
+	$(BIN)/python manage.py load_demo --base-url http://127.0.0.1:$(PORT)
+	@echo "Evergreen demo: http://127.0.0.1:$(PORT)/  (admin: http://127.0.0.1:$(PORT)/admin/)"
+	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+
+test: $(STAMP)
+	@mkdir -p var
+	$(BIN)/pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy .
+
+check: $(STAMP)
+	@mkdir -p var
+	$(BIN)/python manage.py check
+	$(BIN)/python manage.py makemigrations --check --dry-run
+
+ci: lint typecheck check test
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+worker: $(STAMP)
+	$(BIN)/celery -A evergreen_site worker --loglevel INFO
+
+beat: $(STAMP)
+	$(BIN)/celery -A evergreen_site beat --loglevel INFO
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,92 @@
+"""manage.py import_entries: load entries from a JSON Lines file, all lines or none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from knowledge.errors import ServiceError
+from knowledge.ids import ID_PATTERN
+from knowledge.management.progress import Progress
+from knowledge.models import Namespace
+from knowledge.services.imports import ImportFileError, entries_import, entries_parse
+from knowledge.services.namespaces import namespace_for_import
+
+
+class Command(BaseCommand):
+    help = "Import entries from JSON Lines ({id?, title, summary?, body, tags?, category?, confidence?, links?, updated?})."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--namespace", required=True, help="Slug of the namespace to import into.")
+        parser.add_argument("--create-namespace", action="store_true", help="Create the namespace if missing.")
+        parser.add_argument("--prefix", help="ID prefix of a namespace created by this import (e.g. CRAN).")
+        parser.add_argument("--publish", action="store_true", help="Publish as one reviewed batch and build a release.")
+        parser.add_argument("--user", help="Username recorded as author and reviewer (default: the first superuser).")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path: Path = options["file"]
+        if not path.is_file():
+            raise CommandError(f"No such file: {path}")
+        with path.open(encoding="utf-8") as handle:
+            try:
+                items = entries_parse(handle)
+            except ImportFileError as error:
+                for line_no, message in error.errors:
+                    self.stderr.write(f"{path}:{line_no}: {message}")
+                raise CommandError(f"{len(error.errors)} bad line(s) in {path}; nothing was imported.") from None
+        namespace = self._namespace(options, items)
+        actor = self._actor(options["user"])
+        try:
+            report = entries_import(
+                namespace=namespace,
+                items=items,
+                actor=actor,
+                publish=options["publish"],
+                progress=Progress(f"Importing {path.name}"),
+            )
+        except ImportFileError as error:
+            for line_no, message in error.errors:
+                self.stderr.write(f"{path}:{line_no}: {message}")
+            raise CommandError(f"Nothing was imported from {path}.") from None
+        except ServiceError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(
+            f"{namespace.slug}: {report.created} created, {report.changed} changed, "
+            f"{report.unchanged} unchanged, {report.published} published."
+        )
+
+    def _namespace(self, options: dict[str, Any], items: list[Any]) -> Namespace:
+        slug = options["namespace"]
+        namespace = Namespace.objects.filter(slug=slug).first()
+        if namespace is not None:
+            return namespace
+        if not options["create_namespace"]:
+            raise CommandError(f"No namespace “{slug}”; pass --create-namespace --prefix P to create it.")
+        prefix = options["prefix"] or self._prefix_of(items)
+        if not prefix:
+            raise CommandError("--prefix is required when the file's lines carry no IDs.")
+        digits = max((len(item.public_id.split("-")[-1]) for item in items if item.public_id), default=3)
+        categories = sorted({item.category or "fact" for item in items})
+        return namespace_for_import(slug=slug, prefix=prefix.upper(), digits=digits, categories=categories)
+
+    @staticmethod
+    def _prefix_of(items: list[Any]) -> str | None:
+        for item in items:
+            match = item.public_id and ID_PATTERN.match(item.public_id)
+            if match:
+                return str(match["prefix"])
+        return None
+
+    @staticmethod
+    def _actor(username: str | None) -> Any:
+        users = get_user_model().objects
+        if username:
+            user = users.filter(username=username).first()
+            if user is None:
+                raise CommandError(f"No user “{username}”.")
+            return user
+        return users.filter(is_superuser=True).order_by("pk").first()

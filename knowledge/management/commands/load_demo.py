@@ -1,0 +1,31 @@
+"""manage.py load_demo: the demo namespace, its three users and its first release."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from knowledge.services.demo import demo_load
+
+
+class Command(BaseCommand):
+    help = "Load (or refresh) the Evergreen demo namespace and build its release."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--base-url", help="Public URL the demo is served at (default: the seed's).")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        password = os.environ.get("EVERGREEN_DEMO_PASSWORD") or None
+        result = demo_load(password=password, base_url=options["base_url"])
+        namespace = result.namespace
+        namespace.refresh_from_db()
+        release = namespace.active_release
+        where = f"release #{release.sequence} v{release.knowledge_version}" if release else "release queued"
+        self.stdout.write(f"Demo namespace “{namespace.slug}” ready ({where}).")
+        if result.created_password:
+            self.stdout.write(
+                "Demo users editor, reviewer and admin were created with the password "
+                f"{result.created_password}\n(shown once; set EVERGREEN_DEMO_PASSWORD and run again to change it)."
+            )

@@ -1,0 +1,102 @@
+"""Retrieval quality metrics over plain data: nDCG@10, MRR@10, pack recall, hit rate, refusals."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class QueryOutcome:
+    """What the engine answered for one evaluation query.
+
+    `relevant` maps entry ID -> graded relevance (> 0); empty means the knowledge base does not
+    cover the question. `ranked` is the ranking as served (fallback entries included), `packed`
+    the IDs that fit the token budget, `matched` the served flag.
+    """
+
+    query_id: str
+    relevant: Mapping[str, int]
+    ranked: Sequence[str]
+    packed: Sequence[str]
+    matched: bool
+    seconds: float = 0.0
+
+    @property
+    def covered(self) -> bool:
+        return any(grade > 0 for grade in self.relevant.values())
+
+
+@dataclass(frozen=True)
+class EvaluationReport:
+    """Averages over covered queries, refusal shares, and latency; `None` where nothing to average."""
+
+    queries: int
+    covered: int
+    uncovered: int
+    ndcg_at_10: float | None
+    mrr_at_10: float | None
+    pack_recall: float | None
+    hit_rate: float | None
+    matched_when_covered: float | None
+    unmatched_when_uncovered: float | None
+    latency_p50_ms: float | None
+    latency_p99_ms: float | None
+
+
+def ndcg_at_k(ranked: Sequence[str], relevant: Mapping[str, int], k: int = 10) -> float:
+    """nDCG with linear gains (grade) and log2 discounts, as trec_eval's ndcg_cut computes it."""
+    gains = [relevant.get(entry_id, 0) for entry_id in ranked[:k]]
+    dcg = sum(gain / math.log2(rank + 2) for rank, gain in enumerate(gains) if gain > 0)
+    ideal = sorted((g for g in relevant.values() if g > 0), reverse=True)[:k]
+    idcg = sum(gain / math.log2(rank + 2) for rank, gain in enumerate(ideal))
+    return dcg / idcg if idcg > 0 else 0.0
+
+
+def reciprocal_rank_at_k(ranked: Sequence[str], relevant: Mapping[str, int], k: int = 10) -> float:
+    """1 / rank of the first relevant entry within the top k, else 0."""
+    for rank, entry_id in enumerate(ranked[:k], start=1):
+        if relevant.get(entry_id, 0) > 0:
+            return 1.0 / rank
+    return 0.0
+
+
+def pack_recall(packed: Sequence[str], relevant: Mapping[str, int]) -> float:
+    """Share of the relevant entries that made it into the budgeted pack."""
+    wanted = {entry_id for entry_id, grade in relevant.items() if grade > 0}
+    return len(wanted.intersection(packed)) / len(wanted) if wanted else 0.0
+
+
+def is_hit(packed: Sequence[str], relevant: Mapping[str, int]) -> bool:
+    """Whether any relevant entry is inside the pack."""
+    return any(relevant.get(entry_id, 0) > 0 for entry_id in packed)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return float(np.mean(values)) if values else None
+
+
+def _percentile_ms(seconds: Sequence[float], q: float) -> float | None:
+    return float(np.percentile(seconds, q) * 1000) if seconds else None
+
+
+def summarize_outcomes(outcomes: Sequence[QueryOutcome]) -> EvaluationReport:
+    """Quality metrics average over covered queries; refusal is measured on uncovered ones."""
+    covered = [o for o in outcomes if o.covered]
+    uncovered = [o for o in outcomes if not o.covered]
+    return EvaluationReport(
+        queries=len(outcomes),
+        covered=len(covered),
+        uncovered=len(uncovered),
+        ndcg_at_10=_mean([ndcg_at_k(o.ranked, o.relevant) for o in covered]),
+        mrr_at_10=_mean([reciprocal_rank_at_k(o.ranked, o.relevant) for o in covered]),
+        pack_recall=_mean([pack_recall(o.packed, o.relevant) for o in covered]),
+        hit_rate=_mean([float(is_hit(o.packed, o.relevant)) for o in covered]),
+        matched_when_covered=_mean([float(o.matched) for o in covered]),
+        unmatched_when_uncovered=_mean([float(not o.matched) for o in uncovered]),
+        latency_p50_ms=_percentile_ms([o.seconds for o in outcomes], 50),
+        latency_p99_ms=_percentile_ms([o.seconds for o in outcomes], 99),
+    )

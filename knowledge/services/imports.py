@@ -1,0 +1,305 @@
+"""Bulk import of entries from JSON Lines: validate every line first, then write all or nothing.
+
+A line is `{id?, title, summary?, body, tags?, category?, confidence?, links?, updated?}`. A known
+ID (or else identical content) is matched to its entry, so importing the same file twice
+changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from knowledge.errors import InvalidInputError
+from knowledge.ids import ID_PATTERN, format_public_id, parse_public_id
+from knowledge.models import AuditRecord, Category, Entry, EntryVersion, Namespace, VersionState
+from knowledge.models.entry import OPEN_STATES
+from knowledge.services.content import VersionContent
+from knowledge.services.entries import _next_free_number
+from knowledge.services.releases import release_request_build
+
+FIELDS = {"id", "title", "summary", "body", "tags", "category", "confidence", "links", "updated"}
+MAX_TITLE = 200
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportLine:
+    line_no: int
+    public_id: str | None
+    category: str | None
+    content: VersionContent
+    updated_given: bool
+
+
+@dataclass
+class ImportReport:
+    created: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    published: int = 0
+    ids: list[str] = field(default_factory=list)
+
+
+class ImportFileError(InvalidInputError):
+    """The file has bad lines; nothing was imported. `errors` lists (line number, message)."""
+
+    def __init__(self, errors: list[tuple[int, str]]) -> None:
+        self.errors = errors
+        shown = "; ".join(f"line {n}: {m}" for n, m in errors[:20])
+        more = f" (and {len(errors) - 20} more)" if len(errors) > 20 else ""
+        super().__init__(f"{len(errors)} bad line(s), nothing imported: {shown}{more}")
+
+
+def _string_list(value: Any, name: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValueError(f"“{name}” must be a list of strings")
+    return value
+
+
+def _parse_line(line_no: int, raw: str, *, today: date) -> ImportLine:
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"not valid JSON ({error.msg})") from None
+    if not isinstance(data, dict):
+        raise ValueError("each line must be a JSON object")
+    unknown = set(data) - FIELDS
+    if unknown:
+        raise ValueError(f"unknown field(s): {', '.join(sorted(unknown))}")
+    title, body = data.get("title"), data.get("body")
+    if not isinstance(title, str) or not title.strip():
+        raise ValueError("“title” is required and must be a non-empty string")
+    if len(title) > MAX_TITLE:
+        raise ValueError(f"“title” is longer than {MAX_TITLE} characters")
+    if not isinstance(body, str) or not body.strip():
+        raise ValueError("“body” is required and must be a non-empty string")
+    summary = data.get("summary") or ""
+    if not isinstance(summary, str):
+        raise ValueError("“summary” must be a string")
+    public_id = data.get("id")
+    if public_id is not None and (not isinstance(public_id, str) or not ID_PATTERN.match(public_id)):
+        raise ValueError("“id” must look like PREFIX-123 (capital letters, a dash, at least three digits)")
+    category = data.get("category")
+    if category is not None and not isinstance(category, str):
+        raise ValueError("“category” must be a string")
+    try:
+        confidence = Decimal(str(data.get("confidence", "0.90")))
+    except InvalidOperation:
+        raise ValueError("“confidence” must be a number between 0 and 1") from None
+    if not Decimal(0) <= confidence <= Decimal(1):
+        raise ValueError("“confidence” must be a number between 0 and 1")
+    updated_raw = data.get("updated")
+    try:
+        updated = date.fromisoformat(updated_raw) if updated_raw is not None else today
+    except (TypeError, ValueError):
+        raise ValueError("“updated” must be a date like 2026-09-02") from None
+    content = VersionContent.build(
+        title=title,
+        summary=summary,
+        body=body,
+        tags=_string_list(data.get("tags"), "tags"),
+        confidence=confidence,
+        links=_string_list(data.get("links"), "links"),
+        updated=updated,
+    )
+    return ImportLine(line_no, public_id, category, content, updated_raw is not None)
+
+
+def entries_parse(lines: Iterable[str], *, today: date | None = None) -> list[ImportLine]:
+    """Parse and validate every line; raise ImportFileError listing every bad one."""
+    today = today or timezone.localdate()
+    parsed: list[ImportLine] = []
+    errors: list[tuple[int, str]] = []
+    seen: dict[str, int] = {}
+    for line_no, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            item = _parse_line(line_no, raw, today=today)
+        except ValueError as error:
+            errors.append((line_no, str(error)))
+            continue
+        if item.public_id:
+            if item.public_id in seen:
+                errors.append((line_no, f"ID {item.public_id} already appears on line {seen[item.public_id]}"))
+                continue
+            seen[item.public_id] = line_no
+        parsed.append(item)
+    if errors:
+        raise ImportFileError(errors)
+    return parsed
+
+
+def _check_against_namespace(namespace: Namespace, items: list[ImportLine]) -> dict[str, Category]:
+    categories = {c.slug: c for c in namespace.categories.prefetch_related("blocks")}
+    errors: list[tuple[int, str]] = []
+    default = next(iter(categories), None)
+    for item in items:
+        slug = item.category or default
+        if slug not in categories:
+            known = ", ".join(categories) or "none"
+            errors.append((item.line_no, f"unknown category “{item.category}” (this namespace has: {known})"))
+    if errors:
+        raise ImportFileError(errors)
+    return categories
+
+
+def _version_fields(content: VersionContent) -> dict[str, Any]:
+    return content.model_fields()
+
+
+@transaction.atomic
+def entries_import(
+    *,
+    namespace: Namespace,
+    items: list[ImportLine],
+    actor: Any,
+    publish: bool = False,
+    reviewer: Any = None,
+    source: str = "import",
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Write validated lines in one transaction; with `publish`, they go live as one reviewed batch.
+
+    A bulk import that publishes records `actor` as author and `reviewer` (default: the actor) as
+    reviewer of every version, and audits it: the importing person vouches for the file.
+    """
+    categories = _check_against_namespace(namespace, items)
+    default_category = next(iter(categories))
+    Namespace.objects.select_for_update().filter(pk=namespace.pk).first()
+    reviewer = reviewer or actor
+    now = timezone.now()
+    person = actor if getattr(actor, "is_authenticated", False) else None
+    reviewer_person = reviewer if getattr(reviewer, "is_authenticated", False) else None
+    state = VersionState.PUBLISHED if publish else VersionState.DRAFT
+
+    existing = {e.public_id: e for e in Entry.objects.filter(namespace=namespace).select_related("live_version")}
+    latest = _latest_versions(namespace)
+    by_hash = {v.content_hash: v.entry_id for v in latest.values()}
+    report = ImportReport()
+    new_versions: list[EntryVersion] = []
+    superseded: list[int] = []
+    touched: list[Entry] = []
+    for done, item in enumerate(items, start=1):
+        entry = existing.get(item.public_id) if item.public_id else None
+        if entry is None and item.content.content_hash in by_hash:
+            report.unchanged += 1
+            continue
+        if entry is not None:
+            current = latest[entry.pk]
+            content = item.content
+            if not item.updated_given:
+                content = VersionContent.build(**{**_content_kwargs(content), "updated": current.updated})
+            if content.content_hash == current.content_hash and (not publish or entry.live_version_id == current.pk):
+                report.unchanged += 1
+                continue
+            if entry.retired_at is not None:
+                raise ImportFileError([(item.line_no, f"{entry.public_id} is retired; its ID cannot take new content")])
+            if current.state in OPEN_STATES:
+                raise ImportFileError(
+                    [(item.line_no, f"{entry.public_id} has version {current.number} {current.state}; finish it first")]
+                )
+            if publish and entry.live_version_id:
+                superseded.append(entry.live_version_id)
+            new_versions.append(_new_version(entry, current.number + 1, content, state, person, reviewer_person, now))
+            report.changed += 1
+        else:
+            category = categories[item.category or default_category]
+            entry = _create_entry(namespace, item, category, person)
+            existing[entry.public_id] = entry
+            new_versions.append(_new_version(entry, 1, item.content, state, person, reviewer_person, now))
+            report.created += 1
+        touched.append(entry)
+        report.ids.append(entry.public_id)
+        if progress:
+            progress(done, len(items))
+    if superseded:
+        EntryVersion.objects.filter(pk__in=superseded).update(state=VersionState.SUPERSEDED, modified_at=now)
+    EntryVersion.objects.bulk_create(new_versions, batch_size=500)
+    if publish:
+        for entry, version in zip(touched, new_versions, strict=True):
+            entry.live_version = version
+        Entry.objects.bulk_update(touched, ["live_version"], batch_size=500)
+        report.published = len(new_versions)
+    AuditRecord.objects.bulk_create(
+        [
+            AuditRecord(
+                namespace=namespace,
+                entry=version.entry,
+                version=version,
+                actor=person,
+                action=f"{source}-publish" if publish else source,
+                from_state="",
+                to_state=state,
+                note=f"Bulk {source}: author {actor}, reviewer {reviewer}." if publish else f"Bulk {source}.",
+            )
+            for version in new_versions
+        ],
+        batch_size=500,
+    )
+    if publish and new_versions:
+        release_request_build(namespace=namespace)
+    return report
+
+
+def _content_kwargs(content: VersionContent) -> dict[str, Any]:
+    return {
+        "title": content.title,
+        "summary": content.summary,
+        "body": content.body,
+        "tags": content.tags,
+        "confidence": content.confidence,
+        "links": content.links,
+        "updated": content.updated,
+    }
+
+
+def _latest_versions(namespace: Namespace) -> dict[int, EntryVersion]:
+    latest: dict[int, EntryVersion] = {}
+    versions = EntryVersion.objects.filter(entry__namespace=namespace).order_by("entry_id", "number")
+    for version in versions.only("id", "entry_id", "number", "state", "content_hash", "updated"):
+        latest[version.entry_id] = version
+    return latest
+
+
+def _create_entry(namespace: Namespace, item: ImportLine, category: Category, person: Any) -> Entry:
+    if item.public_id and parse_public_id(item.public_id, prefix=namespace.prefix) is not None:
+        public_id = item.public_id
+        number = parse_public_id(public_id, prefix=namespace.prefix)
+        assert number is not None
+    else:
+        number = _next_free_number(namespace=namespace, category=category)
+        public_id = format_public_id(prefix=namespace.prefix, number=number, digits=namespace.id_digits)
+    if Entry.objects.filter(namespace=namespace, number=number).exists():
+        raise ImportFileError([(item.line_no, f"the number of {public_id} is already used in this namespace")])
+    return Entry.objects.create(
+        namespace=namespace, public_id=public_id, number=number, category=category, created_by=person
+    )
+
+
+def _new_version(
+    entry: Entry, number: int, content: VersionContent, state: str, author: Any, reviewer: Any, now: Any
+) -> EntryVersion:
+    published = state == VersionState.PUBLISHED
+    return EntryVersion(
+        entry=entry,
+        number=number,
+        state=state,
+        author=author,
+        reviewer=reviewer if published else None,
+        review_note="Bulk import." if published else "",
+        submitted_at=now if published else None,
+        reviewed_at=now if published else None,
+        published_at=now if published else None,
+        **_version_fields(content),
+    )

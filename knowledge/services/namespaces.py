@@ -1,0 +1,85 @@
+"""Creating and configuring namespaces (tenants) from a specification."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.db import transaction
+
+from knowledge.models import Category, DocPage, IdBlock, Namespace, PromptPack
+
+NAMESPACE_FIELDS = (
+    "name",
+    "prefix",
+    "title",
+    "summary",
+    "contact",
+    "license",
+    "base_url",
+    "language",
+    "default_budget",
+    "rules",
+    "faq",
+    "knowledge_version",
+    "is_public",
+    "id_digits",
+)
+BLOCKS_OVERLAP = "ID blocks {a} and {b} overlap; each number belongs to one category."
+
+
+@transaction.atomic
+def namespace_apply_spec(*, spec: Mapping[str, Any]) -> Namespace:
+    """Create or update a namespace, its categories and ID blocks from a dict (see knowledge/demo)."""
+    fields = {name: spec[name] for name in NAMESPACE_FIELDS if name in spec}
+    namespace, _ = Namespace.objects.update_or_create(slug=spec["slug"], defaults=fields)
+    categories_apply(namespace=namespace, categories=spec.get("categories", []))
+    return namespace
+
+
+def categories_apply(*, namespace: Namespace, categories: Sequence[Mapping[str, Any]]) -> None:
+    ranges = sorted((start, end) for c in categories for start, end in c.get("blocks", []))
+    for (a_start, a_end), (b_start, b_end) in zip(ranges, ranges[1:], strict=False):
+        if b_start <= a_end:
+            raise ValueError(BLOCKS_OVERLAP.format(a=f"{a_start}–{a_end}", b=f"{b_start}–{b_end}"))
+    for position, spec in enumerate(categories):
+        category, _ = Category.objects.update_or_create(
+            namespace=namespace,
+            slug=spec["slug"],
+            defaults={"name": spec.get("name", spec["slug"]), "purpose": spec.get("purpose", ""), "position": position},
+        )
+        labels = spec.get("block_labels", [])
+        for index, (start, end) in enumerate(spec.get("blocks", [])):
+            label = labels[index] if index < len(labels) else ""
+            IdBlock.objects.update_or_create(category=category, start=start, defaults={"end": end, "label": label})
+
+
+def namespace_for_import(*, slug: str, prefix: str, digits: int, categories: Sequence[str]) -> Namespace:
+    """A namespace created by an import: one wide ID block per category, so the file's IDs fit."""
+    size = 10**digits // max(len(categories), 1)
+    spec = {
+        "slug": slug,
+        "name": slug,
+        "prefix": prefix,
+        "title": slug,
+        "summary": f"Entries imported into {slug}.",
+        "base_url": f"https://{slug}.example.com",
+        "id_digits": digits,
+        "categories": [
+            {"slug": name, "name": name, "blocks": [[i * size, (i + 1) * size - 1]]}
+            for i, name in enumerate(categories)
+        ],
+    }
+    return namespace_apply_spec(spec=spec)
+
+
+def doc_pages_apply(*, namespace: Namespace, pages: Sequence[tuple[str, str, str]]) -> None:
+    for position, (slug, title, body) in enumerate(pages):
+        DocPage.objects.update_or_create(
+            namespace=namespace, slug=slug, defaults={"title": title, "body": body, "position": position}
+        )
+
+
+def prompt_packs_apply(*, namespace: Namespace, packs: Mapping[str, str]) -> None:
+    for scenario, template in packs.items():
+        PromptPack.objects.update_or_create(namespace=namespace, scenario=scenario, defaults={"template": template})
