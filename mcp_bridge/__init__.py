@@ -1,1 +1,1 @@
-"""MCP (Streamable HTTP) and A2A endpoints over the same engine and releases as the REST API."""
+"""MCP (2026-07-28 and handshake-era revisions) and A2A v0.3.0 for Evergreen namespaces, HTTP-free core."""

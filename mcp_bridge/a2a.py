@@ -1,0 +1,308 @@
+"""A2A v0.3.0 JSON-RPC without HTTP objects: message/send, tasks/get and tasks/cancel over the tool registry."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any, Final, TypeGuard
+
+from mcp_bridge.a2a_card import OUTPUT_MODES, SUPPORTED_EXTENSIONS, build_agent_card
+from mcp_bridge.jsonrpc import (
+    INTERNAL_ERROR,
+    INTERNAL_ERROR_MESSAGE,
+    INVALID_BODY_MESSAGE,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    METHOD_NOT_FOUND_MESSAGE,
+    JsonRpcError,
+    Outcome,
+    RequestId,
+    decode_json,
+    envelope_is_valid,
+    error_body,
+    result_body,
+)
+from mcp_bridge.ports import Backend, TaskStore
+from mcp_bridge.tools import ToolResult, build_tools, call_tool, find_tool
+
+__all__ = ["activated_extensions", "build_agent_card", "handle_a2a_post"]
+
+logger = logging.getLogger(__name__)
+
+# A2A v0.3.0 §8.2.
+TASK_NOT_FOUND: Final = -32001
+TASK_NOT_CANCELABLE: Final = -32002
+PUSH_NOTIFICATION_NOT_SUPPORTED: Final = -32003
+UNSUPPORTED_OPERATION: Final = -32004
+CONTENT_TYPE_NOT_SUPPORTED: Final = -32005
+AUTHENTICATED_EXTENDED_CARD_NOT_CONFIGURED: Final = -32007
+
+TASK_NOT_FOUND_MESSAGE: Final = "Task not found"
+TASK_NOT_CANCELABLE_MESSAGE: Final = "Task cannot be canceled"
+PUSH_NOT_SUPPORTED_MESSAGE: Final = "Push Notification is not supported"
+STREAMING_NOT_SUPPORTED_MESSAGE: Final = "This operation is not supported: streaming is off (capabilities.streaming)"
+TERMINAL_TASK_MESSAGE: Final = "This operation is not supported: task {id} is {state} and cannot accept messages"
+EXTENDED_CARD_MESSAGE: Final = "Authenticated Extended Card is not configured"
+FILE_PART_MESSAGE: Final = "Incompatible content types: file parts are not supported; send text or data parts"
+OUTPUT_MODES_MESSAGE: Final = "Incompatible content types: this agent answers in {modes}"
+INVALID_MESSAGE_MESSAGE: Final = "params.message must be a message with a messageId, role and at least one part"
+INVALID_PART_MESSAGE: Final = "Unrecognized part: each part needs kind text (text) or data (data object)"
+UNKNOWN_DATA_KEYS_MESSAGE: Final = "Unsupported data part keys: {keys}"
+UNKNOWN_SKILL_MESSAGE: Final = "Unknown skill: {skill}"
+INVALID_TASK_PARAMS_MESSAGE: Final = "params.id must be a task id string; historyLength a non-negative integer"
+
+TERMINAL_STATES: Final = frozenset({"completed", "canceled", "failed", "rejected"})
+DEFAULT_SKILL: Final = "search_context"
+# The data part of message/send (seed §5 ③ / issue 4): {topic, budget, category} (+ limit), or a skill call.
+SEARCH_KEYS: Final = {"topic": "query", "budget": "budget", "category": "category", "limit": "limit"}
+DATA_KEYS: Final = frozenset({*SEARCH_KEYS, "skill", "arguments"})
+STREAMING_METHODS: Final = frozenset({"message/stream", "tasks/resubscribe"})
+PUSH_METHODS: Final = frozenset(
+    {
+        "tasks/pushNotificationConfig/set",
+        "tasks/pushNotificationConfig/get",
+        "tasks/pushNotificationConfig/list",
+        "tasks/pushNotificationConfig/delete",
+    }
+)
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def _timestamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def activated_extensions(header: str | None) -> tuple[str, ...]:
+    """v0.3 extensions: the ``X-A2A-Extensions`` URIs we support, to echo in the response header."""
+    requested = [uri.strip() for uri in (header or "").split(",")]
+    return tuple(uri for uri in SUPPORTED_EXTENSIONS if uri in requested)
+
+
+class _Dispatch:
+    """One A2A request against one namespace's backend and task store."""
+
+    def __init__(
+        self, backend: Backend, tasks: TaskStore, now: Callable[[], datetime], new_id: Callable[[], str]
+    ) -> None:
+        self.backend = backend
+        self.tasks = tasks
+        self.now = now
+        self.new_id = new_id
+
+    def run(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        if method == "message/send":
+            return self.send(params)
+        if method == "tasks/get":
+            return self.get(params)
+        if method == "tasks/cancel":
+            return self.cancel(params)
+        if method in STREAMING_METHODS:
+            raise JsonRpcError(UNSUPPORTED_OPERATION, STREAMING_NOT_SUPPORTED_MESSAGE)
+        if method in PUSH_METHODS:
+            raise JsonRpcError(PUSH_NOTIFICATION_NOT_SUPPORTED, PUSH_NOT_SUPPORTED_MESSAGE)
+        if method == "agent/getAuthenticatedExtendedCard":
+            raise JsonRpcError(AUTHENTICATED_EXTENDED_CARD_NOT_CONFIGURED, EXTENDED_CARD_MESSAGE)
+        raise JsonRpcError(METHOD_NOT_FOUND, METHOD_NOT_FOUND_MESSAGE)
+
+    def _load(self, params: Mapping[str, Any]) -> tuple[dict[str, Any], int | None]:
+        task_id = params.get("id")
+        length = params.get("historyLength")
+        valid_length = length is None or (isinstance(length, int) and not isinstance(length, bool) and length >= 0)
+        if not isinstance(task_id, str) or not valid_length:
+            raise JsonRpcError(INVALID_PARAMS, INVALID_TASK_PARAMS_MESSAGE)
+        task = self.tasks.load(task_id)
+        if task is None:
+            raise JsonRpcError(TASK_NOT_FOUND, TASK_NOT_FOUND_MESSAGE, {"id": task_id})
+        return task, length
+
+    def get(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        task, length = self._load(params)
+        return _trim_history(task, length)
+
+    def cancel(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """§7.4; every Evergreen task finishes inside ``message/send``, so this answers -32002 in practice."""
+        task, _ = self._load(params)
+        state = task["status"]["state"]
+        if state in TERMINAL_STATES:
+            raise JsonRpcError(TASK_NOT_CANCELABLE, TASK_NOT_CANCELABLE_MESSAGE, {"id": task["id"], "state": state})
+        task["status"] = {"state": "canceled", "timestamp": _timestamp(self.now())}
+        self.tasks.save(task)
+        return task
+
+    def send(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        message = params.get("message")
+        if not _is_user_message(message):
+            raise JsonRpcError(INVALID_PARAMS, INVALID_MESSAGE_MESSAGE)
+        configuration = params.get("configuration") or {}
+        if not isinstance(configuration, dict):
+            raise JsonRpcError(INVALID_PARAMS, INVALID_MESSAGE_MESSAGE)
+        _check_configuration(configuration)
+        texts, data = _read_parts(message["parts"])
+        self._refuse_continuation(message)
+        skill, arguments = _skill_call(texts, data)
+        tool = find_tool(build_tools(self.backend.namespace()), skill)
+        if tool is None:
+            raise JsonRpcError(INVALID_PARAMS, UNKNOWN_SKILL_MESSAGE.format(skill=skill))
+        result = call_tool(tool, arguments, self.backend)
+        if result.error == "invalid_arguments":
+            raise JsonRpcError(INVALID_PARAMS, result.note, result.details)
+        task = self._task(message, skill, result)
+        self.tasks.save(task)
+        return _trim_history(task, configuration.get("historyLength"))
+
+    def _refuse_continuation(self, message: Mapping[str, Any]) -> None:
+        """§7.1: a task in a terminal state cannot be restarted; an unknown one is not found."""
+        task_id = message.get("taskId")
+        if task_id is None:
+            return
+        task = self.tasks.load(task_id) if isinstance(task_id, str) else None
+        if task is None:
+            raise JsonRpcError(TASK_NOT_FOUND, TASK_NOT_FOUND_MESSAGE, {"id": task_id})
+        state = task["status"]["state"]
+        raise JsonRpcError(UNSUPPORTED_OPERATION, TERMINAL_TASK_MESSAGE.format(id=task_id, state=state))
+
+    def _task(self, message: Mapping[str, Any], skill: str, result: ToolResult) -> dict[str, Any]:
+        task_id = self.new_id()
+        context_id = message.get("contextId")
+        if not isinstance(context_id, str) or not context_id:
+            context_id = self.new_id()
+        stamp = _timestamp(self.now())
+        history = [{**message, "kind": "message", "taskId": task_id, "contextId": context_id}]
+        task: dict[str, Any] = {"kind": "task", "id": task_id, "contextId": context_id, "history": history}
+        if result.error is None:
+            parts = [{"kind": "data", "data": result.structured}, {"kind": "text", "text": result.note}]
+            task["status"] = {"state": "completed", "timestamp": stamp}
+            task["artifacts"] = [{"artifactId": self.new_id(), "name": skill, "parts": parts}]
+            return task
+        status_parts: list[dict[str, Any]] = [{"kind": "text", "text": result.note}]
+        if result.details is not None:
+            status_parts.append({"kind": "data", "data": result.details})
+        reply = {
+            "kind": "message",
+            "messageId": self.new_id(),
+            "role": "agent",
+            "parts": status_parts,
+            "taskId": task_id,
+            "contextId": context_id,
+        }
+        task["status"] = {"state": "failed", "message": reply, "timestamp": stamp}
+        return task
+
+
+def _is_user_message(message: object) -> TypeGuard[dict[str, Any]]:
+    return (
+        isinstance(message, dict)
+        and message.get("role") == "user"
+        and isinstance(message.get("messageId"), str)
+        and bool(message["messageId"])
+        and isinstance(message.get("parts"), list)
+        and bool(message["parts"])
+        and message.get("kind", "message") == "message"
+    )
+
+
+def _check_configuration(configuration: Mapping[str, Any]) -> None:
+    if configuration.get("pushNotificationConfig") is not None:
+        raise JsonRpcError(PUSH_NOTIFICATION_NOT_SUPPORTED, PUSH_NOT_SUPPORTED_MESSAGE)
+    accepted = configuration.get("acceptedOutputModes") or []
+    if not isinstance(accepted, list) or not all(isinstance(mode, str) for mode in accepted):
+        raise JsonRpcError(INVALID_PARAMS, INVALID_MESSAGE_MESSAGE)
+    if accepted and not ({mode.lower() for mode in accepted} & {*OUTPUT_MODES, "*/*"}):
+        raise JsonRpcError(CONTENT_TYPE_NOT_SUPPORTED, OUTPUT_MODES_MESSAGE.format(modes=", ".join(OUTPUT_MODES)))
+    length = configuration.get("historyLength")
+    if length is not None and (not isinstance(length, int) or isinstance(length, bool) or length < 0):
+        raise JsonRpcError(INVALID_PARAMS, INVALID_TASK_PARAMS_MESSAGE)
+
+
+def _part_kind(part: Mapping[str, Any]) -> str | None:
+    kind = part.get("kind")
+    if isinstance(kind, str):
+        return kind
+    return next((key for key in ("text", "data", "file") if key in part), None)
+
+
+def _read_parts(parts: list[Any]) -> tuple[list[str], dict[str, Any]]:
+    """Text parts make the topic; data parts merge in order (a later key wins); file parts are refused."""
+    texts: list[str] = []
+    data: dict[str, Any] = {}
+    for part in parts:
+        kind = _part_kind(part) if isinstance(part, dict) else None
+        if kind == "file":
+            raise JsonRpcError(CONTENT_TYPE_NOT_SUPPORTED, FILE_PART_MESSAGE)
+        if kind == "text" and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif kind == "data" and isinstance(part.get("data"), dict):
+            data.update(part["data"])
+        else:
+            raise JsonRpcError(INVALID_PARAMS, INVALID_PART_MESSAGE)
+    unknown = sorted(set(data) - DATA_KEYS)
+    if unknown:
+        raise JsonRpcError(INVALID_PARAMS, UNKNOWN_DATA_KEYS_MESSAGE.format(keys=", ".join(unknown)))
+    return texts, data
+
+
+def _skill_call(texts: list[str], data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Which tool runs and with what: ``data.skill`` + ``data.arguments``, else a context search."""
+    skill = data.get("skill", DEFAULT_SKILL)
+    if not isinstance(skill, str):
+        raise JsonRpcError(INVALID_PARAMS, UNKNOWN_SKILL_MESSAGE.format(skill=skill))
+    if "arguments" in data:
+        arguments = data["arguments"]
+        if not isinstance(arguments, dict):
+            raise JsonRpcError(INVALID_PARAMS, UNKNOWN_DATA_KEYS_MESSAGE.format(keys="arguments"))
+        return skill, dict(arguments)
+    if skill != DEFAULT_SKILL:
+        return skill, {}
+    arguments = {SEARCH_KEYS[key]: value for key, value in data.items() if key in SEARCH_KEYS}
+    arguments.setdefault("query", " ".join(text.strip() for text in texts if text.strip()))
+    return skill, arguments
+
+
+def _trim_history(task: dict[str, Any], length: object) -> dict[str, Any]:
+    if isinstance(length, int) and not isinstance(length, bool) and length >= 0:
+        history = task.get("history") or []
+        return {**task, "history": history[len(history) - length :] if length else []}
+    return task
+
+
+def handle_a2a_post(
+    body: bytes,
+    backend: Backend,
+    tasks: TaskStore,
+    *,
+    extensions_header: str | None = None,
+    now: Callable[[], datetime] = _utcnow,
+    new_id: Callable[[], str] = _new_id,
+) -> Outcome:
+    """Answer one POST to the card's ``url``. Never raises.
+
+    Errors travel in HTTP 200 like the SDK's server does: the SDK client raises on any non-2xx status
+    before it reads the JSON-RPC error (``a2a/client/transports/jsonrpc.py``).
+    """
+    activated = activated_extensions(extensions_header)
+    headers = (("X-A2A-Extensions", ", ".join(activated)),) if activated else ()
+    request_id: RequestId | None = None
+    try:
+        message = decode_json(body)
+        if isinstance(message, dict):
+            raw_id = message.get("id")
+            request_id = raw_id if isinstance(raw_id, str | int) and not isinstance(raw_id, bool) else None
+        if not isinstance(message, dict) or not envelope_is_valid(message):
+            raise JsonRpcError(INVALID_REQUEST, INVALID_BODY_MESSAGE)
+        result = _Dispatch(backend, tasks, now, new_id).run(message["method"], message.get("params") or {})
+    except JsonRpcError as exc:
+        return Outcome(200, error_body(request_id, exc.code, exc.message, exc.data), headers)
+    except Exception:
+        logger.exception("A2A request failed")
+        return Outcome(200, error_body(request_id, INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE), headers)
+    return Outcome(200, result_body(request_id, result), headers)

@@ -1,0 +1,188 @@
+"""JSON Schemas (2020-12, MCP's default dialect) of the tools' arguments and structured results."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+BUDGET_DEFAULT: Final = 2000
+BUDGET_MIN: Final = 200
+BUDGET_MAX: Final = 8000
+LIMIT_MIN: Final = 1
+LIMIT_MAX: Final = 50
+QUERY_MAX_LENGTH: Final = 500
+ENTRY_ID_MAX_LENGTH: Final = 64
+FEEDBACK_MESSAGE_MAX_LENGTH: Final = 2000
+SCENARIOS: Final = ("chat", "coding", "research", "support")
+FEEDBACK_KINDS: Final = ("outdated", "incorrect", "missing", "other")
+
+_NULLABLE_STRING: Final = {"type": ["string", "null"]}
+
+
+def search_input(categories: Sequence[str]) -> dict[str, Any]:
+    """``search_context`` arguments; ``budget`` is clamped like ``/api/context`` (seed §4), not refused."""
+    return {
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "maxLength": QUERY_MAX_LENGTH,
+                "description": "Keywords or a question (Chinese or English). Empty browses by ID.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": LIMIT_MIN,
+                "maximum": LIMIT_MAX,
+                "description": f"At most this many entries ({LIMIT_MIN}-{LIMIT_MAX}). Default: no cap.",
+            },
+            "budget": {
+                "type": "integer",
+                "default": BUDGET_DEFAULT,
+                "description": f"Token budget for the entries; clamped to [{BUDGET_MIN}, {BUDGET_MAX}].",
+            },
+            "category": {
+                "type": "string",
+                "enum": list(categories),
+                "description": "Only entries of this category.",
+            },
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    }
+
+
+def entry_input(id_prefix: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "id": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": ENTRY_ID_MAX_LENGTH,
+                "description": f"A stable entry ID such as {id_prefix}-202.",
+            },
+            "version": {"type": "integer", "minimum": 1, "description": "A published version; default: current."},
+        },
+        "required": ["id"],
+        "additionalProperties": False,
+    }
+
+
+PROMPT_PACK_INPUT: Final = {
+    "type": "object",
+    "properties": {"scenario": {"type": "string", "enum": list(SCENARIOS)}},
+    "required": ["scenario"],
+    "additionalProperties": False,
+}
+
+NO_ARGUMENTS: Final = {"type": "object", "additionalProperties": False}
+
+FEEDBACK_INPUT: Final = {
+    "type": "object",
+    "properties": {
+        "entryId": {"type": "string", "minLength": 1, "maxLength": ENTRY_ID_MAX_LENGTH},
+        "query": {"type": "string", "maxLength": QUERY_MAX_LENGTH},
+        "kind": {"type": "string", "enum": list(FEEDBACK_KINDS)},
+        "message": {"type": "string", "minLength": 1, "maxLength": FEEDBACK_MESSAGE_MAX_LENGTH},
+    },
+    "required": ["kind", "message"],
+    "additionalProperties": False,
+}
+
+_ENTRY_FIELDS: Final = {
+    "id": {"type": "string"},
+    "category": {"type": "string"},
+    "title": {"type": "string"},
+    "summary": {"type": "string"},
+    "body": {"type": "string"},
+    "tags": {"type": "array", "items": {"type": "string"}},
+    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+    "tokens": {"type": "integer", "minimum": 0},
+    "updated": {"type": "string"},
+}
+
+ENTRY_OUTPUT: Final = {
+    "type": "object",
+    "properties": _ENTRY_FIELDS,
+    "required": list(_ENTRY_FIELDS),
+}
+
+_PACKED_ENTRY: Final = {
+    "type": "object",
+    "properties": {**_ENTRY_FIELDS, "score": {"type": "number"}, "relevance": {"type": "number"}},
+    "required": [*_ENTRY_FIELDS, "score", "relevance"],
+}
+
+_CITATION: Final = {
+    "type": "object",
+    "properties": {
+        "marker": {"type": "string"},
+        "entryId": {"type": "string"},
+        "url": {"type": "string"},
+        "text": {"type": "string"},
+        "confidence": {"type": "number"},
+    },
+    "required": ["marker", "entryId", "url", "text", "confidence"],
+}
+
+# Seed §4: the exact /api/context fields; additive fields (issue 3) are allowed, so no
+# additionalProperties: false at the top level. `hint` only appears when action is needed.
+CONTEXT_PACK_OUTPUT: Final = {
+    "type": "object",
+    "properties": {
+        "query": {
+            "type": "object",
+            "properties": {"topic": {"type": "string"}, "budget": {"type": "integer"}, "category": _NULLABLE_STRING},
+            "required": ["topic", "budget", "category"],
+            "additionalProperties": False,
+        },
+        "knowledgeVersion": {"type": "string"},
+        "revision": {"type": "string"},
+        "usedTokens": {"type": "integer", "minimum": 0},
+        "budget": {"type": "integer", "minimum": BUDGET_MIN, "maximum": BUDGET_MAX},
+        "matched": {"type": "boolean"},
+        "truncated": {"type": "boolean"},
+        "entryCount": {"type": "integer", "minimum": 0},
+        "minEntryTokens": {"type": ["integer", "null"]},
+        "hint": _NULLABLE_STRING,
+        "entries": {"type": "array", "items": _PACKED_ENTRY},
+        "citations": {"type": "array", "items": _CITATION},
+        "rules": {"type": "array", "items": {"type": "string"}},
+        "generatedAt": {"type": "string"},
+        "source": {"type": "string"},
+    },
+    "required": [
+        "query",
+        "knowledgeVersion",
+        "revision",
+        "usedTokens",
+        "budget",
+        "matched",
+        "truncated",
+        "entryCount",
+        "entries",
+        "citations",
+        "rules",
+        "generatedAt",
+        "source",
+    ],
+}
+
+PROMPT_PACK_OUTPUT: Final = {
+    "type": "object",
+    "properties": {"scenario": {"type": "string"}, "title": {"type": "string"}, "text": {"type": "string"}},
+    "required": ["scenario", "title", "text"],
+    "additionalProperties": False,
+}
+
+METRICS_OUTPUT: Final = {
+    "type": "object",
+    "properties": {"contextShape": {}, "budgetScan": {}},
+}
+
+FEEDBACK_OUTPUT: Final = {
+    "type": "object",
+    "properties": {"feedbackId": {"type": "string"}, "status": {"const": "queued_for_review"}},
+    "required": ["feedbackId", "status"],
+    "additionalProperties": False,
+}

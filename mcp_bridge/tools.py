@@ -1,0 +1,320 @@
+"""The tool registry (seed §5 ②): each tool's schemas, annotations and a handler calling the backend."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, cast
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from mcp_bridge import schemas
+from mcp_bridge.jsonrpc import dumps
+from mcp_bridge.ports import (
+    Backend,
+    EntryFound,
+    EntryGone,
+    FeedbackKind,
+    NamespaceInfo,
+    ParamError,
+    RateLimitedError,
+)
+
+logger = logging.getLogger(__name__)
+
+ToolErrorKind = Literal["invalid_arguments", "gone", "not_found", "rate_limited"]
+
+INVALID_ARGUMENTS_MESSAGE: Final = "Invalid arguments for {tool}: {where}: {problem}"
+GONE_MESSAGE: Final = "{id} is gone: it was retired on {retired_at} ({reason})."
+GONE_REPLACED_MESSAGE: Final = " It was replaced by {replaced_by}; call get_entry with that ID."
+MISSING_MESSAGE: Final = "There is no entry {id} in this knowledge base. The nearest IDs are: {nearest}."
+MISSING_NO_NEIGHBOURS_MESSAGE: Final = "There is no entry {id} in this knowledge base."
+NO_PROMPT_PACK_MESSAGE: Final = "This knowledge base has no prompt pack for the scenario {scenario}."
+RATE_LIMITED_MESSAGE: Final = "Too many feedback submissions; retry after {seconds} seconds."
+FEEDBACK_QUEUED_MESSAGE: Final = (
+    "Feedback {id} is queued for review by the editors. Published content is unchanged until they act."
+)
+PACK_SUMMARY_MESSAGE: Final = "{count} entries, {used}/{budget} tokens; matched={matched}, truncated={truncated}."
+_PROBLEM_MAX_CHARS: Final = 200
+
+READ_ONLY: Final = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+ADDITIVE_WRITE: Final = {
+    "readOnlyHint": False,
+    "destructiveHint": False,
+    "idempotentHint": False,
+    "openWorldHint": False,
+}
+
+
+class OutputSchemaError(Exception):
+    """A backend payload that does not match the tool's declared ``outputSchema`` (a server bug)."""
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """One tool call's outcome before framing: success carries ``structured``; errors carry ``error``.
+
+    ``note`` is a short human-readable line (A2A's text part); ``details`` is the machine-readable
+    side of an error (tombstone, nearest IDs, parameter).
+    """
+
+    structured: dict[str, Any] | None
+    note: str
+    error: ToolErrorKind | None = None
+    details: dict[str, Any] | None = None
+
+
+Handler = Callable[[Backend, Mapping[str, Any]], ToolResult]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    title: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    annotations: dict[str, Any]
+    handler: Handler
+    tags: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+    validator: Draft202012Validator = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "validator", Draft202012Validator(self.input_schema))
+
+    def definition(self) -> dict[str, Any]:
+        """The MCP ``Tool`` object of ``tools/list`` (both eras)."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "outputSchema": self.output_schema,
+            "annotations": {"title": self.title, **self.annotations},
+        }
+
+
+def _failure(kind: ToolErrorKind, note: str, details: dict[str, Any] | None = None) -> ToolResult:
+    return ToolResult(structured=None, note=note, error=kind, details=details)
+
+
+def _search(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
+    pack = backend.context(
+        topic=args["query"],
+        budget=args.get("budget"),
+        category=args.get("category"),
+        limit=args.get("limit"),
+    )
+    lines = [f"{c['marker']} {c['text']}" for c in pack.get("citations", [])]
+    summary = PACK_SUMMARY_MESSAGE.format(
+        count=pack.get("entryCount"),
+        used=pack.get("usedTokens"),
+        budget=pack.get("budget"),
+        matched=str(pack.get("matched")).lower(),
+        truncated=str(pack.get("truncated")).lower(),
+    )
+    hint = pack.get("hint")
+    return ToolResult(structured=pack, note="\n".join([summary, *lines, *([hint] if hint else [])]))
+
+
+def _entry(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
+    entry_id = args["id"]
+    found = backend.entry(entry_id=entry_id, version=args.get("version"))
+    if isinstance(found, EntryFound):
+        payload = dict(found.payload)
+        return ToolResult(structured=payload, note=f"{payload.get('id')} — {payload.get('title')}")
+    if isinstance(found, EntryGone):
+        stone = found.tombstone
+        note = GONE_MESSAGE.format(id=stone.id, retired_at=stone.retired_at, reason=stone.reason)
+        if stone.replaced_by:
+            note += GONE_REPLACED_MESSAGE.format(replaced_by=stone.replaced_by)
+        return _failure("gone", note, {"error": "gone", "tombstone": stone.as_json()})
+    nearest = list(found.nearest[:3])
+    note = (
+        MISSING_MESSAGE.format(id=entry_id, nearest=", ".join(nearest))
+        if nearest
+        else MISSING_NO_NEIGHBOURS_MESSAGE.format(id=entry_id)
+    )
+    return _failure("not_found", note, {"error": "not_found", "id": entry_id, "nearest": nearest})
+
+
+def _prompt_pack(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
+    scenario = args["scenario"]
+    pack = backend.prompt_pack(scenario=scenario)
+    if pack is None:
+        return _failure("not_found", NO_PROMPT_PACK_MESSAGE.format(scenario=scenario), {"scenario": scenario})
+    return ToolResult(structured={"scenario": scenario, "title": pack.info.title, "text": pack.text}, note=pack.text)
+
+
+def _metrics(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
+    metrics = backend.metrics()
+    return ToolResult(structured=metrics, note=", ".join(sorted(metrics)))
+
+
+def _feedback(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
+    try:
+        receipt = backend.submit_feedback(
+            entry_id=args.get("entryId"),
+            query=args.get("query"),
+            kind=cast("FeedbackKind", args["kind"]),
+            message=args["message"],
+        )
+    except RateLimitedError as exc:
+        note = RATE_LIMITED_MESSAGE.format(seconds=exc.retry_after)
+        return _failure("rate_limited", note, {"error": "rate_limited", "retryAfter": exc.retry_after})
+    structured = {"feedbackId": receipt.id, "status": "queued_for_review"}
+    return ToolResult(structured=structured, note=FEEDBACK_QUEUED_MESSAGE.format(id=receipt.id))
+
+
+def build_tools(info: NamespaceInfo) -> tuple[Tool, ...]:
+    """The namespace's tools, in a fixed order (MCP 2026-07-28 tools.mdx: deterministic ordering).
+
+    Descriptions state units, ranges, the result and the errors; they never quote entry text.
+    """
+    example_id = f"{info.id_prefix}-202"
+    categories = ", ".join(info.categories)
+    return (
+        Tool(
+            name="search_context",
+            title="Search the knowledge base",
+            description=(
+                f"Search the {info.title} knowledge base and get a token-budgeted context pack, the same JSON as "
+                "GET /api/context. `query`: keywords or a question, up to 500 characters (empty = browse by ID). "
+                f"`budget`: tokens for the entries, default {schemas.BUDGET_DEFAULT}, clamped to "
+                f"[{schemas.BUDGET_MIN}, {schemas.BUDGET_MAX}]. `limit`: at most {schemas.LIMIT_MIN}-"
+                f"{schemas.LIMIT_MAX} entries. `category`: one of {categories}. Returns entries (stable ID, "
+                "confidence 0-1, token cost, updated date, score, relevance), one citation per entry with a "
+                "ready [ID] marker, and the citation rules. matched=false: nothing matched, the entries are a "
+                "fallback that must not be cited. truncated=true: raise budget or narrow query before "
+                "answering. Errors (isError): an unknown category, or a query that is too long or has control "
+                "characters."
+            ),
+            input_schema=schemas.search_input(info.categories),
+            output_schema=schemas.CONTEXT_PACK_OUTPUT,
+            annotations=READ_ONLY,
+            handler=_search,
+            tags=("search", "context", "citations", "token-budget"),
+            examples=('{"topic": "token budget", "budget": 2000}', "How should an agent cite entries?"),
+        ),
+        Tool(
+            name="get_entry",
+            title="Get one entry",
+            description=(
+                f"Fetch one entry by its stable ID (for example {example_id}) with its full body, tags, "
+                "confidence (0-1), token cost and updated date; `version` (integer >= 1) selects an older "
+                "published version. Returns the entry JSON, as GET /api/entries/<ID>. Errors (isError): a "
+                "retired ID is reported as gone with its tombstone (retiredAt, reason, replacedBy: call again "
+                "with replacedBy); an unknown ID is reported with the three nearest existing IDs."
+            ),
+            input_schema=schemas.entry_input(info.id_prefix),
+            output_schema=schemas.ENTRY_OUTPUT,
+            annotations=READ_ONLY,
+            handler=_entry,
+            tags=("entry", "lookup"),
+            examples=(f'{{"skill": "get_entry", "arguments": {{"id": "{example_id}"}}}}',),
+        ),
+        Tool(
+            name="get_prompt_pack",
+            title="Get a prompt pack",
+            description=(
+                "Get the rules pack to inject into a system prompt for one scenario: chat, coding, research or "
+                "support. Returns {scenario, title, text}. Errors (isError): the knowledge base has no pack "
+                "for that scenario."
+            ),
+            input_schema=schemas.PROMPT_PACK_INPUT,
+            output_schema=schemas.PROMPT_PACK_OUTPUT,
+            annotations=READ_ONLY,
+            handler=_prompt_pack,
+            tags=("prompt", "system-prompt", "rules"),
+            examples=('{"skill": "get_prompt_pack", "arguments": {"scenario": "coding"}}',),
+        ),
+        Tool(
+            name="get_metrics",
+            title="Get the metrics",
+            description=(
+                "Get the knowledge base's measured metrics, the same JSON as GET /api/metrics: contextShape "
+                "(token cost of each representation), budgetScan (entries and tokens packed at 800, 2000, "
+                "4000 and 8000 tokens with an empty query) and evaluation results when there are any. "
+                "No arguments."
+            ),
+            input_schema=schemas.NO_ARGUMENTS,
+            output_schema=schemas.METRICS_OUTPUT,
+            annotations=READ_ONLY,
+            handler=_metrics,
+            tags=("metrics", "evaluation"),
+            examples=('{"skill": "get_metrics"}',),
+        ),
+        Tool(
+            name="submit_feedback",
+            title="Report a problem to the editors",
+            description=(
+                "Report an outdated, incorrect or missing fact to the editors. `kind`: outdated, incorrect, "
+                f"missing or other; `message`: 1-{schemas.FEEDBACK_MESSAGE_MAX_LENGTH} characters; optional "
+                f"`entryId` (for example {example_id}) and `query` (up to {schemas.QUERY_MAX_LENGTH} "
+                "characters). It is stored for human review only and never changes published content. Returns "
+                "{feedbackId, status: queued_for_review}. Errors (isError): too many submissions (retry after "
+                "the given seconds), or an entryId that is not an entry here."
+            ),
+            input_schema=schemas.FEEDBACK_INPUT,
+            output_schema=schemas.FEEDBACK_OUTPUT,
+            annotations=ADDITIVE_WRITE,
+            handler=_feedback,
+            tags=("feedback", "review"),
+            examples=('{"skill": "submit_feedback", "arguments": {"kind": "outdated", "message": "…"}}',),
+        ),
+    )
+
+
+def find_tool(tools: Sequence[Tool], name: str) -> Tool | None:
+    return next((tool for tool in tools if tool.name == name), None)
+
+
+def _argument_problem(tool: Tool, arguments: Mapping[str, Any]) -> ToolResult | None:
+    error = best_match(tool.validator.iter_errors(arguments))
+    if error is None:
+        return None
+    where = error.json_path
+    problem = error.message[:_PROBLEM_MAX_CHARS]
+    note = INVALID_ARGUMENTS_MESSAGE.format(tool=tool.name, where=where, problem=problem)
+    return _failure("invalid_arguments", note, {"error": "invalid_arguments", "param": where})
+
+
+def call_tool(tool: Tool, arguments: Mapping[str, Any], backend: Backend) -> ToolResult:
+    """Validate ``arguments`` against the tool's ``inputSchema`` and run it.
+
+    Argument problems, the backend's ``ParamError`` and business failures come back as error results
+    (MCP: ``isError: true``, tools.mdx §Error Handling). Anything else the backend raises propagates
+    for the protocol layer to answer with ``-32603``; a payload that breaks the declared
+    ``outputSchema`` raises ``OutputSchemaError`` for the same reason.
+    """
+    problem = _argument_problem(tool, arguments)
+    if problem is not None:
+        return problem
+    try:
+        result = tool.handler(backend, arguments)
+    except ParamError as exc:
+        note = INVALID_ARGUMENTS_MESSAGE.format(tool=tool.name, where=f"$.{exc.param}", problem=exc.message)
+        return _failure("invalid_arguments", note, {"error": exc.code, "param": exc.param})
+    if result.structured is not None:
+        mismatch = best_match(Draft202012Validator(tool.output_schema).iter_errors(result.structured))
+        if mismatch is not None:
+            logger.error("%s returned a payload outside its outputSchema: %s", tool.name, mismatch.message)
+            raise OutputSchemaError(tool.name)
+    return result
+
+
+def render_mcp(result: ToolResult) -> dict[str, Any]:
+    """A ``CallToolResult``: structured content plus the same JSON as text, or an ``isError`` result."""
+    if result.error is None:
+        return {
+            "content": [{"type": "text", "text": dumps(result.structured)}],
+            "structuredContent": result.structured,
+            "isError": False,
+        }
+    content = [{"type": "text", "text": result.note}]
+    if result.details is not None:
+        content.append({"type": "text", "text": dumps(result.details)})
+    return {"content": content, "isError": True}
