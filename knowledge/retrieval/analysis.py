@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
-import Stemmer  # type: ignore[import-not-found]  # PyStemmer ships no stubs
+import Stemmer
 
 from knowledge.retrieval.stopwords import is_stopword
 
@@ -33,11 +33,11 @@ class AnalyzerConfig:
 
     segmenter: str = DEFAULT_SEGMENTER
     # "words": the segmenter's precise mode; "search": also the shorter words inside long ones.
-    cjk_mode: str = "search"
+    cjk_mode: str = "words"
     stem: bool = True
     # Let the segmenter guess unknown words (HMM). Off keeps names as single characters, which
     # segments the same name the same way in any context.
-    hmm: bool = True
+    hmm: bool = False
     # Also index overlapping character bigrams of Chinese text, prefixed with BIGRAM_PREFIX.
     cjk_bigrams: bool = False
 
@@ -62,12 +62,12 @@ def _segment_function(segmenter: str, cjk_mode: str, hmm: bool) -> Callable[[str
     # Imported lazily: loading a dictionary costs tens of milliseconds (rjieba) to half a second
     # (jieba), which only processes that actually analyse Chinese should pay.
     if segmenter == "rjieba":
-        import rjieba
+        import rjieba  # noqa: PLC0415  # lazy: see above
 
         cut = rjieba.cut_for_search if cjk_mode == "search" else rjieba.cut
         return lambda text: cut(text, hmm)
     if segmenter == "jieba":
-        import jieba  # type: ignore[import-untyped]  # jieba ships no stubs
+        import jieba  # noqa: PLC0415  # lazy: see above
 
         # A private tokenizer: other code may add words to jieba's global one, and the index
         # must see the same segmentation at compile and at query time.
@@ -106,9 +106,7 @@ def _stem_word(word: str, config: AnalyzerConfig) -> str:
 
 def analyze_text(text: str, config: AnalyzerConfig) -> list[str]:
     """The terms of a text, in order, with duplicates: what both entries and topics become."""
-    terms = [
-        _stem_word(word, config) for word, _ in split_words(text, config) if not is_stopword(word)
-    ]
+    terms = [_stem_word(word, config) for word, _ in split_words(text, config) if not is_stopword(word)]
     if config.cjk_bigrams:
         terms.extend(han_bigrams(text))
     return terms
@@ -135,9 +133,7 @@ def analyze_tags(tags: tuple[str, ...], config: AnalyzerConfig) -> list[str]:
     return terms
 
 
-def exact_tag_candidates(
-    topic: str, config: AnalyzerConfig, *, longest: int = 4
-) -> set[str]:
+def exact_tag_candidates(topic: str, config: AnalyzerConfig, *, longest: int = 4) -> set[str]:
     """Tag keys a topic could name exactly: its whole text and every run of up to `longest` words."""
     words = list(split_words(topic, config))
     candidates = {TAG_PREFIX + normalize_key(topic)}

@@ -13,9 +13,7 @@ MAGIC = b"EVERGREEN-INDEX\n"
 _LENGTH = struct.Struct("<Q")
 _ALIGN = 16
 # Only plain numeric dtypes may be read back: an object dtype would be a pickle in disguise.
-ALLOWED_DTYPES = frozenset(
-    {"<i2", "<i4", "<i8", "<u1", "<u8", "<f4", "<f8", "|u1", "|i1"}
-)
+ALLOWED_DTYPES = frozenset({"<i2", "<i4", "<i8", "<u1", "<u8", "<f4", "<f8", "|u1", "|i1"})
 
 
 class ContainerError(ValueError):
@@ -35,9 +33,7 @@ def pack_arrays(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> by
         array = np.ascontiguousarray(arrays[name])
         array = array.astype(array.dtype.newbyteorder("<"), copy=False)
         if array.dtype.str not in ALLOWED_DTYPES:
-            raise ContainerError(
-                f"array {name!r} has unsupported dtype {array.dtype.str}"
-            )
+            raise ContainerError(f"array {name!r} has unsupported dtype {array.dtype.str}")
         raw = array.tobytes()
         layout[name] = {
             "dtype": array.dtype.str,
@@ -79,7 +75,5 @@ def unpack_arrays(data: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         end = int(spec["offset"]) + count * np.dtype(dtype).itemsize
         if int(spec["offset"]) < 0 or end > len(body):
             raise ContainerError(f"array {name!r} lies outside the index")
-        arrays[name] = np.frombuffer(
-            body, dtype=dtype, count=count, offset=int(spec["offset"])
-        ).reshape(shape)
+        arrays[name] = np.frombuffer(body, dtype=dtype, count=count, offset=int(spec["offset"])).reshape(shape)
     return dict(header["meta"]), arrays

@@ -100,3 +100,17 @@ def summarize_outcomes(outcomes: Sequence[QueryOutcome]) -> EvaluationReport:
         latency_p50_ms=_percentile_ms([o.seconds for o in outcomes], 50),
         latency_p99_ms=_percentile_ms([o.seconds for o in outcomes], 99),
     )
+
+
+def calibrate_threshold(covered: Sequence[float], uncovered: Sequence[float], *, min_matched: float = 0.95) -> float:
+    """The match threshold that refuses the most uncovered questions while still matching at
+    least `min_matched` of the covered ones; with no uncovered examples, nothing is refused (0).
+
+    Scores are `Ranking.match_score` values (None/absent scores are simply not passed).
+    """
+    if not covered or not uncovered:
+        return 0.0
+    ordered = np.sort(np.asarray(covered, dtype=np.float64))
+    # Highest t with share(covered >= t) >= min_matched: the k-th smallest covered score.
+    allowed_misses = math.floor(len(ordered) * (1.0 - min_matched) + 1e-9)
+    return float(ordered[min(allowed_misses, len(ordered) - 1)])

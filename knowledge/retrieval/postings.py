@@ -28,8 +28,10 @@ class BM25FParams:
 
     weights: tuple[float, ...] = (8.0, 5.0, 4.0, 3.0, 1.0)
     # Length normalisation per field: none for the one-term id, little for short fields.
-    b: tuple[float, ...] = (0.0, 0.5, 0.3, 0.6, 0.75)
-    k1: float = 1.2
+    b: tuple[float, ...] = (0.0, 0.5, 0.3, 0.6, 0.5)
+    # Higher than BM25's usual 1.2: field weights inflate the combined tf, so saturation comes
+    # later (dev Cranfield nDCG@10 0.392 at 1.2 -> 0.400 at 2.0).
+    k1: float = 2.0
 
     def to_meta(self) -> dict[str, object]:
         return asdict(self)
@@ -98,9 +100,7 @@ def build_postings(
     vocabulary, new_id = Vocabulary.build(terms)
     count, n_fields = len(documents), len(FIELDS)
     doc_of = np.repeat(np.arange(count, dtype=np.int64), lengths.sum(axis=1))
-    field_of = np.repeat(
-        np.tile(np.arange(n_fields, dtype=np.int64), count), lengths.ravel()
-    )
+    field_of = np.repeat(np.tile(np.arange(n_fields, dtype=np.int64), count), lengths.ravel())
     # One sort gives tf per (term, doc, field); a second grouping gives one posting per (term, doc).
     keys = (new_id[occurrences] * count + doc_of) * n_fields + field_of
     unique_keys, tf = np.unique(keys, return_counts=True)
@@ -121,9 +121,7 @@ def build_postings(
     seed = np.zeros(len(pair_keys), dtype=np.int64)
     seed_weight = np.array(SEED_FIELD_WEIGHTS)[field_idx]
     body = field_idx == FIELDS.index("body")
-    np.add.at(
-        seed, posting_of, np.where(body, np.minimum(tf, SEED_BODY_CAP), seed_weight)
-    )
+    np.add.at(seed, posting_of, np.where(body, np.minimum(tf, SEED_BODY_CAP), seed_weight))
 
     offsets = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(doc_freq, out=offsets[1:])

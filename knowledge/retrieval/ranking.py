@@ -23,9 +23,7 @@ class SearchOptions:
 
     def __post_init__(self) -> None:
         if self.ranker not in RANKERS:
-            raise ValueError(
-                f"unknown ranker {self.ranker!r}; expected one of {RANKERS}"
-            )
+            raise ValueError(f"unknown ranker {self.ranker!r}; expected one of {RANKERS}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +70,7 @@ class Ranking:
         via: np.ndarray | None = None,
         public_id: Callable[[int], str] | None = None,
         ordered: bool = False,
+        match_score: float | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}")
@@ -83,15 +82,14 @@ class Ranking:
         self._public_id = public_id
         self._ordered = ordered
         self.total = len(positions)
-        self.min_tokens: int | None = (
-            int(tokens[positions].min()) if len(positions) else None
-        )
+        # The value `matched` was decided on (match and fallback after scoring; None otherwise):
+        # evaluation calibrates SearchOptions.match_threshold from it.
+        self.match_score = match_score
+        self.min_tokens: int | None = int(tokens[positions].min()) if len(positions) else None
 
     def __iter__(self) -> Iterator[Hit]:
         indices: Iterator[int] = (
-            iter(range(self.total))
-            if self._ordered
-            else iter_ranked(self._positions, self._scores)
+            iter(range(self.total)) if self._ordered else iter_ranked(self._positions, self._scores)
         )
         for index in indices:
             yield Hit(

@@ -34,13 +34,9 @@ def accumulate_scores(
     accumulator = np.zeros(count, dtype=np.float32)
     for (start, end), weight in zip(slices, plan.weights, strict=True):
         # Doc ids are unique inside one term's postings, so fancy-index += is exact here.
-        accumulator[docs[start:end]] += impacts[start:end].astype(
-            np.float32
-        ) * np.float32(weight)
+        accumulator[docs[start:end]] += impacts[start:end].astype(np.float32) * np.float32(weight)
     if touched * 8 < count:
-        candidates = np.unique(np.concatenate([docs[s:e] for s, e in slices])).astype(
-            np.int64
-        )
+        candidates = np.unique(np.concatenate([docs[s:e] for s, e in slices])).astype(np.int64)
     else:
         candidates = np.flatnonzero(accumulator)
     if allowed is not None:
@@ -48,9 +44,7 @@ def accumulate_scores(
     return candidates, accumulator[candidates].astype(np.float64)
 
 
-def coverage_of(
-    plan: QueryPlan, position: int, *, offsets: np.ndarray, docs: np.ndarray
-) -> float:
+def coverage_of(plan: QueryPlan, position: int, *, offsets: np.ndarray, docs: np.ndarray) -> float:
     """Share of the query's idf mass whose terms occur in the entry at `position` (0..1)."""
     covered = 0.0
     for term_id, idf in zip(plan.term_ids, plan.informative_idf, strict=True):

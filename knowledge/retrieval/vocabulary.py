@@ -11,9 +11,7 @@ import numpy as np
 
 def hash_term(term: str) -> int:
     """A stable 64-bit hash (Python's own `hash` changes per process, so it cannot be stored)."""
-    return int.from_bytes(
-        hashlib.blake2b(term.encode(), digest_size=8).digest(), "little"
-    )
+    return int.from_bytes(hashlib.blake2b(term.encode(), digest_size=8).digest(), "little")
 
 
 def pack_strings(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

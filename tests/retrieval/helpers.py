@@ -10,9 +10,7 @@ from pathlib import Path
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.tokens import entry_tokens
 
-DEMO_ENTRIES = (
-    Path(__file__).resolve().parents[2] / "knowledge" / "demo" / "entries.jsonl"
-)
+DEMO_ENTRIES = Path(__file__).resolve().parents[2] / "knowledge" / "demo" / "entries.jsonl"
 
 
 def make_document(
@@ -42,10 +40,7 @@ def make_document(
 @cache
 def demo_documents() -> tuple[Document, ...]:
     """The 15 entries of the demo namespace, sorted by ID as a release hands them over."""
-    rows = [
-        json.loads(line)
-        for line in DEMO_ENTRIES.read_text(encoding="utf-8").splitlines()
-    ]
+    rows = [json.loads(line) for line in DEMO_ENTRIES.read_text(encoding="utf-8").splitlines()]
     documents = [
         make_document(
             row["id"],

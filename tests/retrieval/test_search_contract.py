@@ -20,9 +20,7 @@ def ids_of(index: SearchIndex, topic: str, **kwargs: object) -> list[str]:
 
 
 @pytest.mark.parametrize("options", [None, SEED])
-def test_seed_example_ranks_the_token_budget_rule_first(
-    demo_index: SearchIndex, options: SearchOptions | None
-) -> None:
+def test_seed_example_ranks_the_token_budget_rule_first(demo_index: SearchIndex, options: SearchOptions | None) -> None:
     ranking = demo_index.search("token 预算", options=options)
 
     assert ranking.mode == "match"
