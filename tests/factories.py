@@ -36,6 +36,7 @@ class NamespaceFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Namespace
         django_get_or_create = ("slug",)
+        skip_postgeneration_save = True
 
     slug = factory.Sequence(lambda n: f"ns{n}")
     name = factory.LazyAttribute(lambda ns: ns.slug.title())

@@ -5,6 +5,7 @@ from knowledge.models.content import DocPage, EvaluationRun, Feedback, GoldenQue
 from knowledge.models.entry import Entry, EntryVersion, VersionState
 from knowledge.models.namespace import ApiKey, Category, IdBlock, Membership, Namespace, NamespaceHost, Role
 from knowledge.models.release import Artifact, BuildStatus, Release, ReleaseBuild
+from knowledge.models.review import ReviewItem
 
 __all__ = [
     "ApiKey",
@@ -25,6 +26,7 @@ __all__ = [
     "PromptPack",
     "Release",
     "ReleaseBuild",
+    "ReviewItem",
     "Role",
     "VersionState",
 ]

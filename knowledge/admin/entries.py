@@ -1,0 +1,183 @@
+"""Admin for entries: create one (its ID is allocated), open its draft, retire it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from knowledge.admin.base import NamespaceScopedAdmin
+from knowledge.admin.forms import EntryCreateForm, RetireForm
+from knowledge.errors import ServiceError
+from knowledge.models import Entry, EntryVersion, Role
+from knowledge.services.entries import entry_create, entry_retire
+from knowledge.services.versions import version_draft_for_entry
+
+
+def version_url(version: EntryVersion) -> str:
+    return reverse("admin:knowledge_entryversion_change", args=[version.pk])
+
+
+class VersionInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = EntryVersion
+    extra = 0
+    fields = ["number_link", "state", "title", "tokens", "confidence", "updated", "author", "reviewer", "modified_at"]
+    readonly_fields = fields
+    ordering = ["-number"]
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="Version")
+    def number_link(self, obj: EntryVersion) -> str:
+        return format_html('<a href="{}">v{}</a>', version_url(obj), obj.number)
+
+
+@admin.register(Entry)
+class EntryAdmin(NamespaceScopedAdmin):
+    list_display = ["public_id", "title", "category", "namespace", "status", "confidence", "tokens", "updated"]
+    list_filter = ["namespace", "category__slug", ("retired_at", admin.EmptyFieldListFilter)]
+    list_select_related = ["live_version", "category", "namespace"]
+    search_fields = ["public_id", "versions__title", "versions__tags"]
+    readonly_fields = [
+        "public_id", "namespace", "category", "status", "live_version_link", "retired_at", "retire_reason",
+        "replaced_by", "created_by", "created_at",
+    ]
+    inlines = [VersionInline]
+    ordering = ["namespace", "number"]
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        if obj is None:
+            kwargs["form"] = EntryCreateForm
+            kwargs["fields"] = None
+        return super().get_form(request, obj, change, **kwargs)
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        if obj is None:
+            return [(None, {"fields": ["category", "title", "summary", "body", "tags", "confidence", "links", "updated"]})]
+        return [(None, {"fields": self.readonly_fields})]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return self.readonly_fields if obj is not None else []
+
+    def get_inlines(self, request: HttpRequest, obj: Any) -> Any:
+        return self.inlines if obj is not None else []
+
+    def save_model(self, request: HttpRequest, obj: Entry, form: Any, change: bool) -> None:
+        version = entry_create(
+            namespace=obj.category.namespace, category=obj.category, content=form.version_content(), actor=request.user
+        )
+        obj.pk = version.entry_id
+        obj.public_id = version.entry.public_id
+        request._evergreen_new_version = version  # type: ignore[attr-defined]
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        """Nothing to save: the service created the entry and its draft."""
+
+    def response_add(self, request: HttpRequest, obj: Entry, post_url_continue: str | None = None) -> HttpResponse:
+        version = request._evergreen_new_version  # type: ignore[attr-defined]
+        messages.success(request, f"{obj.public_id} created as a draft. Submit it for review when it is ready.")
+        return HttpResponseRedirect(version_url(version))
+
+    def changeform_view(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return super().changeform_view(request, *args, **kwargs)
+        except ServiceError as error:
+            messages.error(request, str(error))
+            return HttpResponseRedirect(request.get_full_path())
+
+    @admin.display(description="Title")
+    def title(self, obj: Entry) -> str:
+        version = obj.live_version or obj.versions.order_by("-number").first()
+        return version.title if version else ""
+
+    @admin.display(description="Status")
+    def status(self, obj: Entry) -> str:
+        if obj.retired_at:
+            return f"retired {obj.retired_at:%Y-%m-%d}"
+        live = f"live v{obj.live_version.number}" if obj.live_version else "not published"
+        pending = obj.versions.exclude(state__in=["published", "superseded", "rejected", "withdrawn"]).first()
+        return f"{live} · v{pending.number} {pending.get_state_display().lower()}" if pending else live
+
+    @admin.display(description="Confidence")
+    def confidence(self, obj: Entry) -> Any:
+        return obj.live_version.confidence if obj.live_version else "—"
+
+    @admin.display(description="Tokens")
+    def tokens(self, obj: Entry) -> Any:
+        return obj.live_version.tokens if obj.live_version else "—"
+
+    @admin.display(description="Updated")
+    def updated(self, obj: Entry) -> Any:
+        return obj.live_version.updated if obj.live_version else "—"
+
+    @admin.display(description="Live version")
+    def live_version_link(self, obj: Entry) -> str:
+        if obj.live_version is None:
+            return "—"
+        return format_html('<a href="{}">v{}</a>', version_url(obj.live_version), obj.live_version.number)
+
+    def get_urls(self) -> list[Any]:
+        urls = [
+            path("<int:pk>/edit/", self.admin_site.admin_view(self.edit_view), name="knowledge_entry_edit"),
+            path("<int:pk>/retire/", self.admin_site.admin_view(self.retire_view), name="knowledge_entry_retire"),
+        ]
+        return urls + super().get_urls()
+
+    def _entry(self, request: HttpRequest, pk: int) -> Entry:
+        return get_object_or_404(self.get_queryset(request), pk=pk)
+
+    def edit_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """Open the entry's draft, making one from the live version; the live one keeps serving."""
+        entry = self._entry(request, pk)
+        try:
+            draft = version_draft_for_entry(entry=entry, actor=request.user)
+        except ServiceError as error:
+            messages.error(request, str(error))
+            return HttpResponseRedirect(reverse("admin:knowledge_entry_change", args=[entry.pk]))
+        return HttpResponseRedirect(version_url(draft))
+
+    def retire_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        entry = self._entry(request, pk)
+        form = RetireForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                entry_retire(
+                    entry=entry,
+                    actor=request.user,
+                    reason=form.cleaned_data["reason"],
+                    replaced_by=form.cleaned_data["replaced_by"],
+                )
+            except ServiceError as error:
+                form.add_error(None, str(error))
+            else:
+                messages.success(request, f"{entry.public_id} is retired; agents get 410 Gone from the next release.")
+                return HttpResponseRedirect(reverse("admin:knowledge_entry_change", args=[entry.pk]))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "entry": entry,
+            "form": form,
+            "title": f"Retire {entry.public_id}",
+        }
+        return TemplateResponse(request, "admin/knowledge/entry/retire.html", context)
+
+    def render_change_form(self, request: HttpRequest, context: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        obj = kwargs.get("obj")
+        if obj is not None:
+            context["can_retire"] = obj.retired_at is None and self._namespaces(request, Role.REVIEWER).filter(
+                pk=obj.namespace_id
+            ).exists()
+        return super().render_change_form(request, context, *args, **kwargs)
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet[Entry], search_term: str) -> Any:
+        queryset, duplicates = super().get_search_results(request, queryset, search_term)
+        return queryset.distinct(), False

@@ -1,0 +1,92 @@
+"""Forms of the editorial admin: list fields as comma-separated text, optimistic locking."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from knowledge.errors import STALE_DRAFT
+from knowledge.models import Entry, EntryVersion
+from knowledge.services.content import VersionContent
+
+
+class CommaListField(forms.CharField):
+    """A list of strings typed as `a, b, c`."""
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, list | tuple):
+            return ", ".join(value)
+        return value
+
+    def to_python(self, value: Any) -> list[str]:  # type: ignore[override]
+        text = super().to_python(value) or ""
+        return [item.strip() for item in text.replace("，", ",").split(",") if item.strip()]
+
+
+CONTENT_FIELDS = ["title", "summary", "body", "tags", "confidence", "links", "updated"]
+
+
+class ContentFormMixin(forms.Form):
+    tags = CommaListField(required=False, help_text="Comma-separated, e.g. token, budget.")
+    links = CommaListField(required=False, help_text="Related entry IDs, e.g. EG-201, EG-101.")
+
+    def version_content(self) -> VersionContent:
+        data = self.cleaned_data
+        return VersionContent.build(**{name: data[name] for name in CONTENT_FIELDS})
+
+
+class EntryCreateForm(ContentFormMixin, forms.ModelForm):  # type: ignore[type-arg]
+    """A new entry: its category (which fixes namespace and ID block) and its first draft."""
+
+    title = forms.CharField(max_length=200)
+    summary = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    body = forms.CharField(widget=forms.Textarea(attrs={"rows": 14}), help_text="Markdown.")
+    confidence = forms.DecimalField(min_value=0, max_value=1, decimal_places=2, initial="0.90")
+    updated = forms.DateField(help_text="The date agents see, YYYY-MM-DD.")
+
+    class Meta:
+        model = Entry
+        fields = ["category"]
+
+
+class VersionForm(ContentFormMixin, forms.ModelForm):  # type: ignore[type-arg]
+    """Edits a draft. `based_on` carries the lock version the editor started from (optimistic lock)."""
+
+    based_on = forms.IntegerField(widget=forms.HiddenInput)
+
+    class Meta:
+        model = EntryVersion
+        fields = ["title", "summary", "body", "tags", "confidence", "links", "updated"]
+        widgets = {"summary": forms.Textarea(attrs={"rows": 2}), "body": forms.Textarea(attrs={"rows": 16})}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["based_on"].initial = self.instance.lock_version
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        expected = cleaned.get("based_on")
+        if self.instance.pk and expected is not None:
+            # The admin's change view runs in a transaction: this row lock lasts until the save.
+            current = EntryVersion.objects.select_for_update().values_list("lock_version", flat=True).get(
+                pk=self.instance.pk
+            )
+            if current != expected:
+                # Keep every typed character and move the form onto the saved draft, so that a
+                # second save, after the editor compared both, goes through.
+                self.data = self.data.copy()
+                self.data[self.add_prefix("based_on")] = str(current)
+                raise forms.ValidationError(STALE_DRAFT.format(expected=expected, current=current), code="conflict")
+        return cleaned
+
+
+class NoteForm(forms.Form):
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    publish_at = forms.DateTimeField(required=False, help_text="Optional scheduled go-live (approve only).")
+
+
+class RetireForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), help_text="Agents receive it with 410 Gone.")
+    replaced_by = forms.CharField(required=False, max_length=32, help_text="Optional replacement ID.")

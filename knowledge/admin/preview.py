@@ -1,0 +1,93 @@
+"""What reviewers look at: the diff against the live version, the agent's view, the warnings."""
+
+from __future__ import annotations
+
+import difflib
+import json
+
+import markdown
+import nh3
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+
+from knowledge.models import Entry, EntryVersion
+from knowledge.retrieval.authoring import Draft, authoring_warnings
+from knowledge.retrieval.render.context_json import entry_payload
+from knowledge.retrieval.snapshot import EntryRecord
+
+DIFF_FIELDS = ["title", "summary", "body", "tags", "links", "confidence", "updated"]
+
+
+def _field_lines(version: EntryVersion | None, field: str) -> list[str]:
+    if version is None:
+        return []
+    value = getattr(version, field)
+    if isinstance(value, list):
+        return [", ".join(value)]
+    return str(value).splitlines() or [""]
+
+
+def diff_table(version: EntryVersion) -> SafeString:
+    """A side-by-side diff of each field against the live version (or “new entry”)."""
+    live = version.entry.live_version
+    if live is not None and live.pk == version.pk:
+        return mark_safe("<p>This is the live version.</p>")  # noqa: S308
+    differ = difflib.HtmlDiff(wrapcolumn=70)
+    tables = []
+    for field in DIFF_FIELDS:
+        before, after = _field_lines(live, field), _field_lines(version, field)
+        if before == after:
+            continue
+        old = f"live v{live.number}" if live else "(new entry)"
+        tables.append(
+            format_html("<h4>{}</h4>{}", field, mark_safe(differ.make_table(before, after, old, f"v{version.number}")))  # noqa: S308
+        )
+    if not tables:
+        return mark_safe("<p>No change from the live version.</p>")  # noqa: S308
+    return mark_safe('<div class="evergreen-diff">' + "".join(tables) + "</div>")  # noqa: S308
+
+
+def preview_html(version: EntryVersion) -> SafeString:
+    """The entry as /api/context returns it, and its body rendered from Markdown (sanitised)."""
+    record = EntryRecord(
+        id=version.entry.public_id,
+        category=version.entry.category.slug,
+        title=version.title,
+        summary=version.summary,
+        body=version.body,
+        tags=tuple(version.tags),
+        confidence=float(version.confidence),
+        tokens=version.tokens,
+        updated=version.updated.isoformat(),
+        version=version.number,
+        content_hash=version.content_hash,
+        links=tuple(version.links),
+    )
+    url = version.entry.namespace.base_url.rstrip("/") + f"/api/entries/{record.id}"
+    payload = json.dumps(entry_payload(record, url=url), ensure_ascii=False, indent=2)
+    body = nh3.clean(markdown.markdown(version.body, extensions=["tables", "fenced_code"]))
+    return format_html(
+        "<p><strong>{} tokens</strong> (seed §4 estimate of title + summary + body)</p>"
+        '<div class="evergreen-preview">{}</div><details><summary>JSON</summary><pre>{}</pre></details>',
+        version.tokens,
+        mark_safe(body),  # noqa: S308  # sanitised by nh3
+        payload,
+    )
+
+
+def warnings_html(version: EntryVersion) -> SafeString:
+    entries = Entry.objects.filter(namespace_id=version.entry.namespace_id, public_id__in=version.links)
+    states = {e.public_id: "retired" if e.retired_at else "live" for e in entries}
+    draft = Draft(
+        title=version.title,
+        summary=version.summary,
+        body=version.body,
+        confidence=float(version.confidence),
+        updated=version.updated,
+        links=tuple(version.links),
+    )
+    warnings = authoring_warnings(draft, link_states=states, today=timezone.localdate())
+    if not warnings:
+        return mark_safe("<p>None.</p>")  # noqa: S308
+    return format_html('<ul class="evergreen-warnings">{}</ul>', format_html_join("", "<li>{}</li>", ((w,) for w in warnings)))

@@ -1,0 +1,243 @@
+"""Admin for versions: edit drafts, compare with the live version, move them through review."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+
+from knowledge.admin.base import NamespaceScopedAdmin
+from knowledge.admin.forms import NoteForm, VersionForm
+from knowledge.admin.preview import diff_table, preview_html, warnings_html
+from knowledge.errors import ServiceError
+from knowledge.models import EntryVersion, Role, VersionState
+from knowledge.models.review import ReviewItem
+from knowledge.selectors.permissions import namespaces_for_user
+from knowledge.services.versions import (
+    version_approve,
+    version_publish,
+    version_reject,
+    version_save,
+    version_submit,
+    version_withdraw,
+)
+from knowledge.workflow import TRANSITIONS, TransitionError
+
+ACTIONS: dict[str, Callable[..., EntryVersion]] = {
+    "submit": version_submit,
+    "approve": version_approve,
+    "reject": version_reject,
+    "publish": version_publish,
+    "withdraw": version_withdraw,
+}
+BUTTONS = [
+    ("submit", "Submit for review"),
+    ("approve", "Approve"),
+    ("reject", "Reject"),
+    ("publish", "Publish"),
+    ("withdraw", "Withdraw"),
+]
+
+
+def available_actions(state: str) -> list[tuple[str, str]]:
+    allowed = {action for (source, _), action in TRANSITIONS.items() if source == state}
+    return [(action, label) for action, label in BUTTONS if action in allowed]
+
+
+def run_action(request: HttpRequest, version: EntryVersion, action: str, *, note: str = "", **extra: Any) -> bool:
+    """Run one transition and report it as a message; a refusal changes nothing."""
+    try:
+        ACTIONS[action](version=version, actor=request.user, note=note, **extra)
+    except (ServiceError, TransitionError) as error:
+        messages.error(request, f"{version}: {error}")
+        return False
+    return True
+
+
+class VersionAdminBase(NamespaceScopedAdmin):
+    namespace_path = "entry__namespace"
+    list_display = ["version_label", "title", "state", "author", "reviewer", "tokens", "confidence", "modified_at"]
+    list_select_related = ["entry", "author", "reviewer"]
+    search_fields = ["entry__public_id", "title"]
+    actions = ["bulk_submit", "bulk_approve", "bulk_publish", "bulk_withdraw"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # a version starts from its entry: "Add entry" or "Edit" on an entry
+
+    @admin.display(description="Version", ordering="entry__number")
+    def version_label(self, obj: EntryVersion) -> str:
+        return f"{obj.entry.public_id} v{obj.number}"
+
+    def _bulk(self, request: HttpRequest, queryset: QuerySet[EntryVersion], action: str) -> None:
+        done = sum(run_action(request, version, action) for version in queryset.select_related("entry"))
+        if done:
+            messages.success(request, f"{action.title()}: {done} version(s).")
+
+    @admin.action(description="Submit the selected drafts for review")
+    def bulk_submit(self, request: HttpRequest, queryset: QuerySet[EntryVersion]) -> None:
+        self._bulk(request, queryset, "submit")
+
+    @admin.action(description="Approve the selected versions")
+    def bulk_approve(self, request: HttpRequest, queryset: QuerySet[EntryVersion]) -> None:
+        self._bulk(request, queryset, "approve")
+
+    @admin.action(description="Publish the selected approved versions")
+    def bulk_publish(self, request: HttpRequest, queryset: QuerySet[EntryVersion]) -> None:
+        self._bulk(request, queryset, "publish")
+
+    @admin.action(description="Withdraw the selected versions")
+    def bulk_withdraw(self, request: HttpRequest, queryset: QuerySet[EntryVersion]) -> None:
+        self._bulk(request, queryset, "withdraw")
+
+
+@admin.register(EntryVersion)
+class EntryVersionAdmin(VersionAdminBase):
+    form = VersionForm
+    list_filter = ["state", "entry__namespace"]
+    readonly_fields = [
+        "entry_link", "number", "state", "author", "reviewer", "review_note", "publish_at", "tokens",
+        "content_hash", "warnings", "diff", "preview", "created_at", "modified_at",
+    ]
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        editable = ["title", "summary", "body", "tags", "confidence", "links", "updated", "based_on"]
+        content = editable if self._is_editable(request, obj) else [f for f in editable if f != "based_on"]
+        return [
+            (None, {"fields": ["entry_link", "number", "state", "tokens"]}),
+            ("Authoring warnings", {"fields": ["warnings"]}),
+            ("Content", {"fields": content}),
+            ("Compared with the live version", {"fields": ["diff"]}),
+            ("How agents will see it", {"fields": ["preview"]}),
+            ("Review", {"fields": ["author", "reviewer", "review_note", "publish_at", "content_hash"]}),
+        ]
+
+    def _is_editable(self, request: HttpRequest, obj: EntryVersion | None) -> bool:
+        return (
+            obj is not None
+            and obj.state == VersionState.DRAFT
+            and obj.entry.retired_at is None
+            and self._namespaces(request, Role.EDITOR).filter(pk=obj.entry.namespace_id).exists()
+        )
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        if self._is_editable(request, obj):
+            return self.readonly_fields
+        return [*self.readonly_fields, "title", "summary", "body", "tags", "confidence", "links", "updated"]
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self.has_view_permission(request, obj)
+
+    def save_model(self, request: HttpRequest, obj: EntryVersion, form: Any, change: bool) -> None:
+        saved = version_save(
+            version=obj,
+            content=form.version_content(),
+            expected_lock_version=form.cleaned_data["based_on"],
+            actor=request.user,
+        )
+        obj.lock_version = saved.lock_version
+
+    def entry_link(self, obj: EntryVersion) -> str:
+        url = reverse("admin:knowledge_entry_change", args=[obj.entry_id])
+        return format_html('<a href="{}">{}</a> ({})', url, obj.entry.public_id, obj.entry.namespace.slug)
+
+    entry_link.short_description = "Entry"  # type: ignore[attr-defined]
+
+    @admin.display(description="Warnings")
+    def warnings(self, obj: EntryVersion) -> str:
+        return warnings_html(obj)
+
+    @admin.display(description="Diff")
+    def diff(self, obj: EntryVersion) -> str:
+        return diff_table(obj)
+
+    @admin.display(description="Preview")
+    def preview(self, obj: EntryVersion) -> str:
+        return preview_html(obj)
+
+    def render_change_form(self, request: HttpRequest, context: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        obj = kwargs.get("obj")
+        if obj is not None:
+            context["transition_buttons"] = available_actions(obj.state)
+            context["note_form"] = NoteForm()
+        return super().render_change_form(request, context, *args, **kwargs)
+
+    def get_urls(self) -> list[Any]:
+        view = self.admin_site.admin_view(self.transition_view)
+        return [
+            path("<int:pk>/transition/<str:action>/", view, name="knowledge_entryversion_transition"),
+            *super().get_urls(),
+        ]
+
+    def transition_view(self, request: HttpRequest, pk: int, action: str) -> HttpResponse:
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        version = get_object_or_404(self.get_queryset(request).select_related("entry"), pk=pk)
+        back = reverse("admin:knowledge_entryversion_change", args=[version.pk])
+        if action not in ACTIONS:
+            messages.error(request, f"Unknown action “{action}”.")
+            return HttpResponseRedirect(back)
+        form = NoteForm(request.POST)
+        form.is_valid()
+        extra: dict[str, Any] = {}
+        if action == "approve" and form.cleaned_data.get("publish_at"):
+            extra["publish_at"] = form.cleaned_data["publish_at"]
+        if run_action(request, version, action, note=form.cleaned_data.get("note", ""), **extra):
+            messages.success(request, f"{version}: {action} done.")
+        return HttpResponseRedirect(back)
+
+
+class AwaitingMeFilter(admin.SimpleListFilter):
+    title = "queue"
+    parameter_name = "queue"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("all", "Including my own versions")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value() == "all":
+            return queryset
+        return queryset.filter(~Q(author=request.user) | Q(entry__namespace__allow_self_approval=True))
+
+
+@admin.register(ReviewItem)
+class ReviewQueueAdmin(VersionAdminBase):
+    """“Awaiting your review”: versions in review in the namespaces you review, not your own."""
+
+    view_role = Role.REVIEWER
+    list_display = ["version_label", "title", "namespace", "author", "submitted_at", "tokens", "confidence", "open"]
+    list_filter = [AwaitingMeFilter, "entry__namespace"]
+    actions = ["bulk_approve"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        reviewable = namespaces_for_user(user=request.user, role=Role.REVIEWER)
+        return (
+            ReviewItem.objects.filter(state=VersionState.IN_REVIEW, entry__namespace__in=reviewable)
+            .select_related("entry__namespace", "author")
+            .order_by("submitted_at")
+        )
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return namespaces_for_user(user=request.user, role=Role.REVIEWER).exists()
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self.has_module_permission(request)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="Namespace")
+    def namespace(self, obj: EntryVersion) -> str:
+        return obj.entry.namespace.slug
+
+    @admin.display(description="")
+    def open(self, obj: EntryVersion) -> str:
+        url = reverse("admin:knowledge_entryversion_change", args=[obj.pk])
+        waited = timezone.now() - (obj.submitted_at or obj.modified_at)
+        return format_html('<a href="{}">Review (waiting {}h)</a>', url, int(waited.total_seconds() // 3600))
