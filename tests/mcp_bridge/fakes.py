@@ -178,9 +178,7 @@ class FakeBackend:
         self._note("entry_page")
         ordered = sorted(self.entries, key=lambda e: e["id"])
         rest = [e for e in ordered if after is None or e["id"] > after]
-        items = tuple(
-            EntrySummary(e["id"], e["title"], e["summary"], e["category"], e["updated"]) for e in rest[:size]
-        )
+        items = tuple(EntrySummary(e["id"], e["title"], e["summary"], e["category"], e["updated"]) for e in rest[:size])
         return EntryPage(items=items, next_after=items[-1].id if len(rest) > size else None)
 
     def scenarios(self) -> Sequence[PromptPackInfo]:
