@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
 
 from bench.datasets import load_dev_queries, load_documents
 from knowledge.retrieval.documents import Document

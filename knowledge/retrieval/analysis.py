@@ -44,7 +44,9 @@ class AnalyzerConfig:
 
 def normalize_text(text: str) -> str:
     """Fold full-width forms and compatibility characters (NFKC) and case, so ＥＧ－２０２ == eg-202."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    # Casefolding can produce characters NFKC would change again (e.g. ẞ -> ss is fine, but
+    # some compatibility forms are not), so fold, then normalize once more: idempotent.
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
 
 
 def normalize_key(text: str) -> str:
@@ -126,24 +128,31 @@ def analyze_tags(tags: tuple[str, ...], config: AnalyzerConfig) -> list[str]:
     """Tag terms: each tag's exact key (prefixed so it cannot collide) plus its analysed words."""
     terms: list[str] = []
     for tag in tags:
-        key = normalize_key(tag)
+        key = _join_words(list(split_words(tag, config)))
         if key:
             terms.append(TAG_PREFIX + key)
             terms.extend(analyze_text(tag, config))
     return terms
 
 
+def _join_words(words: list[tuple[str, bool]]) -> str:
+    """Words back into one key: Chinese words touch, everything else is separated by a space."""
+    joined = ""
+    for offset, (word, is_cjk) in enumerate(words):
+        previous_cjk = offset > 0 and words[offset - 1][1]
+        joined += word if offset == 0 or (is_cjk and previous_cjk) else " " + word
+    return joined
+
+
 def exact_tag_candidates(topic: str, config: AnalyzerConfig, *, longest: int = 4) -> set[str]:
-    """Tag keys a topic could name exactly: its whole text and every run of up to `longest` words."""
+    """Tag keys a topic could name exactly: every run of up to `longest` of its words."""
     words = list(split_words(topic, config))
-    candidates = {TAG_PREFIX + normalize_key(topic)}
-    for start in range(len(words)):
-        joined = ""
-        for offset, (word, is_cjk) in enumerate(words[start : start + longest]):
-            previous_cjk = offset > 0 and words[start + offset - 1][1]
-            joined += word if offset == 0 or (is_cjk and previous_cjk) else " " + word
-            candidates.add(TAG_PREFIX + joined)
-    return candidates
+    return {
+        TAG_PREFIX + _join_words(words[start : start + length])
+        for start in range(len(words))
+        for length in range(1, longest + 1)
+        if start + length <= len(words)
+    }
 
 
 def is_coverage_term(term: str, config: AnalyzerConfig) -> bool:

@@ -110,6 +110,8 @@ class SearchIndex:
             "analyzer": asdict(analyzer),
             "params": params.to_meta(),
             "options": asdict(options or SearchOptions()),
+            # Without tags, exact-tag lookups (a few per query word) would be wasted work.
+            "has_tags": any(d.tags for d in documents),
         }
         arrays = {
             "term_hashes": postings.vocabulary.hashes,
@@ -236,7 +238,7 @@ class SearchIndex:
             for term in unknown
             if is_coverage_term(term, self.analyzer) and not any(part in term for part in known_terms)
         )
-        if ranker == "bm25f":
+        if ranker == "bm25f" and self._meta.get("has_tags", True):
             # Exact tags add weight but not coverage: the words of the tag are already terms.
             for candidate in exact_tag_candidates(topic, self.analyzer):
                 term_id = self.vocabulary.lookup(candidate)

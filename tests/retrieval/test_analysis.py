@@ -1,0 +1,64 @@
+"""Analysis: the same terms at index and query time, in Chinese, English and mixed text."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from knowledge.retrieval.analysis import (
+    AnalyzerConfig,
+    analyze_tags,
+    analyze_text,
+    exact_tag_candidates,
+    normalize_text,
+)
+
+CONFIG = AnalyzerConfig()
+
+
+def test_english_is_lowercased_stemmed_and_stopped() -> None:
+    assert analyze_text("What are the Effects of Heated Boundary Layers?", CONFIG) == [
+        "effect",
+        "heat",
+        "boundari",
+        "layer",
+    ]
+
+
+def test_chinese_is_segmented_without_particles_or_question_words() -> None:
+    terms = analyze_text("Token 预算纪律是什么？哪几个部分组成", CONFIG)
+
+    assert "预算" in terms
+    assert "纪律" in terms
+    assert "token" in terms
+    assert not {"是", "什么", "哪几个", "？"} & set(terms)
+
+
+def test_full_width_text_folds_to_the_same_terms() -> None:
+    assert analyze_text("ＴＯＫＥＮ　ＢＵＤＧＥＴ　ＥＧ－２０２", CONFIG) == analyze_text("token budget EG-202", CONFIG)
+
+
+def test_ids_are_one_term_plus_their_parts() -> None:
+    assert analyze_text("see CRAN-0001", CONFIG) == ["see", "cran-0001", "cran", "0001"]
+
+
+def test_place_names_starting_with_question_characters_survive() -> None:
+    assert "几内亚" in "".join(analyze_text("几内亚的首都", CONFIG))
+
+
+def test_tags_index_their_exact_key_and_words() -> None:
+    assert analyze_tags(("A/B Test",), CONFIG) == ["#a b test", "b", "test"]
+    assert "#a b test" in exact_tag_candidates("how to run an A/B test", CONFIG)
+
+
+@given(st.text(max_size=60))
+def test_analysis_is_deterministic_and_never_yields_empty_terms(text: str) -> None:
+    first = analyze_text(text, CONFIG)
+
+    assert first == analyze_text(text, CONFIG)
+    assert all(term.strip() for term in first)
+
+
+@given(st.text(max_size=40))
+def test_folding_is_idempotent(text: str) -> None:
+    assert normalize_text(normalize_text(text)) == normalize_text(text)
