@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Final, Literal, cast
 
 from jsonschema import Draft202012Validator
@@ -81,9 +82,11 @@ class Tool:
     tags: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
     validator: Draft202012Validator = field(init=False, repr=False, compare=False)
+    output_validator: Draft202012Validator = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "validator", Draft202012Validator(self.input_schema))
+        object.__setattr__(self, "output_validator", Draft202012Validator(self.output_schema))
 
     def definition(self) -> dict[str, Any]:
         """The MCP ``Tool`` object of ``tools/list`` (both eras)."""
@@ -169,10 +172,12 @@ def _feedback(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
     return ToolResult(structured=structured, note=FEEDBACK_QUEUED_MESSAGE.format(id=receipt.id))
 
 
+@lru_cache(maxsize=128)
 def build_tools(info: NamespaceInfo) -> tuple[Tool, ...]:
     """The namespace's tools, in a fixed order (MCP 2026-07-28 tools.mdx: deterministic ordering).
 
-    Descriptions state units, ranges, the result and the errors; they never quote entry text.
+    Descriptions state units, ranges, the result and the errors; they never quote entry text. Cached
+    per ``NamespaceInfo`` (frozen, so a changed namespace is a new key) to compile the validators once.
     """
     example_id = f"{info.id_prefix}-202"
     categories = ", ".join(info.categories)
@@ -299,7 +304,7 @@ def call_tool(tool: Tool, arguments: Mapping[str, Any], backend: Backend) -> Too
         note = INVALID_ARGUMENTS_MESSAGE.format(tool=tool.name, where=f"$.{exc.param}", problem=exc.message)
         return _failure("invalid_arguments", note, {"error": exc.code, "param": exc.param})
     if result.structured is not None:
-        mismatch = best_match(Draft202012Validator(tool.output_schema).iter_errors(result.structured))
+        mismatch = best_match(tool.output_validator.iter_errors(result.structured))
         if mismatch is not None:
             logger.error("%s returned a payload outside its outputSchema: %s", tool.name, mismatch.message)
             raise OutputSchemaError(tool.name)
