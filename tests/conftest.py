@@ -35,6 +35,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.skip(reason=reason))
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> Any:
+    """Each test starts with an empty cache: no pending-build markers or cached responses leak."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.fixture
 def ns_a(db: Any) -> Namespace:
     return NamespaceFactory(slug="alpha", prefix="AL", name="Alpha")

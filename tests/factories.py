@@ -79,3 +79,10 @@ def content(**overrides: Any) -> VersionContent:
     }
     fields.update(overrides)
     return VersionContent.build(**fields)
+
+
+def committed() -> Any:
+    """Run the on-commit callbacks (release builds) registered inside the block, as a commit would."""
+    from django.test import TestCase
+
+    return TestCase.captureOnCommitCallbacks(execute=True)

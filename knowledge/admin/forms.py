@@ -39,7 +39,7 @@ class ContentFormMixin(forms.Form):
 class EntryCreateForm(ContentFormMixin, forms.ModelForm):  # type: ignore[type-arg]
     """A new entry: its category (which fixes namespace and ID block) and its first draft."""
 
-    title = forms.CharField(max_length=200)
+    title = forms.CharField(max_length=500)
     summary = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
     body = forms.CharField(widget=forms.Textarea(attrs={"rows": 14}), help_text="Markdown.")
     confidence = forms.DecimalField(min_value=0, max_value=1, decimal_places=2, initial="0.90")

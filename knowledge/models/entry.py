@@ -68,7 +68,7 @@ class EntryVersion(UndeletableModel):
         max_length=16, choices=VersionState.choices, default=VersionState.DRAFT, editable=False
     )
 
-    title = models.CharField(max_length=200)
+    title = models.CharField(max_length=500)
     summary = models.TextField(blank=True, help_text="One or two sentences with the key words; agents route on it.")
     body = models.TextField(help_text="Markdown.")
     tags = models.JSONField(default=list, blank=True)

@@ -26,7 +26,7 @@ class Namespace(models.Model):
 
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=120)
-    prefix = models.CharField(max_length=16, unique=True, validators=[PREFIX_VALIDATOR])
+    prefix = models.CharField(max_length=16, validators=[PREFIX_VALIDATOR])
     id_digits = models.PositiveSmallIntegerField(
         default=3,
         validators=[MinValueValidator(3), MaxValueValidator(9)],

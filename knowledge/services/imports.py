@@ -26,7 +26,7 @@ from knowledge.services.entries import _next_free_number
 from knowledge.services.releases import release_request_build
 
 FIELDS = {"id", "title", "summary", "body", "tags", "category", "confidence", "links", "updated"}
-MAX_TITLE = 200
+MAX_TITLE = 500
 Progress = Callable[[int, int], None]
 
 
@@ -81,8 +81,8 @@ def _parse_line(line_no: int, raw: str, *, today: date) -> ImportLine:
         raise ValueError("“title” is required and must be a non-empty string")
     if len(title) > MAX_TITLE:
         raise ValueError(f"“title” is longer than {MAX_TITLE} characters")
-    if not isinstance(body, str) or not body.strip():
-        raise ValueError("“body” is required and must be a non-empty string")
+    if not isinstance(body, str):
+        raise ValueError("“body” is required and must be a string (it may be empty)")
     summary = data.get("summary") or ""
     if not isinstance(summary, str):
         raise ValueError("“summary” must be a string")

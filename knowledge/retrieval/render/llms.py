@@ -76,8 +76,9 @@ def _demote_headings(markdown: str) -> str:
         stripped = line.lstrip()
         if stripped.startswith("#"):
             text = stripped.lstrip("#").strip()
-            line = f"**{text}**" if text else ""
-        lines.append(line)
+            lines.append(f"**{text}**" if text else "")
+        else:
+            lines.append(line)
     return "\n".join(lines)
 
 

@@ -1,0 +1,74 @@
+"""Budget packing of seed §4: whole entries in rank order, skip what does not fit, never exceed the budget."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from knowledge.retrieval.ranking import Hit
+
+BUDGET_DEFAULT = 2000
+BUDGET_MIN = 200  # seed §4: budget is clamped to [200, 8000]
+BUDGET_MAX = 8000
+# After the budget first refuses an entry, try at most this many further hits. Past it the pack stops
+# (truncated stays true): it bounds the work of a large hit set at a small budget, and only ever
+# gives up entries that would have been squeezed into the leftover tokens of an already full pack.
+MAX_SKIPS = 256
+OMITTED_LISTED = 20  # how many left-out hits the response names (the count covers them all)
+
+
+def clamp_budget(budget: int | None) -> int:
+    """Seed §4: default 2000, clamped to [200, 8000]."""
+    if budget is None:
+        return BUDGET_DEFAULT
+    return max(BUDGET_MIN, min(BUDGET_MAX, budget))
+
+
+@dataclass(frozen=True, slots=True)
+class Pack:
+    """What went into the response and what the budget left out."""
+
+    packed: tuple[Hit, ...]
+    omitted: tuple[Hit, ...]  # hits seen and refused for budget, in rank order (first OMITTED_LISTED)
+    used_tokens: int
+    truncated: bool  # a matching entry was left out because of the budget
+
+
+def pack_to_budget(
+    hits: Iterable[Hit],
+    *,
+    tokens_of: Callable[[int], int],
+    budget: int,
+    min_tokens: int | None,
+    limit: int | None = None,
+) -> Pack:
+    """Take hits in rank order, each whole or not at all; skip one that does not fit and try the next.
+
+    `min_tokens` is the cheapest hit's cost: once the leftover budget is below it nothing else can
+    fit, so the scan stops. The pack is empty only when the budget is below the cheapest hit (or
+    `limit` is 0). `limit` caps the number of packed entries without touching `truncated`.
+    """
+    packed: list[Hit] = []
+    omitted: list[Hit] = []
+    used = 0
+    skips = 0
+    truncated = False
+    floor = min_tokens or 0
+    for hit in hits:
+        if limit is not None and len(packed) >= limit:
+            break
+        cost = tokens_of(hit.position)
+        if used + cost <= budget:
+            packed.append(hit)
+            used += cost
+            continue
+        truncated = True
+        if len(omitted) < OMITTED_LISTED:
+            omitted.append(hit)
+        if budget - used < floor:
+            break
+        if packed:
+            skips += 1
+            if skips >= MAX_SKIPS:
+                break
+    return Pack(packed=tuple(packed), omitted=tuple(omitted), used_tokens=used, truncated=truncated)

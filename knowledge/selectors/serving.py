@@ -1,0 +1,267 @@
+"""What the read surface serves: namespaces and their active release, loaded once per process.
+
+A request resolves its namespace through a short-lived in-process cache (NAMESPACE_TTL_SECONDS, so a
+publish is visible within a second without a query per request), then reads the active release from
+the loaded-release cache: artifacts, the compiled index and the snapshot, read from the database once
+per process per release id and shared by every request. Serving never touches entry rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from bisect import bisect_left
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import orjson
+from django.db.models import Q
+
+from knowledge.ids import ID_PATTERN
+from knowledge.models import ApiKey, Artifact, EvaluationRun, Namespace, NamespaceHost
+from knowledge.retrieval.index import SearchIndex
+from knowledge.retrieval.payload import ReleaseView
+from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON, etag_of
+from knowledge.retrieval.render.site import render_site_json, snapshot_from_artifacts
+from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot, Tombstone
+from knowledge.selectors.snapshots import snapshot_read
+
+NAMESPACE_TTL_SECONDS = 1.0  # a publish or a revoked key is visible within this time
+LOADED_RELEASES_MAX = 32
+NEAREST_COUNT = 3  # seed §6 / §5: an unknown ID answers with the three nearest existing IDs
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class NamespaceState:
+    """A namespace as the gateway needs it: identity, access, limits and its active release."""
+
+    id: int
+    slug: str
+    is_public: bool
+    rate_limit: str
+    release_id: int | None
+    release_key: str | None  # changes whenever the active release does; part of every cache key
+
+
+@dataclass(frozen=True, slots=True)
+class ServedArtifact:
+    content: bytes
+    content_type: str
+    etag: str
+
+
+@dataclass
+class LoadedRelease:
+    """One release in memory: its artifacts, compiled index and snapshot (entries by index position)."""
+
+    release_id: int
+    key: str
+    snapshot: Snapshot
+    stamp: ReleaseStamp
+    index: SearchIndex
+    artifacts: dict[str, ServedArtifact]
+    by_id: dict[str, int]
+    tombstones: dict[str, Tombstone]
+    numbered: list[tuple[int, str]]  # (number, id) ascending, for the nearest IDs
+    view: ReleaseView
+    memo: dict[Any, Any] = field(default_factory=dict)
+
+    def entry(self, entry_id: str) -> EntryRecord | None:
+        position = self.by_id.get(entry_id)
+        return None if position is None else self.snapshot.entries[position]
+
+    def nearest(self, entry_id: str) -> tuple[str, ...]:
+        """The three published IDs whose numbers are closest to the requested one (ties: lower first)."""
+        match = ID_PATTERN.match(entry_id)
+        if not self.numbered:
+            return ()
+        if match is None:
+            return tuple(i for _, i in self.numbered[:NEAREST_COUNT])
+        number = int(match["number"])
+        at = bisect_left(self.numbered, (number, ""))
+        window = self.numbered[max(0, at - NEAREST_COUNT) : at + NEAREST_COUNT]
+        window.sort(key=lambda item: (abs(item[0] - number), item[0]))
+        return tuple(i for _, i in window[:NEAREST_COUNT])
+
+    def memoized(self, key: Any, build: Callable[[], T]) -> T:
+        """Compute once per release and process (pages, entry payloads): a release never changes."""
+        try:
+            return self.memo[key]  # type: ignore[no-any-return]
+        except KeyError:
+            value = self.memo[key] = build()
+            return value
+
+
+class _TtlCache:
+    def __init__(self) -> None:
+        self._items: dict[Any, tuple[float, Any]] = {}
+
+    def get(self, key: Any, load: Callable[[], Any]) -> Any:
+        now = time.monotonic()
+        hit = self._items.get(key)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        value = load()
+        self._items[key] = (now + NAMESPACE_TTL_SECONDS, value)
+        return value
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+_states = _TtlCache()
+_releases: OrderedDict[int, LoadedRelease] = OrderedDict()
+_load_lock = threading.Lock()
+
+
+def serving_caches_clear() -> None:
+    """Forget every cached namespace, key and loaded release of this process (tests, admin actions)."""
+    _states.clear()
+    with _load_lock:
+        _releases.clear()
+
+
+def _release_key(namespace: Namespace) -> str | None:
+    release = namespace.active_release
+    if release is None:
+        return None
+    return f"{release.pk}.{release.inputs_hash[:12]}.{int(release.built_at.timestamp())}"
+
+
+def _state(namespace: Namespace | None) -> NamespaceState | None:
+    if namespace is None:
+        return None
+    return NamespaceState(
+        id=namespace.pk,
+        slug=namespace.slug,
+        is_public=namespace.is_public,
+        rate_limit=namespace.rate_limit,
+        release_id=namespace.active_release_id,
+        release_key=_release_key(namespace),
+    )
+
+
+def _namespaces() -> Any:
+    return Namespace.objects.select_related("active_release").only(
+        "id",
+        "slug",
+        "is_public",
+        "rate_limit",
+        "active_release__id",
+        "active_release__inputs_hash",
+        "active_release__built_at",
+    )
+
+
+def namespace_state_get(*, slug: str) -> NamespaceState | None:
+    """The namespace with this slug, or None; at most one query per second per process and slug."""
+    return _states.get(("slug", slug), lambda: _state(_namespaces().filter(slug=slug).first()))  # type: ignore[no-any-return]
+
+
+def namespace_state_for_host(*, host: str) -> NamespaceState | None:
+    """The namespace a host name routes to (NamespaceHost), or None when the host has none."""
+
+    def load() -> NamespaceState | None:
+        found = NamespaceHost.objects.filter(host=host).values_list("namespace_id", flat=True).first()
+        return None if found is None else _state(_namespaces().filter(pk=found).first())
+
+    return _states.get(("host", host), load)  # type: ignore[no-any-return]
+
+
+def api_key_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def api_key_valid(*, namespace_id: int, token: str) -> bool:
+    """Whether the bearer token is an unrevoked key of this namespace (only its SHA-256 is compared)."""
+    digest = api_key_digest(token)
+    return bool(
+        _states.get(
+            ("key", namespace_id, digest),
+            lambda: ApiKey.objects.filter(namespace_id=namespace_id, digest=digest, revoked_at__isnull=True).exists(),
+        )
+    )
+
+
+def _load(release_id: int, key: str) -> LoadedRelease:
+    rows = Artifact.objects.filter(release_id=release_id).values_list("name", "content", "content_type", "etag")
+    artifacts = {name: ServedArtifact(bytes(content), ctype, etag) for name, content, ctype, etag in rows}
+    if SITE_JSON in artifacts:
+        snapshot, stamp = snapshot_from_artifacts(
+            site_json=artifacts[SITE_JSON].content, context_json=artifacts[CONTEXT_JSON].content
+        )
+    else:  # a release built before site.json existed: take the rest of the snapshot from the database
+        snapshot, stamp = _legacy_snapshot(release_id, artifacts[CONTEXT_JSON].content)
+    index = SearchIndex.from_bytes(artifacts[SEARCH_INDEX].content)
+    entries = snapshot.entries
+    numbered = sorted((int(m["number"]), e.id) for e in entries if (m := ID_PATTERN.match(e.id)) is not None)
+    return LoadedRelease(
+        release_id=release_id,
+        key=key,
+        snapshot=snapshot,
+        stamp=stamp,
+        index=index,
+        artifacts=artifacts,
+        by_id={e.id: i for i, e in enumerate(entries)},
+        tombstones={t.id: t for t in snapshot.tombstones},
+        numbered=numbered,
+        view=ReleaseView(release_id=stamp.sequence, namespace=snapshot.namespace, stamp=stamp, entries=entries),
+    )
+
+
+def _legacy_snapshot(release_id: int, context_json: bytes) -> tuple[Snapshot, ReleaseStamp]:
+    namespace = Namespace.objects.get(releases__id=release_id)
+    current = snapshot_read(namespace=namespace)
+    document = orjson.loads(context_json)
+    stamp = ReleaseStamp(
+        sequence=document["releaseId"],
+        knowledge_version=document["knowledgeVersion"],
+        revision=document["revision"],
+        generated_at=document["generatedAt"],
+    )
+    return snapshot_from_artifacts(site_json=render_site_json(current, stamp), context_json=context_json)
+
+
+def release_loaded(*, release_id: int, key: str) -> LoadedRelease:
+    """The release in memory, loading it on first use in this process (one query for its artifacts)."""
+    loaded = _releases.get(release_id)
+    if loaded is not None and loaded.key == key:
+        return loaded
+    with _load_lock:
+        loaded = _releases.get(release_id)
+        if loaded is None or loaded.key != key:
+            loaded = _load(release_id, key)
+            _releases[release_id] = loaded
+            while len(_releases) > LOADED_RELEASES_MAX:
+                _releases.popitem(last=False)
+        _releases.move_to_end(release_id)
+        return loaded
+
+
+def evaluation_latest(*, namespace_id: int) -> dict[str, Any] | None:
+    """The latest evaluation run of the namespace's golden questions, as /metrics.json reports it."""
+    run = (
+        EvaluationRun.objects.filter(namespace_id=namespace_id)
+        .filter(~Q(metrics={}))
+        .select_related("release")
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    if run is None:
+        return None
+    return {
+        "runId": run.pk,
+        "releaseId": run.release.sequence,
+        "knowledgeVersion": run.release.knowledge_version,
+        "measuredAt": run.created_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "metrics": run.metrics,
+    }
+
+
+def served(content: bytes, content_type: str) -> ServedArtifact:
+    return ServedArtifact(content=content, content_type=content_type, etag=etag_of(content))

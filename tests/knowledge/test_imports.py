@@ -1,0 +1,120 @@
+"""import_entries / export_entries: all lines or none, idempotent, round-tripping, dataset-sized."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, VersionState
+from tests.factories import committed
+
+pytestmark = pytest.mark.django_db
+DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
+
+
+def write(tmp_path: Path, rows: list[Any], name: str = "entries.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows) + "\n")
+    return path
+
+
+def run(*args: Any) -> str:
+    out = StringIO()
+    with committed():
+        call_command(*args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+GOOD = [
+    {"id": "AL-001", "title": "Budgets", "body": "Ask for 2000 tokens.", "category": "rule", "tags": ["budget"]},
+    {"title": "Without an ID", "body": "Gets one allocated.", "confidence": 0.8, "updated": "2026-01-02"},
+    {"id": "XX-009", "title": "Foreign ID", "body": "Gets a new ID of this namespace."},
+]
+
+
+def test_a_file_with_one_bad_line_imports_nothing(ns_a: Namespace, tmp_path: Path) -> None:
+    rows = [*GOOD, {"body": "No title"}, "{not json", {"title": "x", "body": "y", "confidence": 3}]
+    err = StringIO()
+    with pytest.raises(CommandError, match="3 bad line"):
+        call_command("import_entries", str(write(tmp_path, rows)), "--namespace", "alpha", stderr=err)
+    assert "entries.jsonl:4: “title” is required" in err.getvalue()
+    assert "entries.jsonl:5: not valid JSON" in err.getvalue()
+    assert "entries.jsonl:6: “confidence” must be a number between 0 and 1" in err.getvalue()
+    assert not Entry.objects.filter(namespace=ns_a).exists()
+
+
+def test_an_unknown_category_imports_nothing(ns_a: Namespace, tmp_path: Path) -> None:
+    with pytest.raises(CommandError):
+        call_command(
+            "import_entries",
+            str(write(tmp_path, [*GOOD, {"title": "t", "body": "b", "category": "gossip"}])),
+            "--namespace",
+            "alpha",
+            stderr=StringIO(),
+        )
+    assert not Entry.objects.filter(namespace=ns_a).exists()
+
+
+def test_ids_are_kept_or_allocated_and_a_second_import_changes_nothing(
+    ns_a: Namespace, reviewer: Any, tmp_path: Path
+) -> None:
+    path = write(tmp_path, GOOD)
+    assert "3 created" in run("import_entries", str(path), "--namespace", "alpha", "--publish", "--user", "rita")
+    ids = sorted(Entry.objects.filter(namespace=ns_a).values_list("public_id", flat=True))
+    assert ids == ["AL-001", "AL-002", "AL-003"]  # the given one, then the next numbers of the block
+    assert "0 created, 0 changed, 3 unchanged" in run("import_entries", str(path), "--namespace", "alpha", "--publish")
+    assert EntryVersion.objects.filter(entry__namespace=ns_a).count() == 3
+    assert all(v.author == reviewer and v.reviewer == reviewer for v in EntryVersion.objects.all())
+    assert AuditRecord.objects.filter(action="import-publish", namespace=ns_a).count() == 3
+    ns_a.refresh_from_db()
+    assert ns_a.active_release is not None
+    assert ns_a.active_release.entry_count == 3
+
+
+def test_a_changed_line_makes_a_new_version(ns_a: Namespace, tmp_path: Path) -> None:
+    run("import_entries", str(write(tmp_path, GOOD[:1])), "--namespace", "alpha", "--publish")
+    changed = [{**GOOD[0], "body": "Ask for 4000 tokens."}]
+    assert "1 changed" in run("import_entries", str(write(tmp_path, changed)), "--namespace", "alpha", "--publish")
+    entry = Entry.objects.get(public_id="AL-001")
+    assert entry.live_version.number == 2
+    assert entry.versions.get(number=1).state == VersionState.SUPERSEDED
+
+
+def test_without_publish_versions_wait_for_review(ns_a: Namespace, tmp_path: Path) -> None:
+    run("import_entries", str(write(tmp_path, GOOD)), "--namespace", "alpha")
+    assert set(EntryVersion.objects.values_list("state", flat=True)) == {VersionState.DRAFT}
+    ns_a.refresh_from_db()
+    assert ns_a.active_release is None
+
+
+def test_export_then_import_round_trips(ns_a: Namespace, tmp_path: Path) -> None:
+    run("import_entries", str(write(tmp_path, GOOD)), "--namespace", "alpha", "--publish")
+    exported = tmp_path / "export.jsonl"
+    call_command("export_entries", str(exported), "--namespace", "alpha", stderr=StringIO())
+    rows = [json.loads(line) for line in exported.read_text().splitlines()]
+    assert [row["id"] for row in rows] == ["AL-001", "AL-002", "AL-003"]
+    assert "3 unchanged" in run("import_entries", str(exported), "--namespace", "alpha", "--publish")
+    run("import_entries", str(exported), "--namespace", "copy", "--create-namespace", "--publish")
+    copy = Namespace.objects.get(slug="copy")
+    again = tmp_path / "again.jsonl"
+    call_command("export_entries", str(again), "--namespace", "copy", stderr=StringIO())
+    assert again.read_text() == exported.read_text()
+    assert copy.prefix == "AL"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not DATASETS.exists(), reason="the shared datasets are not beside the project")
+@pytest.mark.parametrize(("name", "prefix", "count", "first"), [("cranfield", "CRAN", 1400, "CRAN-0001"), ("cmrc2018", "CMRC", 679, "CMRC-0000")])
+def test_the_shared_datasets_import_with_their_ids(name: str, prefix: str, count: int, first: str) -> None:
+    path = DATASETS / name / "entries.jsonl"
+    out = run("import_entries", str(path), "--namespace", name, "--create-namespace", "--prefix", prefix, "--publish")
+    assert f"{count} created" in out
+    namespace = Namespace.objects.get(slug=name)
+    assert namespace.active_release.entry_count == count
+    assert Entry.objects.filter(namespace=namespace, public_id=first).exists()
+    assert "0 created, 0 changed" in run("import_entries", str(path), "--namespace", name, "--publish")

@@ -1,0 +1,160 @@
+"""Releases: built from published versions, idempotent, coalesced, validated, rolled back byte for byte."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from knowledge.models import Artifact, BuildStatus, EntryVersion, Namespace, Release, ReleaseBuild
+from knowledge.retrieval.render import release as release_render
+from knowledge.selectors.snapshots import snapshot_read
+from knowledge.services.entries import entry_create, entry_retire
+from knowledge.services.releases import release_build, release_rollback
+from knowledge.services.versions import version_approve, version_draft_for_entry, version_publish, version_save, version_submit
+from knowledge.tasks import release_build_task
+from tests.factories import committed, content
+
+pytestmark = pytest.mark.django_db
+
+
+def write_and_publish(ns: Namespace, editor: Any, reviewer: Any, **fields: Any) -> EntryVersion:
+    version = entry_create(namespace=ns, category=ns.categories.get(slug="fact"), content=content(**fields), actor=editor)
+    version_submit(version=version, actor=editor)
+    version_approve(version=version, actor=reviewer)
+    return version_publish(version=version, actor=reviewer)
+
+
+def publish_new(ns: Namespace, editor: Any, reviewer: Any, **fields: Any) -> EntryVersion:
+    with committed():
+        return write_and_publish(ns, editor, reviewer, **fields)
+
+
+def artifacts(release: Release) -> dict[str, bytes]:
+    return {a.name: bytes(a.content) for a in Artifact.objects.filter(release=release)}
+
+
+def test_publish_builds_and_activates_a_release_on_commit(
+    ns_a: Namespace, editor: Any, reviewer: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        write_and_publish(ns_a, editor, reviewer)
+    assert len(callbacks) == 1
+    ns_a.refresh_from_db()
+    release = ns_a.active_release
+    assert release is not None
+    assert release.knowledge_version == "1.0.0"
+    assert release.manifest["entries"][0]["id"] == "AL-000"
+    assert {"context.json", "llms.txt", "llms-full.txt", "search.index"} <= set(artifacts(release))
+
+
+def test_nothing_is_enqueued_before_commit(
+    ns_a: Namespace, editor: Any, reviewer: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        write_and_publish(ns_a, editor, reviewer)
+    assert len(callbacks) == 1
+    assert not Release.objects.filter(namespace=ns_a).exists()
+
+
+def test_builds_are_idempotent(ns_a: Namespace, editor: Any, reviewer: Any, django_capture_on_commit_callbacks: Any) -> None:
+    with django_capture_on_commit_callbacks(execute=False):
+        write_and_publish(ns_a, editor, reviewer)
+    first = release_build_task.apply(args=[ns_a.pk]).get()
+    second = release_build_task.apply(args=[ns_a.pk]).get()
+    assert first == second
+    assert Release.objects.filter(namespace=ns_a).count() == 1
+    assert list(ReleaseBuild.objects.filter(namespace=ns_a).order_by("pk").values_list("status", flat=True)) == [
+        BuildStatus.SUCCEEDED,
+        BuildStatus.UNCHANGED,
+    ]
+
+
+def test_same_inputs_render_byte_identical_artifacts(ns_a: Namespace, editor: Any, reviewer: Any) -> None:
+    publish_new(ns_a, editor, reviewer)
+    release = Release.objects.get(namespace=ns_a)
+    stamp = release_render.ReleaseStamp(
+        sequence=release.sequence,
+        knowledge_version=release.knowledge_version,
+        revision=release.revision.isoformat(),
+        generated_at=release.built_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    )
+    rendered = {a.name: a.content for a in release_render.render_release(snapshot_read(namespace=ns_a), stamp)}
+    assert rendered == artifacts(release)
+
+
+def test_a_burst_of_publishes_builds_one_release(
+    ns_a: Namespace, editor: Any, reviewer: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        for n in range(10):
+            write_and_publish(ns_a, editor, reviewer, title=f"Fact {n}")
+    assert Release.objects.filter(namespace=ns_a).count() == 1
+    assert Release.objects.get(namespace=ns_a).entry_count == 10
+
+
+def test_versions_bump_by_what_changed(ns_a: Namespace, editor: Any, reviewer: Any) -> None:
+    live = publish_new(ns_a, editor, reviewer)
+    publish_new(ns_a, editor, reviewer, title="Another fact")
+    draft = version_draft_for_entry(entry=live.entry, actor=editor)
+    version_save(version=draft, content=content(body="Edited."), expected_lock_version=0, actor=editor)
+    version_submit(version=draft, actor=editor)
+    version_approve(version=draft, actor=reviewer)
+    with committed():
+        version_publish(version=draft, actor=reviewer)
+    with committed():
+        entry_retire(entry=live.entry, actor=reviewer, reason="Wrong.")
+    versions = list(Release.objects.filter(namespace=ns_a).order_by("sequence").values_list("knowledge_version", flat=True))
+    assert versions == ["1.0.0", "1.1.0", "1.1.1", "2.0.0"]
+
+
+def test_a_failed_build_leaves_the_previous_release_serving(
+    ns_a: Namespace, editor: Any, reviewer: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    publish_new(ns_a, editor, reviewer)
+    ns_a.refresh_from_db()
+    before = ns_a.active_release_id
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr("knowledge.services.releases.render_release", broken)
+    publish_new(ns_a, editor, reviewer, title="Second fact")  # its build fails in-process
+    ns_a.refresh_from_db()
+    assert ns_a.active_release_id == before
+    failed = ReleaseBuild.objects.filter(namespace=ns_a, status=BuildStatus.FAILED).get()
+    assert "disk full" in failed.error
+    monkeypatch.undo()
+    outcome = release_build(namespace_id=ns_a.pk)
+    assert outcome.activated
+    assert outcome.release.entry_count == 2
+
+
+def test_rollback_restores_the_earlier_release_byte_for_byte(ns_a: Namespace, editor: Any, reviewer: Any) -> None:
+    publish_new(ns_a, editor, reviewer)
+    first = Release.objects.get(namespace=ns_a)
+    before = artifacts(first)
+    publish_new(ns_a, editor, reviewer, title="Second fact")
+    ns_a.refresh_from_db()
+    assert ns_a.active_release_id != first.pk
+    release_rollback(namespace=ns_a, release=first, actor=reviewer)
+    ns_a.refresh_from_db()
+    assert ns_a.active_release_id == first.pk
+    assert artifacts(ns_a.active_release) == before
+
+
+def test_rollback_needs_a_reviewer(ns_a: Namespace, editor: Any, reviewer: Any, outsider: Any) -> None:
+    publish_new(ns_a, editor, reviewer)
+    publish_new(ns_a, editor, reviewer, title="Second fact")
+    first = Release.objects.get(namespace=ns_a, sequence=1)
+    with pytest.raises(Exception, match="not a reviewer"):
+        release_rollback(namespace=ns_a, release=first, actor=outsider)
+
+
+def test_retired_entries_become_tombstones(ns_a: Namespace, editor: Any, reviewer: Any) -> None:
+    live = publish_new(ns_a, editor, reviewer)
+    with committed():
+        entry_retire(entry=live.entry, actor=reviewer, reason="Superseded by the 2027 policy.")
+    ns_a.refresh_from_db()
+    assert ns_a.active_release.manifest == {"entries": [], "retired": ["AL-000"]}
+    assert b'"retired":[{"id":"AL-000"' in artifacts(ns_a.active_release)["context.json"]
