@@ -162,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows.append(format_report(collection, "evergreen ungated", summarize_outcomes(run.ranked)))
         if args.seed:
             seed = evaluate_engine(index, documents, queries, ranker="seed", label="seed")
-            rows.append(format_report(collection, "seed §4 formula", summarize_outcomes(seed.served(0.0))))
+            rows.append(format_report(collection, "seed formula*", summarize_outcomes(seed.served(0.0))))
         if not args.no_reference:
             rows.append(
                 format_report(collection, "bm25s", summarize_outcomes(evaluate_bm25s(collection, documents, queries)))
