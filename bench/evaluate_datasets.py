@@ -168,6 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 format_report(collection, "bm25s", summarize_outcomes(evaluate_bm25s(collection, documents, queries)))
             )
     print(f"dev split only, budget {BUDGET}; m|cov = matched on covered, ¬m|unc = not matched on uncovered")
+    print("* seed formula = the §4 weights over Evergreen's analysed terms (bench/reference.py: substring original)")
     print(HEADER)
     print("\n".join(rows))
     return 0
