@@ -91,7 +91,7 @@ class LoadedRelease:
     def memoized(self, key: Any, build: Callable[[], T]) -> T:
         """Compute once per release and process (pages, entry payloads): a release never changes."""
         try:
-            return self.memo[key]  # type: ignore[no-any-return]
+            return self.memo[key]
         except KeyError:
             value = self.memo[key] = build()
             return value
@@ -160,7 +160,7 @@ def _namespaces() -> Any:
 
 def namespace_state_get(*, slug: str) -> NamespaceState | None:
     """The namespace with this slug, or None; at most one query per second per process and slug."""
-    return _states.get(("slug", slug), lambda: _state(_namespaces().filter(slug=slug).first()))  # type: ignore[no-any-return]
+    return _states.get(("slug", slug), lambda: _state(_namespaces().filter(slug=slug).first()))
 
 
 def namespace_state_for_host(*, host: str) -> NamespaceState | None:
@@ -170,7 +170,7 @@ def namespace_state_for_host(*, host: str) -> NamespaceState | None:
         found = NamespaceHost.objects.filter(host=host).values_list("namespace_id", flat=True).first()
         return None if found is None else _state(_namespaces().filter(pk=found).first())
 
-    return _states.get(("host", host), load)  # type: ignore[no-any-return]
+    return _states.get(("host", host), load)
 
 
 def api_key_digest(token: str) -> str:

@@ -1,0 +1,26 @@
+"""The public routes of one namespace; evergreen_site.urls mounts them at / and under /t/<namespace>/."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, path
+
+from api.views import context, entries, files
+from knowledge.retrieval.render import release as names
+
+urlpatterns: list[URLPattern] = [
+    path("api/context", context.context_get, name="api-context"),
+    path("api/entries/<str:entry_id>.md", entries.entry_markdown_get, name="api-entry-md"),
+    path("api/entries/<str:entry_id>", entries.entry_get, name="api-entry"),
+    path("api/prompt-pack", files.prompt_pack_get, name="api-prompt-pack"),
+    path("api/metrics", files.metrics_get, name="api-metrics"),
+    path("metrics.json", files.metrics_get, name="metrics-json"),
+    path("llms.txt", files.artifact_view(names.LLMS_TXT, describedby=False), name="llms-txt"),
+    path("llms-full.txt", files.artifact_view(names.LLMS_FULL_TXT), name="llms-full-txt"),
+    path("context.json", files.artifact_view(names.CONTEXT_JSON), name="context-json"),
+    path("index.html.md", files.artifact_view(names.INDEX_MD), name="index-md"),
+    path("robots.txt", files.artifact_view(names.ROBOTS_TXT), name="robots-txt"),
+    path("ai.txt", files.artifact_view(names.AI_TXT), name="ai-txt"),
+    path("ai-policy.json", files.artifact_view(names.AI_POLICY_JSON), name="ai-policy-json"),
+    path("sitemap.xml", files.artifact_view(names.SITEMAP_XML), name="sitemap-xml"),
+    path("schemas/knowledge.schema.json", files.knowledge_schema_get, name="knowledge-schema"),
+]

@@ -1,0 +1,24 @@
+"""GET/HEAD /api/context (seed §4): a token-budgeted, cited fact pack from the active release."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+
+from gateway.context import context_body
+from gateway.gate import Gate
+from gateway.http import JSON, Reply
+from gateway.params import context_query_from_get
+from gateway.views import read_view
+
+
+@read_view
+def context_get(request: HttpRequest, gate: Gate) -> Reply:
+    release = gate.release
+    namespace = release.snapshot.namespace
+    query = context_query_from_get(
+        request.GET,
+        categories=[c.slug for c in namespace.categories],
+        default_budget=namespace.default_budget,
+    )
+    body, etag = context_body(release, query)
+    return Reply(body, JSON, etag=etag, describedby=gate.path("llms.txt"))

@@ -1,0 +1,74 @@
+"""The release's files (seed §10): llms.txt, llms-full.txt, context.json, policies, sitemap, metrics, schema."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+import orjson
+from django.http import HttpRequest, HttpResponse
+
+from gateway.errors import BadParameterError, NotFoundError
+from gateway.gate import Gate
+from gateway.http import JSON, TEXT, Reply
+from gateway.views import read_view
+from knowledge.retrieval.render.release import METRICS_JSON
+from knowledge.selectors.serving import evaluation_latest
+
+SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schemas" / "knowledge.schema.json"
+SCENARIO_MISSING = "scenario must be one of: {known}."
+PROMPT_PACK_TITLE = "prompt-pack"
+NO_SUCH_FILE = "This release has no {name}."
+
+
+def artifact_view(name: str, *, describedby: bool = True) -> Callable[..., HttpResponse]:
+    """A view serving one artifact of the active release byte for byte, with its stored ETag."""
+
+    @read_view
+    def view(request: HttpRequest, gate: Gate) -> Reply:
+        artifact = gate.release.artifacts.get(name)
+        if artifact is None:
+            raise NotFoundError(NO_SUCH_FILE.format(name=name))
+        return Reply(
+            artifact.content,
+            artifact.content_type,
+            etag=artifact.etag,
+            describedby=gate.path("llms.txt") if describedby else None,
+        )
+
+    view.__name__ = f"artifact_{name.replace('.', '_').replace('-', '_')}"
+    return view
+
+
+@cache
+def _schema_bytes() -> bytes:
+    return SCHEMA_FILE.read_bytes()
+
+
+@read_view
+def knowledge_schema_get(request: HttpRequest, gate: Gate) -> Reply:
+    return Reply(_schema_bytes(), JSON)
+
+
+@read_view
+def prompt_pack_get(request: HttpRequest, gate: Gate) -> Reply:
+    """Seed §5 ①: the scenario's prompt pack as text/plain, ${base_url} filled with the namespace's URL."""
+    packs = dict(gate.release.snapshot.prompt_packs)
+    scenarios = request.GET.getlist("scenario")
+    scenario = scenarios[0] if len(scenarios) == 1 else ""
+    if scenario not in packs:
+        known = ", ".join(sorted(packs)) or "-"
+        raise BadParameterError(SCENARIO_MISSING.format(known=known), param="scenario", code="unknown_scenario")
+    base_url = gate.release.snapshot.namespace.base_url.rstrip("/")
+    text = packs[scenario].replace("${base_url}", base_url)
+    return Reply(text.encode(), TEXT, describedby=gate.path("llms.txt"))
+
+
+@read_view
+def metrics_get(request: HttpRequest, gate: Gate) -> Reply:
+    """/metrics.json and /api/metrics: measured at build time, plus the latest evaluation run."""
+    stored = gate.release.artifacts.get(METRICS_JSON)
+    document = orjson.loads(stored.content) if stored else {}
+    document["evaluation"] = evaluation_latest(namespace_id=gate.namespace.id)
+    return Reply(orjson.dumps(document), JSON, describedby=gate.path("llms.txt"))

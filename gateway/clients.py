@@ -1,0 +1,28 @@
+"""Who is asking: the connecting address, or the one a configured number of trusted proxies vouch for."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpRequest
+
+
+def trusted_proxies() -> int:
+    return int(str(settings.EVERGREEN.get("TRUSTED_PROXIES", 0) or 0))
+
+
+def client_address(request: HttpRequest) -> str:
+    """The client address for rate limits.
+
+    With EVERGREEN_TRUSTED_PROXIES=n, each of the n proxies appends the address it saw to
+    X-Forwarded-For, so the client is the n-th address from the right; anything left of it was sent by
+    the client and is ignored. With 0 (the default) the header is ignored entirely, so sending
+    X-Forwarded-For never dodges the limit.
+    """
+    remote = str(request.META.get("REMOTE_ADDR", "") or "unknown")
+    hops = trusted_proxies()
+    if hops <= 0:
+        return remote
+    forwarded = [part.strip() for part in str(request.META.get("HTTP_X_FORWARDED_FOR", "")).split(",") if part.strip()]
+    if not forwarded:
+        return remote
+    return forwarded[-hops] if len(forwarded) >= hops else forwarded[0]

@@ -1,0 +1,65 @@
+"""Errors the gateway and the read views answer with: status, code, message and the offending parameter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+NAMESPACE_NOT_FOUND = "No such namespace here (or it needs an API key: send Authorization: Bearer <key>)."
+RATE_LIMITED = "Too many requests: at most {limit} per {window} seconds. Retry after {retry_after} seconds."
+METHOD_NOT_ALLOWED = "Only GET and HEAD are allowed here."
+NOT_FOUND = "Nothing is served at this path."
+
+
+class GatewayError(Exception):
+    """An HTTP error with the body {"error": {"code", "message", "param"}} (plus optional extra keys)."""
+
+    status = 400
+    code = "bad_request"
+
+    def __init__(self, message: str, *, param: str | None = None, code: str | None = None, **extra: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.param = param
+        if code is not None:
+            self.code = code
+        self.extra = extra
+        self.headers: dict[str, str] = {}  # e.g. Retry-After and the RateLimit fields of a 429
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, "param": self.param}, **self.extra}
+
+
+class BadParameterError(GatewayError):
+    status = 400
+    code = "invalid_parameter"
+
+
+class NotFoundError(GatewayError):
+    status = 404
+    code = "not_found"
+
+
+class NamespaceNotFoundError(NotFoundError):
+    """No such namespace, a private one without a valid key, or one without a release: all look alike."""
+
+    def __init__(self) -> None:
+        super().__init__(NAMESPACE_NOT_FOUND)
+
+
+class GoneError(GatewayError):
+    status = 410
+    code = "gone"
+
+
+class MethodNotAllowedError(GatewayError):
+    status = 405
+    code = "method_not_allowed"
+
+
+class RateLimitedError(GatewayError):
+    status = 429
+    code = "rate_limited"
+
+    def __init__(self, *, limit: int, window: int, retry_after: int) -> None:
+        super().__init__(RATE_LIMITED.format(limit=limit, window=window, retry_after=retry_after))
+        self.retry_after = retry_after

@@ -1,0 +1,104 @@
+"""Resolve a request to a namespace and its active release: host or /t/<namespace>/, API key, rate limit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.http import HttpRequest
+
+from gateway.clients import client_address
+from gateway.errors import NamespaceNotFoundError, RateLimitedError
+from gateway.http import CachePolicy
+from gateway.ratelimit import RateDecision, rate_for, rate_limit_hit
+from knowledge.selectors.serving import (
+    LoadedRelease,
+    NamespaceState,
+    api_key_valid,
+    namespace_state_for_host,
+    namespace_state_get,
+    release_loaded,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """A request admitted to one namespace: its state, its loaded active release, its URL prefix."""
+
+    namespace: NamespaceState
+    release: LoadedRelease
+    prefix: str  # "" on the namespace's own host or the default one, "/t/<slug>" under the path prefix
+    client: str
+    rate: RateDecision | None
+
+    @property
+    def cache(self) -> CachePolicy:
+        return CachePolicy(public=self.namespace.is_public)
+
+    def path(self, path: str) -> str:
+        """The absolute path of `path` in this namespace as the request addressed it."""
+        return f"{self.prefix}/{path.lstrip('/')}"
+
+
+def bearer_token(request: HttpRequest) -> str | None:
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def request_host(request: HttpRequest) -> str:
+    """The host name without port, lower case (validated against ALLOWED_HOSTS by Django)."""
+    host = request.get_host().lower()
+    if host.startswith("["):
+        return host.split("]")[0] + "]"
+    return host.rsplit(":", 1)[0]
+
+
+def namespace_lookup(request: HttpRequest, slug: str | None) -> tuple[str, NamespaceState | None]:
+    """(the name the request asked for, the namespace): by path prefix, else host, else the default."""
+    if slug is not None:
+        return slug, namespace_state_get(slug=slug)
+    host = request_host(request)
+    state = namespace_state_for_host(host=host)
+    if state is not None:
+        return host, state
+    default = str(settings.EVERGREEN.get("DEFAULT_NAMESPACE", "evergreen"))
+    return default, namespace_state_get(slug=default)
+
+
+def _authorized(request: HttpRequest, state: NamespaceState | None) -> NamespaceState | None:
+    if state is None or state.is_public:
+        return state
+    token = bearer_token(request)
+    if token is None or not api_key_valid(namespace_id=state.id, token=token):
+        return None  # answered exactly like a namespace that does not exist
+    return state
+
+
+def _refuse_over_limit(decision: RateDecision | None) -> None:
+    if decision is not None and not decision.admitted:
+        error = RateLimitedError(limit=decision.limit, window=decision.window, retry_after=decision.reset)
+        error.headers = decision.headers()
+        raise error
+
+
+def request_gate(request: HttpRequest, *, namespace: str | None = None) -> Gate:
+    """Admit a request or raise NamespaceNotFoundError / RateLimitedError (both GatewayError).
+
+    Unknown namespaces, private ones without a valid key and ones without a release are counted
+    against the global limit under the requested name and answered alike, so nothing tells them apart.
+    """
+    asked, state = namespace_lookup(request, namespace)
+    state = _authorized(request, state)
+    client = client_address(request)
+    if state is None or state.release_id is None or state.release_key is None:
+        decision = rate_limit_hit(scope=f"?{asked}", client=client, rate=rate_for(""))
+        _refuse_over_limit(decision)
+        error = NamespaceNotFoundError()
+        error.headers = decision.headers() if decision else {}
+        raise error
+    decision = rate_limit_hit(scope=state.slug, client=client, rate=rate_for(state.rate_limit))
+    _refuse_over_limit(decision)
+    release = release_loaded(release_id=state.release_id, key=state.release_key)
+    prefix = f"/t/{state.slug}" if namespace is not None else ""
+    return Gate(namespace=state, release=release, prefix=prefix, client=client, rate=decision)

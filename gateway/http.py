@@ -1,0 +1,140 @@
+"""The HTTP conventions of seed §10 on every response: charset, ETag, Cache-Control, 304, HEAD, nosniff, Link."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import orjson
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.utils.http import parse_etags
+
+from gateway.errors import GatewayError
+from gateway.ratelimit import RateDecision
+from knowledge.retrieval.render.policy import CONTENT_USAGE
+from knowledge.retrieval.render.release import etag_of
+
+MAX_AGE = 900  # seed §10: Cache-Control: public, max-age=900
+JSON = "application/json; charset=utf-8"
+MARKDOWN = "text/markdown; charset=utf-8"
+TEXT = "text/plain; charset=utf-8"
+HTML = "text/html; charset=utf-8"
+
+
+@dataclass(frozen=True, slots=True)
+class CachePolicy:
+    """public for public namespaces; private ones are never shared between keys (Vary: Authorization)."""
+
+    public: bool = True
+    max_age: int = MAX_AGE
+
+    def header(self) -> str:
+        return f"{'public' if self.public else 'private'}, max-age={self.max_age}"
+
+
+@dataclass(slots=True)
+class Reply:
+    """What a read view produces; `finish` turns it into the response with every §10 header."""
+
+    body: bytes
+    content_type: str
+    status: int = 200
+    etag: str | None = None  # precomputed (artifacts, cached packs); else the hash of the body
+    vary_accept: bool = False  # the URL also answers Markdown for Accept: text/markdown
+    alternate: str | None = None  # path of the Markdown (or HTML) twin, for Link rel="alternate"
+    alternate_type: str = "text/markdown"
+    describedby: str | None = None  # path of llms.txt, for Link rel="describedby" (llms.txt discovery)
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def json_reply(document: object, *, status: int = 200) -> Reply:
+    return Reply(orjson.dumps(document), JSON, status=status)
+
+
+def error_reply(error: GatewayError) -> Reply:
+    return Reply(orjson.dumps(error.body()), JSON, status=error.status)
+
+
+def not_modified(request: HttpRequest, etag: str) -> bool:
+    """If-None-Match (RFC 9110 §13.1.2): weak comparison, `*` matches any current representation."""
+    header = request.headers.get("If-None-Match")
+    if not header:
+        return False
+    if header.strip() == "*":
+        return True
+    wanted = {tag.removeprefix("W/") for tag in parse_etags(header)}
+    return etag.removeprefix("W/") in wanted
+
+
+def wants_markdown(request: HttpRequest) -> bool:
+    """Accept: text/markdown on an HTML URL (and not outranked by text/html) asks for the mirror."""
+    accept = request.headers.get("Accept", "")
+    weights: dict[str, float] = {}
+    for part in accept.split(","):
+        media, _, params = part.strip().partition(";")
+        quality = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        weights[media.strip().lower()] = quality
+    markdown = weights.get("text/markdown", 0.0)
+    return markdown > 0 and markdown >= weights.get("text/html", 0.0)
+
+
+def _links(reply: Reply) -> str | None:
+    links = []
+    if reply.alternate:
+        links.append(f'<{reply.alternate}>; rel="alternate"; type="{reply.alternate_type}"')
+    if reply.describedby:
+        links.append(f'<{reply.describedby}>; rel="describedby"; type="text/markdown"')
+    return ", ".join(links) or None
+
+
+def finish(
+    request: HttpRequest,
+    reply: Reply,
+    *,
+    cache: CachePolicy,
+    rate: RateDecision | None = None,
+    vary: tuple[str, ...] = (),
+    extra: Mapping[str, str] | None = None,
+) -> HttpResponse:
+    """Apply seed §10 to a reply: 304 on a matching If-None-Match (2xx only), HEAD without a body."""
+    etag = reply.etag or etag_of(reply.body)
+    headers: dict[str, str] = {
+        "ETag": etag,
+        "Cache-Control": "no-store" if reply.status == 429 else cache.header(),
+        "X-Content-Type-Options": "nosniff",
+        "Content-Usage": CONTENT_USAGE,
+    }
+    varies = list(vary)
+    if not cache.public and "Authorization" not in varies:
+        varies.append("Authorization")
+    if reply.vary_accept:
+        varies.append("Accept")
+    if varies:
+        headers["Vary"] = ", ".join(varies)
+    link = _links(reply)
+    if link:
+        headers["Link"] = link
+    if rate is not None:
+        headers.update(rate.headers())
+    headers.update(reply.headers)
+    if extra:
+        headers.update(extra)
+
+    if 200 <= reply.status < 300 and not_modified(request, etag):
+        response: HttpResponse = HttpResponseNotModified()
+        for name, value in headers.items():
+            response[name] = value
+        return response
+    response = HttpResponse(b"" if request.method == "HEAD" else reply.body, status=reply.status)
+    response["Content-Type"] = reply.content_type
+    response["Content-Length"] = str(len(reply.body))
+    for name, value in headers.items():
+        response[name] = value
+    return response

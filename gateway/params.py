@@ -1,0 +1,93 @@
+"""The /api/context parameters of seed §4, validated once for REST and MCP alike (400 with code and param)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+from django.http import QueryDict
+
+from gateway.errors import BadParameterError
+from knowledge.retrieval.packing import clamp_budget
+from knowledge.retrieval.payload import ContextQuery
+
+TOPIC_MAX = 500
+PARAMETERS = ("topic", "budget", "category")
+_INTEGER = re.compile(r"^[+-]?\d{1,12}$")
+
+REPEATED = "The parameter {param} appears more than once; send it once."
+TOPIC_TOO_LONG = "topic is longer than 500 characters; shorten it to the key words."
+TOPIC_CONTROL = "topic contains control characters; send plain text."
+BUDGET_NOT_INTEGER = "budget must be an integer number of tokens (it is clamped to 200..8000)."
+CATEGORY_UNKNOWN = "category {category!r} is not a category of this namespace; use one of: {known}."
+
+
+def _control(text: str) -> bool:
+    return any(unicodedata.category(char) == "Cc" for char in text)
+
+
+def topic_parse(topic: str | None) -> str:
+    topic = topic or ""
+    if len(topic) > TOPIC_MAX:
+        raise BadParameterError(TOPIC_TOO_LONG, param="topic", code="topic_too_long")
+    if _control(topic):
+        raise BadParameterError(TOPIC_CONTROL, param="topic", code="invalid_topic")
+    return topic.strip()
+
+
+def budget_parse(budget: str | int | None, *, default: int) -> int:
+    """An integer (any sign or size up to 12 digits) clamped to [200, 8000]; empty means the default."""
+    if budget is None or budget == "":
+        return clamp_budget(default)
+    if isinstance(budget, bool):
+        raise BadParameterError(BUDGET_NOT_INTEGER, param="budget", code="invalid_budget")
+    if isinstance(budget, int):
+        return clamp_budget(budget)
+    if not _INTEGER.match(budget.strip()):
+        raise BadParameterError(BUDGET_NOT_INTEGER, param="budget", code="invalid_budget")
+    return clamp_budget(int(budget.strip()))
+
+
+def category_parse(category: str | None, *, categories: Iterable[str]) -> str | None:
+    if category is None or category.strip() == "":
+        return None  # seed §4: an absent category echoes as null, never ""
+    known = list(categories)
+    if category not in known:
+        raise BadParameterError(
+            CATEGORY_UNKNOWN.format(category=category, known=", ".join(known)),
+            param="category",
+            code="unknown_category",
+        )
+    return category
+
+
+def context_query(
+    *,
+    topic: str | None,
+    budget: str | int | None,
+    category: str | None,
+    categories: Sequence[str],
+    default_budget: int = 2000,
+    limit: int | None = None,
+) -> ContextQuery:
+    """Validate and normalize one request; raises BadParameterError (HTTP 400) on bad input."""
+    return ContextQuery(
+        topic=topic_parse(topic),
+        budget=budget_parse(budget, default=default_budget),
+        category=category_parse(category, categories=categories),
+        limit=limit,
+    )
+
+
+def context_query_from_get(query: QueryDict, *, categories: Sequence[str], default_budget: int) -> ContextQuery:
+    for name in PARAMETERS:
+        if len(query.getlist(name)) > 1:
+            raise BadParameterError(REPEATED.format(param=name), param=name, code="repeated_parameter")
+    return context_query(
+        topic=query.get("topic"),
+        budget=query.get("budget"),
+        category=query.get("category"),
+        categories=categories,
+        default_budget=default_budget,
+    )

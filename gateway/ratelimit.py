@@ -1,0 +1,184 @@
+"""A true sliding-window rate limit shared by every worker: one atomic Redis script per request.
+
+Each (scope, client) pair owns a sorted set of request times (Redis server time, so machines with
+skewed clocks agree). The script drops times older than the window, counts the rest and admits the
+request only below the limit: at most `limit` requests are admitted in any window of `window`
+seconds, across all processes and machines that share the Redis.
+
+When Redis is unreachable the API keeps serving: the limiter logs a warning, stops trying Redis for
+REDIS_RETRY_SECONDS and meanwhile enforces the same limit in each process on its own (so N processes
+admit at most N x limit). Without REDIS_URL (the embedded mode) that per-process limiter is the only one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+import os
+import re
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+REDIS_TIMEOUT_SECONDS = 0.25
+REDIS_RETRY_SECONDS = 5.0
+KEY_PREFIX = "evergreen:rl"
+UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hour": 3600}
+_RATE = re.compile(r"^\s*(\d+)\s*(?:/\s*(\d*)\s*([a-z]+))?\s*$")
+
+# KEYS[1]: the window's sorted set. ARGV: limit, window in ms, a unique member for this request.
+# Returns {admitted (1|0), remaining, ms until the oldest counted request leaves the window}.
+SLIDING_WINDOW_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local admitted = 0
+if count < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], window)
+  admitted = 1
+  count = count + 1
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local reset = window
+if oldest[2] then reset = tonumber(oldest[2]) + window - now end
+return {admitted, limit - count, reset}
+"""
+
+
+class RateSpecError(ValueError):
+    """A rate setting that is not "<count>/<unit>" or "0"."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    limit: int
+    window: int  # seconds
+
+    @property
+    def enabled(self) -> bool:
+        return self.limit > 0
+
+
+@dataclass(frozen=True, slots=True)
+class RateDecision:
+    admitted: bool
+    limit: int
+    window: int
+    remaining: int
+    reset: int  # whole seconds until a slot frees up
+
+    def headers(self) -> dict[str, str]:
+        """draft-ietf-httpapi-ratelimit-headers-10: RateLimit-Policy and RateLimit, plus Retry-After on 429."""
+        headers = {
+            "RateLimit-Policy": f'"default";q={self.limit};w={self.window}',
+            "RateLimit": f'"default";r={self.remaining};t={self.reset}',
+        }
+        if not self.admitted:
+            headers["Retry-After"] = str(self.reset)
+        return headers
+
+
+def parse_rate(spec: str) -> Rate:
+    """ "120/min", "10/s", "1000/h", "30/10s"; "0" or "off" turns the limit off."""
+    spec = (spec or "").strip().lower()
+    if spec in {"0", "off", "none"}:
+        return Rate(0, 60)
+    match = _RATE.match(spec)
+    if match is None or match[3] is None or match[3] not in UNITS:
+        raise RateSpecError(f"rate limit {spec!r} is not like 120/min")
+    window = int(match[2] or 1) * UNITS[match[3]]
+    return Rate(int(match[1]), window)
+
+
+def rate_for(namespace_setting: str) -> Rate:
+    """The namespace's own rate when it sets one, else EVERGREEN_RATE_LIMIT."""
+    spec = namespace_setting.strip() or str(settings.EVERGREEN.get("RATE_LIMIT", "120/min"))
+    try:
+        return parse_rate(spec)
+    except RateSpecError:
+        logger.warning("Ignoring invalid rate limit %r; using 120/min", spec)
+        return Rate(120, 60)
+
+
+class LocalWindow:
+    """The same sliding window in this process only: the embedded mode and the Redis-down fallback."""
+
+    def __init__(self) -> None:
+        self._hits: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def hit(self, key: str, rate: Rate) -> RateDecision:
+        now = time.monotonic()
+        with self._lock:
+            times = self._hits.setdefault(key, deque())
+            while times and times[0] <= now - rate.window:
+                times.popleft()
+            admitted = len(times) < rate.limit
+            if admitted:
+                times.append(now)
+            reset = times[0] + rate.window - now if times else rate.window
+        return RateDecision(admitted, rate.limit, rate.window, rate.limit - len(times), max(1, math.ceil(reset)))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._hits.clear()
+
+
+class SlidingWindowLimiter:
+    def __init__(self) -> None:
+        self.local = LocalWindow()
+        self._client: Any = None
+        self._script: Any = None
+        self._down_until = 0.0
+        self._members = itertools.count()
+        self._lock = threading.Lock()
+
+    def _redis_script(self) -> Any:
+        url = getattr(settings, "REDIS_URL", "")
+        if not url or time.monotonic() < self._down_until:
+            return None
+        with self._lock:
+            if self._script is None:
+                self._client = redis.Redis.from_url(
+                    url, socket_timeout=REDIS_TIMEOUT_SECONDS, socket_connect_timeout=REDIS_TIMEOUT_SECONDS
+                )
+                self._script = self._client.register_script(SLIDING_WINDOW_LUA)
+            return self._script
+
+    def hit(self, *, scope: str, client: str, rate: Rate) -> RateDecision | None:
+        """Count one request of `client` in `scope`; None when the rate is off."""
+        if not rate.enabled:
+            return None
+        key = f"{KEY_PREFIX}:{rate.limit}/{rate.window}:{scope}:{client}"
+        script = self._redis_script()
+        if script is not None:
+            member = f"{time.time_ns()}:{os.getpid()}:{threading.get_ident()}:{next(self._members)}"
+            try:
+                admitted, remaining, reset_ms = script(keys=[key], args=[rate.limit, rate.window * 1000, member])
+            except Exception as error:  # noqa: BLE001 - any Redis failure must not fail the request
+                self._down_until = time.monotonic() + REDIS_RETRY_SECONDS
+                logger.warning("Rate limiter: Redis unavailable (%s); limiting per process for now", error)
+            else:
+                reset = max(1, math.ceil(int(reset_ms) / 1000))
+                return RateDecision(bool(admitted), rate.limit, rate.window, max(0, int(remaining)), reset)
+        return self.local.hit(key, rate)
+
+
+limiter = SlidingWindowLimiter()
+
+
+def rate_limit_hit(*, scope: str, client: str, rate: Rate) -> RateDecision | None:
+    """Count a request against the shared limiter (see the module docstring for Redis being down)."""
+    return limiter.hit(scope=scope, client=client, rate=rate)

@@ -1,0 +1,51 @@
+"""The read-view decorator: admit the request through the gate, run the view, finish with seed §10 headers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+
+from gateway.errors import METHOD_NOT_ALLOWED, GatewayError, MethodNotAllowedError
+from gateway.gate import Gate, request_gate
+from gateway.http import CachePolicy, Reply, error_reply, finish
+
+ReadView = Callable[..., Reply]
+ALLOWED_METHODS = ("GET", "HEAD")
+# Answers that do not come from an admitted namespace (unknown, private without key, 405) are
+# private so a shared cache never hands one caller's answer to another with a key.
+UNADMITTED = CachePolicy(public=False)
+
+
+def gateway_error_response(request: HttpRequest, error: GatewayError, *, gate: Gate | None = None) -> HttpResponse:
+    """An error as JSON {"error": {...}} with the same headers as any other answer of the route."""
+    reply = error_reply(error)
+    reply.headers.update(error.headers)
+    if gate is None:
+        return finish(request, reply, cache=UNADMITTED)
+    return finish(request, reply, cache=gate.cache, rate=gate.rate)
+
+
+def read_view(func: ReadView) -> Callable[..., HttpResponse]:
+    """Wrap `func(request, gate, **kwargs) -> Reply` as a GET/HEAD view served at / and /t/<namespace>/."""
+
+    @wraps(func)
+    def view(request: HttpRequest, *args: Any, namespace: str | None = None, **kwargs: Any) -> HttpResponse:
+        if request.method not in ALLOWED_METHODS:
+            error = MethodNotAllowedError(METHOD_NOT_ALLOWED)
+            error.headers = {"Allow": ", ".join(ALLOWED_METHODS)}
+            return gateway_error_response(request, error)
+        try:
+            gate = request_gate(request, namespace=namespace)
+        except GatewayError as error:
+            return gateway_error_response(request, error)
+        try:
+            reply = func(request, gate, *args, **kwargs)
+        except GatewayError as error:
+            return gateway_error_response(request, error, gate=gate)
+        return finish(request, reply, cache=gate.cache, rate=gate.rate)
+
+    view.csrf_exempt = True  # type: ignore[attr-defined]
+    return view
