@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from api.views import context, entries, files
+from api.views import context, entries, files, pages
 from knowledge.retrieval.render import release as names
 
 urlpatterns: list[URLPattern] = [
+    path("", pages.index_get, name="index"),
+    path("index.html", pages.index_get, name="index-html"),
+    path("entries/<str:entry_id>.md", pages.entry_page_markdown_get, name="entry-page-md"),
+    path("entries/<str:entry_id>", pages.entry_page_get, name="entry-page"),
+    path("docs/<slug:slug>.md", pages.doc_markdown_get, name="doc-md"),
+    path("docs/<slug:slug>", pages.doc_get, name="doc"),
     path("api/context", context.context_get, name="api-context"),
     path("api/entries/<str:entry_id>.md", entries.entry_markdown_get, name="api-entry-md"),
     path("api/entries/<str:entry_id>", entries.entry_get, name="api-entry"),

@@ -13,8 +13,7 @@ from gateway.errors import BadParameterError, NotFoundError
 from gateway.gate import Gate
 from gateway.http import JSON, TEXT, Reply
 from gateway.views import read_view
-from knowledge.retrieval.render.release import METRICS_JSON
-from knowledge.selectors.serving import evaluation_latest
+from knowledge.selectors.serving import evaluation_latest, release_metrics
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schemas" / "knowledge.schema.json"
 SCENARIO_MISSING = "scenario must be one of: {known}."
@@ -68,7 +67,6 @@ def prompt_pack_get(request: HttpRequest, gate: Gate) -> Reply:
 @read_view
 def metrics_get(request: HttpRequest, gate: Gate) -> Reply:
     """/metrics.json and /api/metrics: measured at build time, plus the latest evaluation run."""
-    stored = gate.release.artifacts.get(METRICS_JSON)
-    document = orjson.loads(stored.content) if stored else {}
+    document = release_metrics(release_id=gate.release.release_id)
     document["evaluation"] = evaluation_latest(namespace_id=gate.namespace.id)
     return Reply(orjson.dumps(document), JSON, describedby=gate.path("llms.txt"))

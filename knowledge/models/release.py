@@ -24,6 +24,9 @@ class Release(UndeletableModel):
     build_seconds = models.FloatField(default=0)
     entry_count = models.PositiveIntegerField(default=0)
     total_tokens = models.PositiveIntegerField(default=0)
+    metrics = models.JSONField(
+        default=dict, blank=True, editable=False, help_text="Measured when built: contextShape and budgetScan."
+    )
 
     class Meta:
         ordering = ["namespace", "-sequence"]

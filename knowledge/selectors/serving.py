@@ -21,7 +21,7 @@ import orjson
 from django.db.models import Q
 
 from knowledge.ids import ID_PATTERN
-from knowledge.models import ApiKey, Artifact, EvaluationRun, Namespace, NamespaceHost
+from knowledge.models import ApiKey, Artifact, EvaluationRun, Namespace, NamespaceHost, Release
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.payload import ReleaseView
 from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON, etag_of
@@ -241,6 +241,12 @@ def release_loaded(*, release_id: int, key: str) -> LoadedRelease:
                 _releases.popitem(last=False)
         _releases.move_to_end(release_id)
         return loaded
+
+
+def release_metrics(*, release_id: int) -> dict[str, Any]:
+    """What the build measured (contextShape, budgetScan); empty for releases built before it did."""
+    found = Release.objects.filter(pk=release_id).values_list("metrics", flat=True).first()
+    return dict(found or {})
 
 
 def evaluation_latest(*, namespace_id: int) -> dict[str, Any] | None:

@@ -28,6 +28,7 @@ from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, RenderedArtifact, render_release
 from knowledge.retrieval.semver import bump_knowledge_version
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
+from knowledge.selectors.pages import release_metrics_measure
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services.audit import audit_record
 
@@ -149,6 +150,7 @@ def _build(*, namespace: Namespace, now: datetime) -> BuildOutcome:
     previous = Release.objects.filter(namespace=namespace).order_by("-sequence").first()
     stamp = _stamp(namespace=namespace, snapshot=snapshot, previous=previous, now=now)
     artifacts = render_release(snapshot, stamp)
+    metrics = release_metrics_measure(snapshot, stamp, artifacts)
     _validate(snapshot, artifacts)
     pause = settings.EVERGREEN["BUILD_PAUSE_SECONDS"]
     if pause:
@@ -170,6 +172,7 @@ def _build(*, namespace: Namespace, now: datetime) -> BuildOutcome:
             build_seconds=round(time.monotonic() - started, 3),
             entry_count=len(snapshot.entries),
             total_tokens=snapshot.total_tokens,
+            metrics=metrics,
         )
         Artifact.objects.bulk_create(
             Artifact(

@@ -31,7 +31,6 @@ ROBOTS_TXT = "robots.txt"
 AI_TXT = "ai.txt"
 AI_POLICY_JSON = "ai-policy.json"
 SITEMAP_XML = "sitemap.xml"
-METRICS_JSON = "metrics.json"  # measured by the build (knowledge.selectors.pages), not rendered here
 
 
 def etag_of(content: bytes) -> str:

@@ -1,0 +1,231 @@
+"""The /api/context payload of seed §4, built without Django: fields, hints, relevance, determinism."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from functools import cache
+
+import orjson
+import pytest
+
+from knowledge.retrieval.index import SearchIndex
+from knowledge.retrieval.payload import (
+    ContextQuery,
+    ReleaseView,
+    context_build,
+    is_stale,
+    suggested_budget,
+)
+from knowledge.retrieval.ranking import SearchOptions
+from knowledge.retrieval.snapshot import CategoryInfo, EntryRecord, NamespaceInfo, ReleaseStamp
+from knowledge.retrieval.tokens import entry_tokens
+from tests.retrieval.helpers import DEMO_ENTRIES
+
+SEED_FIELDS = [
+    "query",
+    "knowledgeVersion",
+    "revision",
+    "usedTokens",
+    "budget",
+    "matched",
+    "truncated",
+    "entryCount",
+    "minEntryTokens",
+    "hint",
+    "entries",
+    "citations",
+    "rules",
+    "generatedAt",
+    "source",
+]
+ADDITIVE_FIELDS = ["releaseId", "hitCount", "omitted"]
+ENTRY_FIELDS = [
+    "id",
+    "category",
+    "title",
+    "summary",
+    "body",
+    "tags",
+    "confidence",
+    "tokens",
+    "updated",
+    "score",
+    "relevance",
+]
+ENTRY_ADDITIVE = ["version", "contentHash", "stale", "url"]
+STAMP = ReleaseStamp(sequence=7, knowledge_version="1.2.0", revision="2026-09-02", generated_at="2026-09-02T10:52:47Z")
+
+
+def namespace(language: str = "zh-CN") -> NamespaceInfo:
+    return NamespaceInfo(
+        slug="evergreen",
+        name="Evergreen",
+        prefix="EG",
+        title="Evergreen",
+        summary="s",
+        contact="c",
+        license="CC-BY-4.0",
+        base_url="https://evergreen.example.com",
+        language=language,
+        is_public=True,
+        default_budget=2000,
+        rules=("rule one", "rule two"),
+        categories=tuple(
+            CategoryInfo(slug, slug, "") for slug in ("fact", "protocol", "rule", "principle", "workflow")
+        ),
+    )
+
+
+@cache
+def demo_entries() -> tuple[EntryRecord, ...]:
+    rows = [json.loads(line) for line in DEMO_ENTRIES.read_text(encoding="utf-8").splitlines()]
+    records = [
+        EntryRecord(
+            id=r["id"],
+            category=r["category"],
+            title=r["title"],
+            summary=r["summary"],
+            body=r["body"],
+            tags=tuple(r["tags"]),
+            confidence=r["confidence"],
+            tokens=entry_tokens(title=r["title"], summary=r["summary"], body=r["body"]),
+            updated=r["updated"],
+            version=1,
+            content_hash="0" * 64,
+            links=tuple(r.get("links", ())),
+        )
+        for r in rows
+    ]
+    return tuple(sorted(records, key=lambda e: e.id))
+
+
+def build(
+    topic: str = "",
+    budget: int = 2000,
+    category: str | None = None,
+    *,
+    language: str = "zh-CN",
+    options: SearchOptions | None = None,
+    entries: tuple[EntryRecord, ...] | None = None,
+) -> dict:
+    entries = entries or demo_entries()
+    index = SearchIndex.compile([e.as_document() for e in entries], options=options)
+    view = ReleaseView(release_id=7, namespace=namespace(language), stamp=STAMP, entries=entries)
+    return context_build(index=index, view=view, query=ContextQuery(topic, budget, category))
+
+
+def test_it_has_the_seed_fields_in_order_then_the_documented_additions() -> None:
+    body = build("token 预算")
+
+    assert list(body) == SEED_FIELDS + ADDITIVE_FIELDS
+    assert list(body["query"]) == ["topic", "budget", "category"]
+    assert list(body["entries"][0]) == ENTRY_FIELDS + ENTRY_ADDITIVE
+    assert list(body["citations"][0]) == ["marker", "entryId", "url", "text", "confidence"]
+    assert body["source"] == "api/context"
+    assert body["generatedAt"] == STAMP.generated_at
+    assert body["query"]["category"] is None
+
+
+def test_citations_match_entries_one_to_one() -> None:
+    body = build("token 预算")
+
+    assert [c["entryId"] for c in body["citations"]] == [e["id"] for e in body["entries"]]
+    first = body["citations"][0]
+    assert first["marker"] == f"[{first['entryId']}]"
+    assert first["text"] == f"来源：Evergreen {first['entryId']} — {body['entries'][0]['title']}"
+    assert first["url"] == f"https://evergreen.example.com/context.json#{first['entryId']}"
+
+
+def test_an_empty_topic_browses_by_id_with_score_half() -> None:
+    body = build("", 8000)
+
+    assert body["matched"] is True
+    assert body["hint"] is None
+    assert [e["id"] for e in body["entries"]] == sorted(e.id for e in demo_entries())
+    assert {e["score"] for e in body["entries"]} == {0.5}
+    assert {e["relevance"] for e in body["entries"]} == {1.0}
+
+
+def test_a_zero_hit_topic_falls_back_unmatched_with_a_hint_not_to_cite() -> None:
+    body = build("量子色动力学")
+
+    assert body["matched"] is False
+    assert body["entries"], "the fallback still returns entries"
+    assert "兜底" in body["hint"] and "Evergreen 知识库中无此条目" in body["hint"]
+    top = body["entries"][0]["confidence"]
+    assert all(e["relevance"] == 1 for e in body["entries"] if e["confidence"] == top)
+
+
+def test_hints_follow_the_namespace_language() -> None:
+    assert "fallback" in build("quantum chromodynamics zzzqqq", language="en")["hint"]
+    assert "预算不足" in build("token 预算", 800)["hint"]
+    assert "Raise the budget" in build("token 预算", 800, language="en")["hint"]
+
+
+def test_truncated_hint_suggests_the_next_budget_tier() -> None:
+    body = build("token 预算", 2000)
+
+    assert body["truncated"] is True
+    assert "4000" in body["hint"]
+    assert body["usedTokens"] <= 2000
+    leftover = 2000 - body["usedTokens"]
+    assert all(item["tokens"] > leftover for item in body["omitted"])
+
+
+def test_a_budget_below_the_cheapest_hit_packs_nothing_and_says_how_much_is_needed() -> None:
+    big = replace(demo_entries()[0], id="EG-901", title="Zeppelin", summary="zeppelin", body="飞艇" * 300, tokens=650)
+    body = build("zeppelin", 200, entries=(*demo_entries(), big))
+
+    assert (body["entryCount"], body["entries"], body["usedTokens"]) == (0, [], 0)
+    assert body["minEntryTokens"] == 650
+    assert body["truncated"] is True
+    assert "650" in body["hint"] and "800" in body["hint"]
+
+
+def test_relevance_is_score_over_the_top_score_rounded() -> None:
+    body = build("token 预算")
+    top = body["entries"][0]
+
+    assert top["relevance"] == 1
+    for entry in body["entries"]:
+        assert 0 < entry["relevance"] <= 1
+        assert entry["relevance"] == pytest.approx(max(0.01, round(entry["score"] / top["score"], 2)), abs=0.011)
+
+
+def test_category_filter_keeps_only_that_category() -> None:
+    body = build("", 800, "rule")
+
+    assert {e["category"] for e in body["entries"]} == {"rule"}
+    assert body["query"]["category"] == "rule"
+
+
+def test_seed_ranker_scores_with_the_seed_formula() -> None:
+    entry = replace(
+        demo_entries()[0],
+        id="EG-900",
+        title="Beta plans",
+        summary="Beta plans a zeppelin launch.",
+        body="The zeppelin zeppelin launches.",
+        tags=("zeppelin",),
+        confidence=0.95,
+    )
+    body = build("zeppelin", entries=(*demo_entries(), entry), options=SearchOptions(ranker="seed"))
+
+    # tags x4 + summary x3 + body x min(2, 6) = 9, times 0.85 + 0.95 x 0.15
+    assert body["entries"][0]["id"] == "EG-900"
+    assert body["entries"][0]["score"] == round(9 * (0.85 + 0.95 * 0.15), 3)
+
+
+def test_same_request_same_bytes() -> None:
+    assert orjson.dumps(build("token 预算")) == orjson.dumps(build("token 预算"))
+
+
+def test_stale_means_older_than_twelve_months_before_the_revision() -> None:
+    assert is_stale("2025-09-01", revision="2026-09-02") is True
+    assert is_stale("2025-09-02", revision="2026-09-02") is False
+    assert is_stale("2023-02-28", revision="2024-02-29") is False
+
+
+def test_suggested_budget_picks_the_next_tier() -> None:
+    assert [suggested_budget(t) for t in (178, 801, 2001, 7999, 8300)] == [800, 2000, 4000, 8000, 8300]
