@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from celery import shared_task
-from django.db import DatabaseError
+from django.db import InterfaceError, OperationalError
 
 from knowledge.services.releases import ConcurrentBuildError, release_build
 from knowledge.services.versions import versions_publish_due
@@ -13,7 +13,7 @@ from knowledge.services.versions import versions_publish_due
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
-    autoretry_for=(DatabaseError, ConcurrentBuildError, ConnectionError),
+    autoretry_for=(OperationalError, InterfaceError, ConcurrentBuildError, ConnectionError),
     retry_backoff=2,
     retry_backoff_max=120,
     retry_jitter=True,

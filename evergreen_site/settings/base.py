@@ -147,9 +147,12 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
-# An unacknowledged build is redelivered after this many seconds: longer than the longest build.
+# A build whose worker died unacknowledged is redelivered after `visibility_timeout` seconds (keep it
+# longer than the longest build); workers look for such messages every interval x throttle seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("EVERGREEN_BROKER_VISIBILITY_TIMEOUT", "3600")),
+    "unacked_restore_interval": int(os.environ.get("EVERGREEN_BROKER_RESTORE_INTERVAL", "10")),
+    "unacked_restore_throttle": int(os.environ.get("EVERGREEN_BROKER_RESTORE_THROTTLE", "10")),
 }
 CELERY_BEAT_SCHEDULE = {
     "publish-scheduled-versions": {

@@ -107,8 +107,8 @@ def _validate(snapshot: Snapshot, artifacts: list[RenderedArtifact]) -> None:
 
 def _activate(*, namespace_id: int, release: Release) -> bool:
     """Point the namespace at the release unless a release built from newer content is active."""
-    namespace = Namespace.objects.select_for_update().select_related("active_release").get(pk=namespace_id)
-    active = namespace.active_release
+    namespace = Namespace.objects.select_for_update().get(pk=namespace_id)
+    active = Release.objects.filter(pk=namespace.active_release_id).first()
     if active is not None and (active.pk == release.pk or active.content_serial > release.content_serial):
         return False
     namespace.active_release = release

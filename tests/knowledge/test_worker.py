@@ -1,0 +1,85 @@
+"""Publishing through a real Celery worker on Redis and PostgreSQL, including a worker killed mid-build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from django.conf import settings
+
+from evergreen_site.celery import app as celery_app
+from knowledge.models import BuildStatus, Namespace, Release, ReleaseBuild
+from knowledge.services.entries import entry_create
+from knowledge.services.versions import version_approve, version_publish, version_submit
+from tests.factories import content
+from tests.worker import celery_worker, kill_hard, wait_for
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def broker(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Send tasks to Redis for real (the test settings run them in-process) and coalesce as in production."""
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    monkeypatch.setitem(settings.EVERGREEN, "BUILD_COALESCE_SECONDS", 1.0)
+    celery_app.conf.update(task_always_eager=False, broker_url=settings.REDIS_URL)
+    yield
+    celery_app.conf.update(task_always_eager=True)
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+
+
+def publish(ns: Namespace, editor: Any, reviewer: Any, title: str) -> None:
+    version = entry_create(namespace=ns, category=ns.categories.get(slug="fact"), content=content(title=title), actor=editor)
+    version_submit(version=version, actor=editor)
+    version_approve(version=version, actor=reviewer)
+    version_publish(version=version, actor=reviewer)
+
+
+def active_entry_count(ns: Namespace) -> int | None:
+    ns.refresh_from_db()
+    return ns.active_release.entry_count if ns.active_release else None
+
+
+def test_publish_is_built_by_the_worker_and_switches_the_active_release(
+    broker: Any, ns_a: Namespace, editor: Any, reviewer: Any, tmp_path: Path
+) -> None:
+    with celery_worker(log=tmp_path / "worker.log"):
+        publish(ns_a, editor, reviewer, "First fact")
+        wait_for(lambda: active_entry_count(ns_a) == 1, what="the first release")
+        for n in range(10):
+            publish(ns_a, editor, reviewer, f"Burst fact {n}")
+        wait_for(lambda: active_entry_count(ns_a) == 11, what="the release of the burst")
+    # Ten publishes within a second coalesce: one or two builds, not ten.
+    assert Release.objects.filter(namespace=ns_a).count() <= 3
+
+
+def test_a_worker_killed_mid_build_leaves_the_last_release_serving_and_the_build_completes(
+    broker: Any, ns_a: Namespace, editor: Any, reviewer: Any, tmp_path: Path
+) -> None:
+    log = tmp_path / "worker.log"
+    with celery_worker(log=log):
+        publish(ns_a, editor, reviewer, "First fact")
+        wait_for(lambda: active_entry_count(ns_a) == 1, what="the first release")
+    first = Namespace.objects.get(pk=ns_a.pk).active_release_id
+
+    # A short visibility timeout and restore sweep, so the redelivery happens within the test.
+    quick = {
+        "EVERGREEN_BROKER_VISIBILITY_TIMEOUT": "5",
+        "EVERGREEN_BROKER_RESTORE_INTERVAL": "1",
+        "EVERGREEN_BROKER_RESTORE_THROTTLE": "1",
+    }
+    slow = {"EVERGREEN_BUILD_PAUSE_SECONDS": "120", **quick}
+    with celery_worker(log=log, **slow) as worker:
+        publish(ns_a, editor, reviewer, "Second fact")
+        wait_for(
+            lambda: ReleaseBuild.objects.filter(namespace=ns_a, status=BuildStatus.RUNNING).exists(),
+            what="the build to start",
+        )
+        kill_hard(worker)
+    assert Namespace.objects.get(pk=ns_a.pk).active_release_id == first
+
+    with celery_worker(log=log, **quick):
+        wait_for(lambda: active_entry_count(ns_a) == 2, timeout=90, what="the redelivered build")
+    assert ReleaseBuild.objects.filter(namespace=ns_a, status=BuildStatus.ABANDONED).exists()
