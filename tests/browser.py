@@ -1,0 +1,42 @@
+"""Debian's Chromium driven by Playwright: never a downloaded browser (see README, "Tests")."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path(os.environ.get("EVERGREEN_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium_page() -> Iterator[Any]:
+    """A fresh page in a fresh browser; skips (or fails under EVERGREEN_REQUIRE_SERVICES=1) without Chromium."""
+    if not CHROMIUM.exists():
+        if os.environ.get("EVERGREEN_REQUIRE_SERVICES") == "1":
+            pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium package")
+        pytest.skip(f"needs Chromium at {CHROMIUM} (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop; the live server's ORM calls happen in its own thread.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.set_default_timeout(20_000)
+            yield page
+        finally:
+            browser.close()
