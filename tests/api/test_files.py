@@ -1,0 +1,185 @@
+"""The release files of seed §10: llms.txt family, context.json and its schema, policies, sitemap, metrics."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import jsonschema
+import pytest
+from llms_txt import parse_llms_file
+
+from knowledge.models import EvaluationRun, Namespace
+
+pytestmark = pytest.mark.django_db
+
+LINK = re.compile(r"^- \[[^\]]+\]\([^)]+\)(: .*)?$")
+
+
+@pytest.mark.parametrize("path", ["/llms.txt", "/llms-full.txt"])
+def test_llms_files_parse_with_the_reference_parser(client: Any, demo: Namespace, path: str) -> None:
+    text = client.get(path).content.decode()
+    parsed = parse_llms_file(text)
+
+    assert parsed.title == "Evergreen · AI Context Engine"
+    assert parsed.summary == demo.summary
+    assert parsed.info.strip()
+    assert parsed.sections
+    for name, links in parsed.sections.items():
+        assert links, name
+        assert all(link["title"] and link["url"].startswith("https://") for link in links)
+    # The parser splits on any line starting with "##": inside sections only link lines may appear.
+    for section in re.split(r"(?m)^##.*$", text)[1:]:
+        lines = [line for line in section.splitlines() if line.strip()]
+        assert all(LINK.match(line) for line in lines), [ln for ln in lines if not LINK.match(ln)]
+
+
+def test_llms_txt_lists_every_entry_with_its_token_cost(client: Any, demo: Namespace) -> None:
+    text = client.get("/llms.txt").content.decode()
+    context = client.get("/context.json").json()
+
+    for entry in context["entries"]:
+        line = next(line for line in text.splitlines() if f"[{entry['id']} " in line)
+        assert f"({entry['tokens']} tokens," in line
+
+
+def test_llms_full_txt_holds_every_entry_body(client: Any, demo: Namespace) -> None:
+    text = client.get("/llms-full.txt").content.decode()
+
+    for entry in client.get("/context.json").json()["entries"]:
+        assert f"[{entry['id']}]" in text
+        assert f"{entry['tokens']} tokens" in text
+
+
+def test_context_json_is_valid_against_the_served_schema(client: Any, demo: Namespace, alpha: Namespace) -> None:
+    schema = client.get("/schemas/knowledge.schema.json").json()
+    jsonschema.Draft7Validator.check_schema(schema)
+
+    for prefix in ("/", "/t/alpha/"):
+        document = client.get(prefix + "context.json").json()
+        jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker()).validate(document)
+
+
+def test_context_json_holds_the_whole_knowledge_base(client: Any, demo: Namespace) -> None:
+    document = client.get("/context.json").json()
+
+    assert document["entryCount"] == len(document["entries"]) == 15
+    assert document["totalTokens"] == sum(e["tokens"] for e in document["entries"])
+    assert document["generatedAt"] == "2026-09-02T10:52:47Z"
+    assert [c["id"] for c in document["categories"]] == ["fact", "protocol", "rule", "principle", "workflow"]
+
+
+def test_prompt_pack_fills_in_the_base_url(client: Any, demo: Namespace) -> None:
+    response = client.get("/api/prompt-pack", {"scenario": "coding"})
+
+    assert response["Content-Type"] == "text/plain; charset=utf-8"
+    text = response.content.decode()
+    assert "${base_url}" not in text
+    assert demo.base_url in text
+
+
+@pytest.mark.parametrize("query", ["", "?scenario=nope", "?scenario=chat&scenario=coding"])
+def test_an_unknown_scenario_is_a_400(client: Any, demo: Namespace, query: str) -> None:
+    response = client.get("/api/prompt-pack" + query)
+
+    assert response.status_code == 400
+    assert response.json()["error"]["param"] == "scenario"
+    assert "chat, coding, research, support" in response.json()["error"]["message"]
+
+
+def test_metrics_are_measured_at_build_time(client: Any, demo: Namespace) -> None:
+    metrics = client.get("/metrics.json").json()
+
+    assert client.get("/api/metrics").content == client.get("/metrics.json").content
+    sources = {row["source"]: row for row in metrics["contextShape"]}
+    assert list(sources) == ["html", "htmlText", "markdownMirror", "llmsFullTxt", "llmsTxt", "apiContext"]
+    html_tokens = sources["html"]["tokens"]
+    assert html_tokens > sources["htmlText"]["tokens"] > 0
+    assert sources["llmsFullTxt"]["tokens"] > sources["llmsTxt"]["tokens"]
+    api = client.get("/api/context", {"budget": 2000}).content.decode()
+    from knowledge.retrieval.tokens import estimate_tokens
+
+    assert sources["apiContext"]["tokens"] == estimate_tokens(api)
+    assert sources["llmsTxt"]["tokens"] == estimate_tokens(client.get("/llms.txt").content.decode())
+    assert sources["html"]["tokens"] == estimate_tokens(client.get("/index.html").content.decode())
+    scan = {row["budget"]: row for row in metrics["budgetScan"]}
+    assert list(scan) == [800, 2000, 4000, 8000]
+    for budget, row in scan.items():
+        body = client.get("/api/context", {"budget": budget}).json()
+        assert (row["entryCount"], row["usedTokens"], row["truncated"]) == (
+            body["entryCount"],
+            body["usedTokens"],
+            body["truncated"],
+        )
+    assert metrics["evaluation"] is None
+
+
+def test_metrics_report_the_latest_evaluation(client: Any, demo: Namespace) -> None:
+    EvaluationRun.objects.create(namespace=demo, release=demo.active_release, metrics={"ndcg@10": 0.81}, results=[])
+
+    evaluation = client.get("/metrics.json").json()["evaluation"]
+    assert evaluation["metrics"] == {"ndcg@10": 0.81}
+    assert evaluation["releaseId"] == demo.active_release.sequence
+
+
+def test_robots_allow_lists_ai_agents_and_states_usage_preferences(client: Any, demo: Namespace) -> None:
+    text = client.get("/robots.txt").content.decode()
+
+    for agent in ("GPTBot", "ClaudeBot", "PerplexityBot", "Google-Extended"):
+        assert f"User-agent: {agent}\nAllow: /" in text
+    assert "Content-Usage: train-ai=n, search=y" in text
+    assert "Sitemap: https://evergreen.example.com/sitemap.xml" in text
+
+
+def test_ai_txt_and_ai_policy(client: Any, demo: Namespace) -> None:
+    assert "Content-Usage: train-ai=n, search=y" in client.get("/ai.txt").content.decode()
+    policy = client.get("/ai-policy.json").json()
+    assert policy["license"] == "CC-BY-4.0"
+    assert policy["allow"]["answer"] is True
+    assert policy["rules"] == list(demo.rules)
+
+
+def test_sitemap_lists_pages_and_mirrors(client: Any, demo: Namespace) -> None:
+    root = ET.fromstring(client.get("/sitemap.xml").content)
+    locations = [loc.text for loc in root.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
+
+    assert "https://evergreen.example.com/entries/EG-202" in locations
+    assert "https://evergreen.example.com/entries/EG-202.md" in locations
+    assert "https://evergreen.example.com/docs/protocol-stack.md" in locations
+
+
+def test_the_index_page_has_the_json_ld_graph_and_the_entry_index(client: Any, demo: Namespace) -> None:
+    page = client.get("/").content.decode()
+    graph = json.loads(re.search(r'<script type="application/ld\+json">(.*?)</script>', page, re.S)[1])  # type: ignore[index]
+
+    assert [node["@type"] for node in graph["@graph"]] == [
+        "WebSite",
+        "Organization",
+        "Dataset",
+        "SoftwareApplication",
+        "FAQPage",
+    ]
+    assert len(graph["@graph"][4]["mainEntity"]) == len(demo.faq)
+    for entry in client.get("/context.json").json()["entries"]:
+        assert f'<a href="entries/{entry["id"]}">{entry["id"]}</a>' in page
+    assert 'id="pg-form"' in page
+    assert "<script src=" not in page and '<link rel="stylesheet"' not in page  # nothing from a CDN
+
+
+def test_index_markdown_mirror_has_the_entry_index(client: Any, demo: Namespace) -> None:
+    text = client.get("/index.html.md").content.decode()
+
+    assert text.startswith("# Evergreen · AI Context Engine\n\n> ")
+    assert "| [EG-202](https://evergreen.example.com/entries/EG-202.md) | Token 预算纪律 | rule | 0.96 |" in text
+
+
+def test_docs_pages_and_mirrors(client: Any, demo: Namespace) -> None:
+    page = client.get("/docs/protocol-stack")
+    mirror = client.get("/docs/protocol-stack.md")
+
+    assert page.status_code == mirror.status_code == 200
+    assert mirror.content.decode().startswith("#")
+    assert b"<script" not in page.content.split(b"</main>")[0].split(b"<main>")[1]
+    assert client.get("/docs/nope").status_code == 404
