@@ -199,6 +199,8 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("EVERGREEN_LOG_LEVEL", "INFO")},
+    # The in-process broker of embedded mode has no host name; kombu warns about it at every task.
+    "loggers": {"kombu.connection": {"level": "ERROR"}},
 }
 
 # --- Production hardening (manage.py check --deploy passes with docker-compose.yml's environment).
