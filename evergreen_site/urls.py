@@ -4,11 +4,17 @@ from django.contrib import admin
 from django.urls import include, path
 
 from api import urls as public
+from api.openapi.views import api_docs, schema_view
 from evergreen_site.health import healthz
+from mcp_bridge import urls as agents
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("api/schema/", schema_view, name="api-schema"),
+    path("api/docs/", api_docs, name="api-docs"),
     path("", include((public.urlpatterns, "public"), namespace="public")),
     path("t/<slug:namespace>/", include((public.urlpatterns, "public"), namespace="tenant")),
+    path("", include((agents.urlpatterns, "agents"), namespace="agents")),
+    path("t/<slug:namespace>/", include((agents.urlpatterns, "agents"), namespace="tenant-agents")),
 ]

@@ -19,7 +19,7 @@ from knowledge.services.versions import versions_publish_due
     retry_jitter=True,
     max_retries=8,
 )
-def release_build_task(self, namespace_id: int) -> int:  # type: ignore[no-untyped-def]
+def release_build_task(self, namespace_id: int) -> int:
     """Build and activate the namespace's release; returns the active release's id."""
     outcome = release_build(namespace_id=namespace_id, task_id=self.request.id or "")
     return outcome.release.pk

@@ -30,7 +30,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("services"):
             if REQUIRE_SERVICES:
-                item.add_marker(pytest.mark.xfail(reason=f"EVERGREEN_REQUIRE_SERVICES=1 but {reason}", strict=True, run=False))
+                item.add_marker(
+                    pytest.mark.xfail(reason=f"EVERGREEN_REQUIRE_SERVICES=1 but {reason}", strict=True, run=False)
+                )
             else:
                 item.add_marker(pytest.mark.skip(reason=reason))
 

@@ -44,11 +44,26 @@ def celery_worker(*, log: Path, **env: str) -> Iterator[subprocess.Popen[bytes]]
         "EVERGREEN_DEBUG": "1",
         **env,
     }
-    command = [sys.executable, "-m", "celery", "-A", "evergreen_site", "worker", "--pool", "prefork",
-               "--concurrency", "1", "--loglevel", "INFO", "--without-gossip", "--without-mingle"]
+    command = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "evergreen_site",
+        "worker",
+        "--pool",
+        "prefork",
+        "--concurrency",
+        "1",
+        "--loglevel",
+        "INFO",
+        "--without-gossip",
+        "--without-mingle",
+    ]
     with log.open("ab") as out:
-        process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
     try:
         wait_for(lambda: b"ready." in log.read_bytes(), timeout=60, what="the Celery worker to start")
         yield process

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -178,7 +179,7 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Evergreen ----------------------------------------------------------------------------------
-EVERGREEN = {
+EVERGREEN: dict[str, Any] = {
     # The namespace the bare host serves when no host name matches.
     "DEFAULT_NAMESPACE": os.environ.get("EVERGREEN_DEFAULT_NAMESPACE", "evergreen"),
     # "120/min" style; "0" turns rate limiting off (benchmarks, evaluations).

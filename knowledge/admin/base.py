@@ -12,7 +12,7 @@ from knowledge.models import Category, Namespace, Role
 from knowledge.selectors.permissions import namespaces_for_user
 
 
-class NamespaceScopedAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class NamespaceScopedAdmin(admin.ModelAdmin):
     """Filters lists, change URLs, autocompletes, actions and history by the user's namespaces.
 
     `namespace_path` is the lookup from the model to its Namespace. Django resolves change,

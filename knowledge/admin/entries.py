@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
-from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -24,11 +23,12 @@ def version_url(version: EntryVersion) -> str:
     return reverse("admin:knowledge_entryversion_change", args=[version.pk])
 
 
-class VersionInline(admin.TabularInline):  # type: ignore[type-arg]
+class VersionInline(admin.TabularInline):
     model = EntryVersion
     extra = 0
-    fields = ["number_link", "state", "title", "tokens", "confidence", "updated", "author", "reviewer", "modified_at"]
-    readonly_fields = fields
+    fields = readonly_fields = (
+        "number_link", "state", "title", "tokens", "confidence", "updated", "author", "reviewer", "modified_at",
+    )
     ordering = ["-number"]
     can_delete = False
     show_change_link = False
@@ -48,8 +48,16 @@ class EntryAdmin(NamespaceScopedAdmin):
     list_select_related = ["live_version", "category", "namespace"]
     search_fields = ["public_id", "versions__title", "versions__tags"]
     readonly_fields = [
-        "public_id", "namespace", "category", "status", "live_version_link", "retired_at", "retire_reason",
-        "replaced_by", "created_by", "created_at",
+        "public_id",
+        "namespace",
+        "category",
+        "status",
+        "live_version_link",
+        "retired_at",
+        "retire_reason",
+        "replaced_by",
+        "created_by",
+        "created_at",
     ]
     inlines = [VersionInline]
     ordering = ["namespace", "number"]
@@ -62,7 +70,9 @@ class EntryAdmin(NamespaceScopedAdmin):
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
-            return [(None, {"fields": ["category", "title", "summary", "body", "tags", "confidence", "links", "updated"]})]
+            return [
+                (None, {"fields": ["category", "title", "summary", "body", "tags", "confidence", "links", "updated"]})
+            ]
         return [(None, {"fields": self.readonly_fields})]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
@@ -173,11 +183,7 @@ class EntryAdmin(NamespaceScopedAdmin):
     def render_change_form(self, request: HttpRequest, context: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         obj = kwargs.get("obj")
         if obj is not None:
-            context["can_retire"] = obj.retired_at is None and self._namespaces(request, Role.REVIEWER).filter(
-                pk=obj.namespace_id
-            ).exists()
+            context["can_retire"] = (
+                obj.retired_at is None and self._namespaces(request, Role.REVIEWER).filter(pk=obj.namespace_id).exists()
+            )
         return super().render_change_form(request, context, *args, **kwargs)
-
-    def get_search_results(self, request: HttpRequest, queryset: QuerySet[Entry], search_term: str) -> Any:
-        queryset, duplicates = super().get_search_results(request, queryset, search_term)
-        return queryset.distinct(), False

@@ -36,7 +36,7 @@ class ContentFormMixin(forms.Form):
         return VersionContent.build(**{name: data[name] for name in CONTENT_FIELDS})
 
 
-class EntryCreateForm(ContentFormMixin, forms.ModelForm):  # type: ignore[type-arg]
+class EntryCreateForm(ContentFormMixin, forms.ModelForm):
     """A new entry: its category (which fixes namespace and ID block) and its first draft."""
 
     title = forms.CharField(max_length=500)
@@ -50,7 +50,7 @@ class EntryCreateForm(ContentFormMixin, forms.ModelForm):  # type: ignore[type-a
         fields = ["category"]
 
 
-class VersionForm(ContentFormMixin, forms.ModelForm):  # type: ignore[type-arg]
+class VersionForm(ContentFormMixin, forms.ModelForm):
     """Edits a draft. `based_on` carries the lock version the editor started from (optimistic lock)."""
 
     based_on = forms.IntegerField(widget=forms.HiddenInput)
@@ -70,14 +70,15 @@ class VersionForm(ContentFormMixin, forms.ModelForm):  # type: ignore[type-arg]
         expected = cleaned.get("based_on")
         if self.instance.pk and expected is not None:
             # The admin's change view runs in a transaction: this row lock lasts until the save.
-            current = EntryVersion.objects.select_for_update().values_list("lock_version", flat=True).get(
-                pk=self.instance.pk
+            current = (
+                EntryVersion.objects.select_for_update().values_list("lock_version", flat=True).get(pk=self.instance.pk)
             )
             if current != expected:
                 # Keep every typed character and move the form onto the saved draft, so that a
                 # second save, after the editor compared both, goes through.
-                self.data = self.data.copy()
-                self.data[self.add_prefix("based_on")] = str(current)
+                data = self.data.copy()  # type: ignore[attr-defined]  # a QueryDict when bound to a request
+                data[self.add_prefix("based_on")] = str(current)
+                self.data = data
                 raise forms.ValidationError(STALE_DRAFT.format(expected=expected, current=current), code="conflict")
         return cleaned
 

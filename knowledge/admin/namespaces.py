@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth import get_user_model
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -16,12 +16,12 @@ from knowledge.services.api_keys import api_key_create, api_key_revoke
 from knowledge.services.releases import release_request_build
 
 
-class HostInline(admin.TabularInline):  # type: ignore[type-arg]
+class HostInline(admin.TabularInline):
     model = NamespaceHost
     extra = 0
 
 
-class MembershipForm(forms.ModelForm):  # type: ignore[type-arg]
+class MembershipForm(forms.ModelForm):
     """Members are named by username, so tenant admins never browse other tenants' people."""
 
     username = forms.CharField(max_length=150)
@@ -44,7 +44,7 @@ class MembershipForm(forms.ModelForm):  # type: ignore[type-arg]
         return username
 
 
-class MembershipInline(admin.TabularInline):  # type: ignore[type-arg]
+class MembershipInline(admin.TabularInline):
     model = Membership
     form = MembershipForm
     extra = 0
@@ -88,7 +88,7 @@ class NamespaceAdmin(NamespaceScopedAdmin):
         self.message_user(request, f"Queued a release build for {queryset.count()} namespace(s).")
 
 
-class IdBlockInline(admin.TabularInline):  # type: ignore[type-arg]
+class IdBlockInline(admin.TabularInline):
     model = IdBlock
     extra = 0
 
@@ -118,7 +118,7 @@ class MembershipAdmin(NamespaceScopedAdmin):
         return self._namespaces(request, Role.ADMIN).exists()
 
 
-class ApiKeyForm(forms.ModelForm):  # type: ignore[type-arg]
+class ApiKeyForm(forms.ModelForm):
     class Meta:
         model = ApiKey
         fields = ["namespace", "name"]
@@ -140,7 +140,9 @@ class ApiKeyAdmin(NamespaceScopedAdmin):
             return
         key, raw = api_key_create(namespace=obj.namespace, name=obj.name, actor=request.user)
         obj.pk = key.pk
-        messages.warning(request, f"The key “{key.name}” is {raw} — copy it now: it is stored hashed and never shown again.")
+        messages.warning(
+            request, f"The key “{key.name}” is {raw} — copy it now: it is stored hashed and never shown again."
+        )
 
     @admin.action(description="Revoke the selected keys")
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:

@@ -32,7 +32,7 @@ def diff_table(version: EntryVersion) -> SafeString:
     """A side-by-side diff of each field against the live version (or “new entry”)."""
     live = version.entry.live_version
     if live is not None and live.pk == version.pk:
-        return mark_safe("<p>This is the live version.</p>")  # noqa: S308
+        return mark_safe("<p>This is the live version.</p>")
     differ = difflib.HtmlDiff(wrapcolumn=70)
     tables = []
     for field in DIFF_FIELDS:
@@ -44,7 +44,7 @@ def diff_table(version: EntryVersion) -> SafeString:
             format_html("<h4>{}</h4>{}", field, mark_safe(differ.make_table(before, after, old, f"v{version.number}")))  # noqa: S308
         )
     if not tables:
-        return mark_safe("<p>No change from the live version.</p>")  # noqa: S308
+        return mark_safe("<p>No change from the live version.</p>")
     return mark_safe('<div class="evergreen-diff">' + "".join(tables) + "</div>")  # noqa: S308
 
 
@@ -89,5 +89,7 @@ def warnings_html(version: EntryVersion) -> SafeString:
     )
     warnings = authoring_warnings(draft, link_states=states, today=timezone.localdate())
     if not warnings:
-        return mark_safe("<p>None.</p>")  # noqa: S308
-    return format_html('<ul class="evergreen-warnings">{}</ul>', format_html_join("", "<li>{}</li>", ((w,) for w in warnings)))
+        return mark_safe("<p>None.</p>")
+    return format_html(
+        '<ul class="evergreen-warnings">{}</ul>', format_html_join("", "<li>{}</li>", ((w,) for w in warnings))
+    )

@@ -14,10 +14,9 @@ from knowledge.models import Artifact, AuditRecord, Release, ReleaseBuild, Role
 from knowledge.services.releases import release_rollback
 
 
-class ArtifactInline(admin.TabularInline):  # type: ignore[type-arg]
+class ArtifactInline(admin.TabularInline):
     model = Artifact
-    fields = ["name", "content_type", "size", "etag"]
-    readonly_fields = fields
+    fields = readonly_fields = ("name", "content_type", "size", "etag")
     extra = 0
     can_delete = False
 
@@ -27,9 +26,31 @@ class ArtifactInline(admin.TabularInline):  # type: ignore[type-arg]
 
 @admin.register(Release)
 class ReleaseAdmin(ReadOnlyAdmin):
-    list_display = ["sequence", "namespace", "knowledge_version", "revision", "entry_count", "total_tokens", "built_at", "build_seconds", "is_active"]
+    list_display = [
+        "sequence",
+        "namespace",
+        "knowledge_version",
+        "revision",
+        "entry_count",
+        "total_tokens",
+        "built_at",
+        "build_seconds",
+        "is_active",
+    ]
     list_filter = ["namespace"]
-    readonly_fields = ["namespace", "sequence", "knowledge_version", "revision", "entry_count", "total_tokens", "built_at", "build_seconds", "inputs_hash", "content_serial", "manifest"]
+    readonly_fields = [
+        "namespace",
+        "sequence",
+        "knowledge_version",
+        "revision",
+        "entry_count",
+        "total_tokens",
+        "built_at",
+        "build_seconds",
+        "inputs_hash",
+        "content_serial",
+        "manifest",
+    ]
     inlines = [ArtifactInline]
     actions = ["rollback"]
 
@@ -74,4 +95,15 @@ class AuditRecordAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "namespace", "actor", "action", "entry", "version", "from_state", "to_state", "note"]
     list_filter = ["namespace", "action"]
     search_fields = ["entry__public_id", "note"]
-    readonly_fields = ["created_at", "namespace", "actor", "action", "entry", "version", "release", "from_state", "to_state", "note"]
+    readonly_fields = [
+        "created_at",
+        "namespace",
+        "actor",
+        "action",
+        "entry",
+        "version",
+        "release",
+        "from_state",
+        "to_state",
+        "note",
+    ]

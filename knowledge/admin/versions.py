@@ -102,8 +102,20 @@ class EntryVersionAdmin(VersionAdminBase):
     form = VersionForm
     list_filter = ["state", "entry__namespace"]
     readonly_fields = [
-        "entry_link", "number", "state", "author", "reviewer", "review_note", "publish_at", "tokens",
-        "content_hash", "warnings", "diff", "preview", "created_at", "modified_at",
+        "entry_link",
+        "number",
+        "state",
+        "author",
+        "reviewer",
+        "review_note",
+        "publish_at",
+        "tokens",
+        "content_hash",
+        "warnings",
+        "diff",
+        "preview",
+        "created_at",
+        "modified_at",
     ]
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:

@@ -1,5 +1,6 @@
 """Models of the knowledge domain, split by concern."""
 
+from knowledge.models.a2a import A2ATask as A2ATask
 from knowledge.models.audit import AuditRecord
 from knowledge.models.content import DocPage, EvaluationRun, Feedback, GoldenQuestion, PromptPack
 from knowledge.models.entry import Entry, EntryVersion, VersionState

@@ -9,7 +9,7 @@ from django.db import models
 NEVER_DELETED = "Evergreen never deletes {what}: retire entries, withdraw versions, roll releases back."
 
 
-class UndeletableQuerySet(models.QuerySet):  # type: ignore[type-arg]
+class UndeletableQuerySet(models.QuerySet):
     def delete(self) -> NoReturn:
         raise models.ProtectedError(NEVER_DELETED.format(what=self.model._meta.verbose_name_plural), set())
 

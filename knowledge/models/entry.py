@@ -64,9 +64,7 @@ class EntryVersion(UndeletableModel):
 
     entry = models.ForeignKey(Entry, on_delete=models.PROTECT, related_name="versions")
     number = models.PositiveIntegerField(editable=False)
-    state = models.CharField(
-        max_length=16, choices=VersionState.choices, default=VersionState.DRAFT, editable=False
-    )
+    state = models.CharField(max_length=16, choices=VersionState.choices, default=VersionState.DRAFT, editable=False)
 
     title = models.CharField(max_length=500)
     summary = models.TextField(blank=True, help_text="One or two sentences with the key words; agents route on it.")
@@ -119,9 +117,7 @@ class EntryVersion(UndeletableModel):
                 condition=models.Q(confidence__gte=0) & models.Q(confidence__lte=1),
                 name="version_confidence_0_1",
             ),
-            models.CheckConstraint(
-                condition=models.Q(state__in=VersionState.values), name="version_state_known"
-            ),
+            models.CheckConstraint(condition=models.Q(state__in=VersionState.values), name="version_state_known"),
         ]
         indexes = [models.Index(fields=["state", "publish_at"], name="version_state_publish_at")]
 

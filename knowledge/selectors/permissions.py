@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from django.db.models import QuerySet
 
 from knowledge.models import Membership, Namespace, Role
 
-if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-
-    User = AbstractBaseUser | AnonymousUser
+# Request users (authenticated or anonymous) and model instances alike.
+User = Any
 
 # A namespace admin may do everything an editor or reviewer may.
 IMPLIED_ROLES: dict[str, frozenset[str]] = {

@@ -16,7 +16,8 @@ from knowledge.retrieval.snapshot import (
 
 def namespace_info(*, namespace: Namespace) -> NamespaceInfo:
     categories = tuple(
-        CategoryInfo(slug=c.slug, name=c.name, purpose=c.purpose) for c in namespace.categories.order_by("position", "slug")
+        CategoryInfo(slug=c.slug, name=c.name, purpose=c.purpose)
+        for c in namespace.categories.order_by("position", "slug")
     )
     faq = tuple((str(item.get("question", "")), str(item.get("answer", ""))) for item in namespace.faq or [])
     return NamespaceInfo(
@@ -39,11 +40,7 @@ def namespace_info(*, namespace: Namespace) -> NamespaceInfo:
 
 def snapshot_read(*, namespace: Namespace) -> Snapshot:
     """The published versions, tombstones, docs and prompt packs of a namespace, in ID order."""
-    entries = (
-        Entry.objects.filter(namespace=namespace)
-        .select_related("category", "live_version")
-        .order_by("number")
-    )
+    entries = Entry.objects.filter(namespace=namespace).select_related("category", "live_version").order_by("number")
     records: list[EntryRecord] = []
     tombstones: list[Tombstone] = []
     for entry in entries.iterator(chunk_size=2000):
@@ -75,7 +72,9 @@ def snapshot_read(*, namespace: Namespace) -> Snapshot:
                     links=tuple(live.links),
                 )
             )
-    docs = tuple(DocRecord(slug=d.slug, title=d.title, body=d.body) for d in DocPage.objects.filter(namespace=namespace))
+    docs = tuple(
+        DocRecord(slug=d.slug, title=d.title, body=d.body) for d in DocPage.objects.filter(namespace=namespace)
+    )
     packs = tuple((p.scenario, p.template) for p in PromptPack.objects.filter(namespace=namespace))
     ranking = RankingSettings(
         ranker=namespace.ranker, match_threshold=namespace.match_threshold, link_expansion=namespace.link_expansion

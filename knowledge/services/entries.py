@@ -8,11 +8,11 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from knowledge.errors import BLOCK_FULL, NOT_A_MEMBER, BlockFullError, InvalidInputError, NotAllowedError
+from knowledge.errors import BLOCK_FULL, BlockFullError, InvalidInputError
 from knowledge.ids import format_public_id, parse_public_id
 from knowledge.models import Category, Entry, EntryVersion, Namespace, Role, VersionState
 from knowledge.models.entry import OPEN_STATES
-from knowledge.selectors.permissions import user_has_role
+from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
 from knowledge.services.content import VersionContent
 from knowledge.services.releases import release_request_build
@@ -22,11 +22,6 @@ ID_MALFORMED = "“{public_id}” is not an ID of this namespace (expected {pref
 RETIRE_NEEDS_REASON = "Say why the entry is retired: agents receive the reason with 410 Gone."
 REPLACEMENT_INVALID = "The replacement {public_id} must be a live entry of this namespace other than {entry}."
 ALREADY_RETIRED = "{entry} was already retired on {date}."
-
-
-def require_role(*, user: Any, namespace: Namespace, role: str) -> None:
-    if not user_has_role(user=user, namespace=namespace, role=role):
-        raise NotAllowedError(NOT_A_MEMBER.format(role=Role(role).label.lower(), namespace=namespace.slug))
 
 
 def _next_free_number(*, namespace: Namespace, category: Category) -> int:
@@ -86,7 +81,7 @@ def entry_create(
         entry=entry,
         number=1,
         author=actor if getattr(actor, "is_authenticated", False) else None,
-        **content.model_fields(),  # type: ignore[arg-type]
+        **content.model_fields(),
     )
     audit_record(namespace=namespace, actor=actor, action="create", entry=entry, version=version, to_state="draft")
     return version

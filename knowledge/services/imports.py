@@ -154,8 +154,83 @@ def _check_against_namespace(namespace: Namespace, items: list[ImportLine]) -> d
     return categories
 
 
-def _version_fields(content: VersionContent) -> dict[str, Any]:
-    return content.model_fields()
+@dataclass
+class _Batch:
+    """The versions one import writes, planned line by line before anything is saved."""
+
+    namespace: Namespace
+    publish: bool
+    author: Any
+    reviewer: Any
+    now: Any
+    existing: dict[str, Entry]
+    latest: dict[int, EntryVersion]
+    report: ImportReport = field(default_factory=ImportReport)
+    versions: list[EntryVersion] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
+    superseded: list[int] = field(default_factory=list)
+
+    @property
+    def state(self) -> str:
+        return VersionState.PUBLISHED if self.publish else VersionState.DRAFT
+
+    def plan_change(self, item: ImportLine, entry: Entry) -> None:
+        current = self.latest[entry.pk]
+        content = item.content
+        if not item.updated_given:  # a line without `updated` keeps the entry's date
+            content = VersionContent.build(**{**_content_kwargs(content), "updated": current.updated})
+        live_is_current = entry.live_version_id == current.pk
+        if content.content_hash == current.content_hash and (not self.publish or live_is_current):
+            self.report.unchanged += 1
+            return
+        if entry.retired_at is not None:
+            raise ImportFileError([(item.line_no, f"{entry.public_id} is retired; its ID cannot take new content")])
+        if current.state in OPEN_STATES:
+            message = f"{entry.public_id} has version {current.number} {current.state}; finish it first"
+            raise ImportFileError([(item.line_no, message)])
+        if self.publish and entry.live_version_id:
+            self.superseded.append(entry.live_version_id)
+        self.add(entry, current.number + 1, content)
+        self.report.changed += 1
+
+    def plan_new(self, item: ImportLine, category: Category) -> None:
+        entry = _create_entry(self.namespace, item, category, self.author)
+        self.existing[entry.public_id] = entry
+        self.add(entry, 1, item.content)
+        self.report.created += 1
+
+    def add(self, entry: Entry, number: int, content: VersionContent) -> None:
+        self.versions.append(_new_version(entry, number, content, self.state, self.author, self.reviewer, self.now))
+        self.entries.append(entry)
+        self.report.ids.append(entry.public_id)
+
+    def save(self, *, source: str, note: str) -> None:
+        if self.superseded:
+            EntryVersion.objects.filter(pk__in=self.superseded).update(
+                state=VersionState.SUPERSEDED, modified_at=self.now
+            )
+        EntryVersion.objects.bulk_create(self.versions, batch_size=500)
+        if self.publish:
+            for entry, version in zip(self.entries, self.versions, strict=True):
+                entry.live_version = version
+            Entry.objects.bulk_update(self.entries, ["live_version"], batch_size=500)
+            self.report.published = len(self.versions)
+        action = f"{source}-publish" if self.publish else source
+        AuditRecord.objects.bulk_create(
+            [
+                AuditRecord(
+                    namespace=self.namespace,
+                    entry=version.entry,
+                    version=version,
+                    actor=self.author,
+                    action=action,
+                    to_state=self.state,
+                    note=note,
+                )
+                for version in self.versions
+            ],
+            batch_size=500,
+        )
 
 
 @transaction.atomic
@@ -178,78 +253,32 @@ def entries_import(
     default_category = next(iter(categories))
     Namespace.objects.select_for_update().filter(pk=namespace.pk).first()
     reviewer = reviewer or actor
-    now = timezone.now()
-    person = actor if getattr(actor, "is_authenticated", False) else None
-    reviewer_person = reviewer if getattr(reviewer, "is_authenticated", False) else None
-    state = VersionState.PUBLISHED if publish else VersionState.DRAFT
-
-    existing = {e.public_id: e for e in Entry.objects.filter(namespace=namespace).select_related("live_version")}
     latest = _latest_versions(namespace)
-    by_hash = {v.content_hash: v.entry_id for v in latest.values()}
-    report = ImportReport()
-    new_versions: list[EntryVersion] = []
-    superseded: list[int] = []
-    touched: list[Entry] = []
+    batch = _Batch(
+        namespace=namespace,
+        publish=publish,
+        author=actor if getattr(actor, "is_authenticated", False) else None,
+        reviewer=reviewer if publish and getattr(reviewer, "is_authenticated", False) else None,
+        now=timezone.now(),
+        existing={e.public_id: e for e in Entry.objects.filter(namespace=namespace)},
+        latest=latest,
+    )
+    by_hash = {v.content_hash for v in latest.values()}
     for done, item in enumerate(items, start=1):
-        entry = existing.get(item.public_id) if item.public_id else None
-        if entry is None and item.content.content_hash in by_hash:
-            report.unchanged += 1
-            continue
+        entry = batch.existing.get(item.public_id) if item.public_id else None
         if entry is not None:
-            current = latest[entry.pk]
-            content = item.content
-            if not item.updated_given:
-                content = VersionContent.build(**{**_content_kwargs(content), "updated": current.updated})
-            if content.content_hash == current.content_hash and (not publish or entry.live_version_id == current.pk):
-                report.unchanged += 1
-                continue
-            if entry.retired_at is not None:
-                raise ImportFileError([(item.line_no, f"{entry.public_id} is retired; its ID cannot take new content")])
-            if current.state in OPEN_STATES:
-                raise ImportFileError(
-                    [(item.line_no, f"{entry.public_id} has version {current.number} {current.state}; finish it first")]
-                )
-            if publish and entry.live_version_id:
-                superseded.append(entry.live_version_id)
-            new_versions.append(_new_version(entry, current.number + 1, content, state, person, reviewer_person, now))
-            report.changed += 1
+            batch.plan_change(item, entry)
+        elif item.content.content_hash in by_hash:
+            batch.report.unchanged += 1
         else:
-            category = categories[item.category or default_category]
-            entry = _create_entry(namespace, item, category, person)
-            existing[entry.public_id] = entry
-            new_versions.append(_new_version(entry, 1, item.content, state, person, reviewer_person, now))
-            report.created += 1
-        touched.append(entry)
-        report.ids.append(entry.public_id)
+            batch.plan_new(item, categories[item.category or default_category])
         if progress:
             progress(done, len(items))
-    if superseded:
-        EntryVersion.objects.filter(pk__in=superseded).update(state=VersionState.SUPERSEDED, modified_at=now)
-    EntryVersion.objects.bulk_create(new_versions, batch_size=500)
-    if publish:
-        for entry, version in zip(touched, new_versions, strict=True):
-            entry.live_version = version
-        Entry.objects.bulk_update(touched, ["live_version"], batch_size=500)
-        report.published = len(new_versions)
-    AuditRecord.objects.bulk_create(
-        [
-            AuditRecord(
-                namespace=namespace,
-                entry=version.entry,
-                version=version,
-                actor=person,
-                action=f"{source}-publish" if publish else source,
-                from_state="",
-                to_state=state,
-                note=f"Bulk {source}: author {actor}, reviewer {reviewer}." if publish else f"Bulk {source}.",
-            )
-            for version in new_versions
-        ],
-        batch_size=500,
-    )
-    if publish and new_versions:
+    note = f"Bulk {source}: author {actor}, reviewer {reviewer}." if publish else f"Bulk {source}."
+    batch.save(source=source, note=note)
+    if publish and batch.versions:
         release_request_build(namespace=namespace)
-    return report
+    return batch.report
 
 
 def _content_kwargs(content: VersionContent) -> dict[str, Any]:
@@ -296,10 +325,10 @@ def _new_version(
         number=number,
         state=state,
         author=author,
-        reviewer=reviewer if published else None,
+        reviewer=reviewer,
         review_note="Bulk import." if published else "",
         submitted_at=now if published else None,
         reviewed_at=now if published else None,
         published_at=now if published else None,
-        **_version_fields(content),
+        **content.model_fields(),
     )

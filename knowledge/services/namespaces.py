@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 from django.db import transaction
@@ -39,7 +40,7 @@ def namespace_apply_spec(*, spec: Mapping[str, Any]) -> Namespace:
 
 def categories_apply(*, namespace: Namespace, categories: Sequence[Mapping[str, Any]]) -> None:
     ranges = sorted((start, end) for c in categories for start, end in c.get("blocks", []))
-    for (a_start, a_end), (b_start, b_end) in zip(ranges, ranges[1:], strict=False):
+    for (a_start, a_end), (b_start, b_end) in pairwise(ranges):
         if b_start <= a_end:
             raise ValueError(BLOCKS_OVERLAP.format(a=f"{a_start}–{a_end}", b=f"{b_start}–{b_end}"))
     for position, spec in enumerate(categories):

@@ -30,6 +30,7 @@ from knowledge.retrieval.semver import bump_knowledge_version
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
 from knowledge.selectors.pages import release_metrics_measure
 from knowledge.selectors.snapshots import snapshot_read
+from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
 
 logger = logging.getLogger(__name__)
@@ -60,12 +61,12 @@ def release_request_build(*, namespace: Namespace) -> None:
 
 
 def _enqueue_build(namespace_id: int) -> None:
-    from knowledge.tasks import release_build_task
+    from knowledge.tasks import release_build_task  # noqa: PLC0415  # the tasks module imports this one
 
     # Coalescing: while a build is queued and not yet started, later requests ride along with it.
     if not cache.add(PENDING_KEY.format(namespace_id=namespace_id), 1, timeout=PENDING_TTL_SECONDS):
         return
-    delay = settings.EVERGREEN["BUILD_COALESCE_SECONDS"]
+    delay = float(str(settings.EVERGREEN["BUILD_COALESCE_SECONDS"]))
     release_build_task.apply_async(args=[namespace_id], countdown=delay or None)
 
 
@@ -108,7 +109,7 @@ def _validate(snapshot: Snapshot, artifacts: list[RenderedArtifact]) -> None:
 def _activate(*, namespace_id: int, release: Release) -> bool:
     """Point the namespace at the release unless a release built from newer content is active."""
     namespace = Namespace.objects.select_for_update().get(pk=namespace_id)
-    active = Release.objects.filter(pk=namespace.active_release_id).first()
+    active = Release.objects.filter(pk=namespace.active_release_id).first() if namespace.active_release_id else None
     if active is not None and (active.pk == release.pk or active.content_serial > release.content_serial):
         return False
     namespace.active_release = release
@@ -152,7 +153,7 @@ def _build(*, namespace: Namespace, now: datetime) -> BuildOutcome:
     artifacts = render_release(snapshot, stamp)
     metrics = release_metrics_measure(snapshot, stamp, artifacts)
     _validate(snapshot, artifacts)
-    pause = settings.EVERGREEN["BUILD_PAUSE_SECONDS"]
+    pause = float(str(settings.EVERGREEN["BUILD_PAUSE_SECONDS"]))
     if pause:
         time.sleep(pause)
 
@@ -207,8 +208,6 @@ def release_rollback(
     *, namespace: Namespace, release: Release, actor: Any, note: str = "", check_permission: bool = True
 ) -> Release:
     """Serve an earlier release again, byte for byte; the next publish builds from current content."""
-    from knowledge.services.entries import require_role
-
     if check_permission:
         require_role(user=actor, namespace=namespace, role="reviewer")
     if release.namespace_id != namespace.pk:

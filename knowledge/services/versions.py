@@ -21,9 +21,9 @@ from knowledge.errors import (
 )
 from knowledge.models import Entry, EntryVersion, Role, VersionState
 from knowledge.models.entry import OPEN_STATES
+from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
 from knowledge.services.content import VersionContent
-from knowledge.services.entries import require_role
 from knowledge.services.releases import release_request_build
 from knowledge.workflow import check_transition
 
@@ -104,7 +104,12 @@ def version_draft_for_entry(*, entry: Entry, actor: Any) -> EntryVersion:
         content_hash=base.content_hash,
     )
     audit_record(
-        namespace=entry.namespace, actor=actor, action="create", entry=entry, version=draft, to_state="draft",
+        namespace=entry.namespace,
+        actor=actor,
+        action="create",
+        entry=entry,
+        version=draft,
+        to_state="draft",
         note=f"Draft from version {base.number}.",
     )
     return draft
@@ -127,8 +132,13 @@ def version_save(
     )
     current.refresh_from_db()
     audit_record(
-        namespace=current.entry.namespace, actor=actor, action="edit", entry=current.entry, version=current,
-        from_state=current.state, to_state=current.state,
+        namespace=current.entry.namespace,
+        actor=actor,
+        action="edit",
+        entry=current.entry,
+        version=current,
+        from_state=current.state,
+        to_state=current.state,
     )
     return current
 
@@ -149,9 +159,9 @@ def version_approve(
     """Approve another person's version (four eyes), optionally scheduling its go-live."""
     version = _locked(version)
     namespace = version.entry.namespace
-    if version.author_id is not None and version.author_id == getattr(actor, "pk", None):
-        if not namespace.allow_self_approval:
-            raise NotAllowedError(SELF_APPROVAL)
+    own = version.author_id is not None and version.author_id == getattr(actor, "pk", None)
+    if own and not namespace.allow_self_approval:
+        raise NotAllowedError(SELF_APPROVAL)
     version = _transition(version, target=VersionState.APPROVED, actor=actor, note=note)
     version.reviewer = _actor_or_none(actor)
     version.review_note = note

@@ -63,15 +63,13 @@ def test_editor_writes_reviewer_publishes_agent_reads(
     page.click("button.evergreen-publish")
     page.wait_for_selector("text=publish done")
 
-    with urllib.request.urlopen(f"{base}/t/alpha/context.json") as response:  # noqa: S310  # our live server
+    with urllib.request.urlopen(f"{base}/t/alpha/context.json") as response:  # our live server
         document = json.load(response)
     assert [entry["id"] for entry in document["entries"]] == ["AL-200"]
     assert document["entries"][0]["title"] == "Cite every claim"
 
 
-def test_a_conflicting_save_keeps_the_typed_text(
-    live_server: Any, page: Any, ns_a: Namespace, editor: Any
-) -> None:
+def test_a_conflicting_save_keeps_the_typed_text(live_server: Any, page: Any, ns_a: Namespace, editor: Any) -> None:
     from knowledge.services.entries import entry_create
     from knowledge.services.versions import version_save
     from tests.factories import content

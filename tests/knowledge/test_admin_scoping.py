@@ -45,11 +45,14 @@ def test_lists_show_only_own_namespace(editor: Any, entry_a: EntryVersion, entry
 
 @pytest.mark.parametrize(
     "url_name",
-    ["admin:knowledge_entry_change", "admin:knowledge_entry_history", "admin:knowledge_entry_edit", "admin:knowledge_entry_retire"],
+    [
+        "admin:knowledge_entry_change",
+        "admin:knowledge_entry_history",
+        "admin:knowledge_entry_edit",
+        "admin:knowledge_entry_retire",
+    ],
 )
-def test_change_urls_of_another_namespace_are_not_found(
-    editor: Any, entry_b: EntryVersion, url_name: str
-) -> None:
+def test_change_urls_of_another_namespace_are_not_found(editor: Any, entry_b: EntryVersion, url_name: str) -> None:
     response = _client(editor).get(reverse(url_name, args=[entry_b.entry_id]))
     assert response.status_code in {302, 404}
     assert "Beta secret" not in response.text
@@ -100,9 +103,7 @@ def test_autocomplete_offers_only_own_namespaces(editor: Any, ns_a: Namespace, n
     assert slugs == {"alpha"}
 
 
-def test_superuser_sees_every_namespace(
-    django_user_model: Any, entry_a: EntryVersion, entry_b: EntryVersion
-) -> None:
+def test_superuser_sees_every_namespace(django_user_model: Any, entry_a: EntryVersion, entry_b: EntryVersion) -> None:
     root = django_user_model.objects.create_superuser("root", "root@example.com", "pw")
     response = _client(root).get(reverse("admin:knowledge_entry_changelist"))
     assert entry_a.entry.public_id in response.text

@@ -15,7 +15,9 @@ from tests.factories import content
 
 
 def create(ns: Namespace, actor: Any, category: str = "fact", **kwargs: Any) -> Entry:
-    version = entry_create(namespace=ns, category=ns.categories.get(slug=category), content=content(), actor=actor, **kwargs)
+    version = entry_create(
+        namespace=ns, category=ns.categories.get(slug=category), content=content(), actor=actor, **kwargs
+    )
     return version.entry
 
 

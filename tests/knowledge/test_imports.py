@@ -109,7 +109,10 @@ def test_export_then_import_round_trips(ns_a: Namespace, tmp_path: Path) -> None
 
 @pytest.mark.slow
 @pytest.mark.skipif(not DATASETS.exists(), reason="the shared datasets are not beside the project")
-@pytest.mark.parametrize(("name", "prefix", "count", "first"), [("cranfield", "CRAN", 1400, "CRAN-0001"), ("cmrc2018", "CMRC", 679, "CMRC-0000")])
+@pytest.mark.parametrize(
+    ("name", "prefix", "count", "first"),
+    [("cranfield", "CRAN", 1400, "CRAN-0001"), ("cmrc2018", "CMRC", 679, "CMRC-0000")],
+)
 def test_the_shared_datasets_import_with_their_ids(name: str, prefix: str, count: int, first: str) -> None:
     path = DATASETS / name / "entries.jsonl"
     out = run("import_entries", str(path), "--namespace", name, "--create-namespace", "--prefix", prefix, "--publish")

@@ -11,7 +11,13 @@ from knowledge.retrieval.render import release as release_render
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services.entries import entry_create, entry_retire
 from knowledge.services.releases import release_build, release_rollback
-from knowledge.services.versions import version_approve, version_draft_for_entry, version_publish, version_save, version_submit
+from knowledge.services.versions import (
+    version_approve,
+    version_draft_for_entry,
+    version_publish,
+    version_save,
+    version_submit,
+)
 from knowledge.tasks import release_build_task
 from tests.factories import committed, content
 
@@ -19,7 +25,9 @@ pytestmark = pytest.mark.django_db
 
 
 def write_and_publish(ns: Namespace, editor: Any, reviewer: Any, **fields: Any) -> EntryVersion:
-    version = entry_create(namespace=ns, category=ns.categories.get(slug="fact"), content=content(**fields), actor=editor)
+    version = entry_create(
+        namespace=ns, category=ns.categories.get(slug="fact"), content=content(**fields), actor=editor
+    )
     version_submit(version=version, actor=editor)
     version_approve(version=version, actor=reviewer)
     return version_publish(version=version, actor=reviewer)
@@ -57,7 +65,9 @@ def test_nothing_is_enqueued_before_commit(
     assert not Release.objects.filter(namespace=ns_a).exists()
 
 
-def test_builds_are_idempotent(ns_a: Namespace, editor: Any, reviewer: Any, django_capture_on_commit_callbacks: Any) -> None:
+def test_builds_are_idempotent(
+    ns_a: Namespace, editor: Any, reviewer: Any, django_capture_on_commit_callbacks: Any
+) -> None:
     with django_capture_on_commit_callbacks(execute=False):
         write_and_publish(ns_a, editor, reviewer)
     first = release_build_task.apply(args=[ns_a.pk]).get()
@@ -104,7 +114,9 @@ def test_versions_bump_by_what_changed(ns_a: Namespace, editor: Any, reviewer: A
         version_publish(version=draft, actor=reviewer)
     with committed():
         entry_retire(entry=live.entry, actor=reviewer, reason="Wrong.")
-    versions = list(Release.objects.filter(namespace=ns_a).order_by("sequence").values_list("knowledge_version", flat=True))
+    versions = list(
+        Release.objects.filter(namespace=ns_a).order_by("sequence").values_list("knowledge_version", flat=True)
+    )
     assert versions == ["1.0.0", "1.1.0", "1.1.1", "2.0.0"]
 
 

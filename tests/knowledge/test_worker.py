@@ -31,7 +31,9 @@ def broker(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 def publish(ns: Namespace, editor: Any, reviewer: Any, title: str) -> None:
-    version = entry_create(namespace=ns, category=ns.categories.get(slug="fact"), content=content(title=title), actor=editor)
+    version = entry_create(
+        namespace=ns, category=ns.categories.get(slug="fact"), content=content(title=title), actor=editor
+    )
     version_submit(version=version, actor=editor)
     version_approve(version=version, actor=reviewer)
     version_publish(version=version, actor=reviewer)

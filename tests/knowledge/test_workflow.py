@@ -41,7 +41,9 @@ def test_the_whole_cycle_goes_live_and_is_audited(draft: EntryVersion, editor: A
     live.entry.refresh_from_db()
     assert live.state == VersionState.PUBLISHED
     assert live.entry.live_version_id == live.pk
-    trail = list(AuditRecord.objects.filter(version=live).order_by("pk").values_list("action", "from_state", "to_state"))
+    trail = list(
+        AuditRecord.objects.filter(version=live).order_by("pk").values_list("action", "from_state", "to_state")
+    )
     assert trail == [
         ("create", "", "draft"),
         ("submit", "draft", "in_review"),
@@ -138,7 +140,9 @@ def test_at_most_one_published_version_per_entry_is_a_database_constraint(
 def test_a_second_save_of_the_same_draft_is_a_conflict(draft: EntryVersion, editor: Any) -> None:
     version_save(version=draft, content=content(body="First person's text."), expected_lock_version=0, actor=editor)
     with pytest.raises(ConflictError, match="Someone else saved this draft"):
-        version_save(version=draft, content=content(body="Second person's text."), expected_lock_version=0, actor=editor)
+        version_save(
+            version=draft, content=content(body="Second person's text."), expected_lock_version=0, actor=editor
+        )
     draft.refresh_from_db()
     assert draft.body == "First person's text."
     assert draft.lock_version == 1

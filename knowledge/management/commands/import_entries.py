@@ -17,7 +17,9 @@ from knowledge.services.namespaces import namespace_for_import
 
 
 class Command(BaseCommand):
-    help = "Import entries from JSON Lines ({id?, title, summary?, body, tags?, category?, confidence?, links?, updated?})."
+    help = (
+        "Import entries from JSON Lines: {id?, title, summary?, body, tags?, category?, confidence?, links?, updated?}."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", type=Path)

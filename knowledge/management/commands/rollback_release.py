@@ -32,7 +32,9 @@ class Command(BaseCommand):
         if target is None:
             raise CommandError("No such earlier release; see the release history in the admin.")
         try:
-            release_rollback(namespace=namespace, release=target, actor=None, note=options["note"], check_permission=False)
+            release_rollback(
+                namespace=namespace, release=target, actor=None, note=options["note"], check_permission=False
+            )
         except ServiceError as error:
             raise CommandError(str(error)) from None
         self.stdout.write(f"{namespace.slug} now serves release #{target.sequence} (v{target.knowledge_version}).")

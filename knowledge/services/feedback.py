@@ -1,0 +1,54 @@
+"""Agent feedback (issue 4, MCP ``submit_feedback``): untrusted text queued for the editors, never published."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from django.db import transaction
+
+from knowledge.errors import InvalidInputError
+from knowledge.models import Feedback, Namespace
+
+MESSAGE_MAX: Final = 2000  # Feedback.message
+QUERY_MAX: Final = 500  # Feedback.query
+ENTRY_ID_MAX: Final = 32  # Feedback.entry_public_id
+SOURCE_MAX: Final = 32  # Feedback.source
+
+MESSAGE_EMPTY: Final = "Say what is wrong: the feedback message is empty."
+KIND_UNKNOWN: Final = "Feedback kind must be one of: {kinds}."
+
+
+def _untrusted(text: str, limit: int) -> str:
+    """Stored as sent, cut to the column's length; NUL is the one character PostgreSQL text cannot hold."""
+    return text.replace("\x00", "\ufffd")[:limit]
+
+
+@transaction.atomic
+def feedback_submit(
+    *,
+    namespace: Namespace,
+    kind: str,
+    message: str,
+    entry_public_id: str | None = None,
+    query: str | None = None,
+    source: str = "mcp",
+) -> Feedback:
+    """Queue one report in the namespace's review queue (admin: Feedback, status open).
+
+    The text is untrusted: it is stored as-is (length-capped), shown to editors as plain text, and
+    nothing here touches entries, versions or releases — an editor acts on it through review. Rate
+    limits are per caller and so belong to the request layer (``mcp_bridge.backend``), which knows who
+    is asking; the domain cannot import it (import-linter).
+    """
+    if kind not in Feedback.Kind.values:
+        raise InvalidInputError(KIND_UNKNOWN.format(kinds=", ".join(Feedback.Kind.values)))
+    if not message.strip():
+        raise InvalidInputError(MESSAGE_EMPTY)
+    return Feedback.objects.create(
+        namespace=namespace,
+        kind=kind,
+        message=_untrusted(message, MESSAGE_MAX),
+        entry_public_id=_untrusted((entry_public_id or "").strip().upper(), ENTRY_ID_MAX),
+        query=_untrusted(query or "", QUERY_MAX),
+        source=_untrusted(source, SOURCE_MAX),
+    )
