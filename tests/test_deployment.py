@@ -44,6 +44,7 @@ def test_compose_runs_the_five_services() -> None:
 @pytest.mark.parametrize("service", ["web", "worker", "beat"])
 def test_production_settings_pass_the_deploy_check(service: str) -> None:
     env = {**os.environ, **compose_environment(service), "DJANGO_SETTINGS_MODULE": "evergreen_site.settings.base"}
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
