@@ -1,0 +1,222 @@
+"""The Django side of ``ports.Backend``: one admitted request's namespace, active release and caller."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from typing import Any, Final
+
+import orjson
+from django.conf import settings
+
+from gateway.context import context_body
+from gateway.entries import EntryFound as FoundInRelease
+from gateway.entries import EntryGone as GoneFromRelease
+from gateway.entries import entry_found, entry_lookup, normalize_entry_id
+from gateway.errors import BadParameterError
+from gateway.gate import Gate
+from gateway.params import context_query
+from gateway.ratelimit import Rate, RateSpecError, parse_rate, rate_limit_hit
+from knowledge.ids import ID_PATTERN
+from knowledge.models import EntryVersion, Namespace, VersionState
+from knowledge.retrieval.snapshot import EntryRecord
+from knowledge.selectors.serving import evaluation_latest, release_metrics
+from knowledge.services.feedback import feedback_submit
+from mcp_bridge.ports import (
+    CachePolicy,
+    EntryFound,
+    EntryGone,
+    EntryLookup,
+    EntryMissing,
+    EntryPage,
+    EntrySummary,
+    FeedbackKind,
+    FeedbackReceipt,
+    NamespaceInfo,
+    ParamError,
+    PromptPack,
+    PromptPackInfo,
+    RateLimitedError,
+    Tombstone,
+)
+
+DEFAULT_FEEDBACK_RATE: Final = "20/hour"
+UNKNOWN_VERSION: Final = "{id} has no published version {version}; omit version for the current one ({current})."
+FEEDBACK_ENTRY_UNKNOWN: Final = "{id} is not an entry of this knowledge base; omit entryId or use an existing ID."
+SCENARIO_ORDER: Final = ("chat", "coding", "research", "support")
+SCENARIO_PURPOSE: Final = {
+    "chat": "Rules for a general chat assistant's system prompt.",
+    "coding": "Rules (with runnable client snippets) for a coding assistant's system prompt.",
+    "research": "Rules for a deep-research assistant's system prompt.",
+    "support": "Rules for a customer-support assistant's system prompt.",
+}
+
+
+def feedback_rate() -> Rate:
+    """``EVERGREEN["FEEDBACK_RATE_LIMIT"]`` ("20/hour" by default): per caller per namespace, far below reads."""
+    try:
+        return parse_rate(str(settings.EVERGREEN.get("FEEDBACK_RATE_LIMIT", DEFAULT_FEEDBACK_RATE)))
+    except RateSpecError:
+        return parse_rate(DEFAULT_FEEDBACK_RATE)
+
+
+def _pack_title(scenario: str, template: str) -> str:
+    first = template.lstrip().splitlines()[0] if template.strip() else ""
+    return first.lstrip("#").strip() if first.startswith("#") else f"Prompt pack · {scenario}"
+
+
+class DjangoBackend:
+    """``ports.Backend`` over a ``Gate``: the same release, selectors and engine as the REST views.
+
+    ``base_url`` is the namespace's root as this request addressed it (scheme, host and any
+    ``/t/<namespace>`` prefix), so the endpoints named in results are the ones the client can reach.
+    """
+
+    def __init__(self, *, gate: Gate, base_url: str, source: str) -> None:
+        self.gate = gate
+        self.release = gate.release
+        self.base_url = base_url.rstrip("/")
+        self.source = source
+        self._info: NamespaceInfo | None = None
+
+    def namespace(self) -> NamespaceInfo:
+        if self._info is None:
+            ns = self.release.snapshot.namespace
+            self._info = NamespaceInfo(
+                slug=ns.slug,
+                title=ns.title,
+                summary=ns.summary,
+                base_url=self.base_url,
+                language=ns.language,
+                knowledge_version=self.release.stamp.knowledge_version,
+                public=self.gate.namespace.is_public,
+                id_prefix=ns.prefix,
+                categories=tuple(c.slug for c in ns.categories),
+                organization=ns.name,
+            )
+        return self._info
+
+    def cache_policy(self) -> CachePolicy:
+        policy = self.gate.cache
+        return CachePolicy(max_age=policy.max_age, public=policy.public)
+
+    def rules(self) -> Sequence[str]:
+        return self.release.snapshot.namespace.rules
+
+    def context(self, *, topic: str, budget: int | None, category: str | None, limit: int | None) -> dict[str, Any]:
+        """The /api/context body from the same response cache, so both surfaces serve identical bytes."""
+        ns = self.release.snapshot.namespace
+        try:
+            query = context_query(
+                topic=topic,
+                budget=budget,
+                category=category,
+                categories=[c.slug for c in ns.categories],
+                default_budget=ns.default_budget,
+                limit=limit,
+            )
+        except BadParameterError as error:
+            raise ParamError(error.code, error.message, error.param or "query") from error
+        body, _ = context_body(self.release, query)
+        document: dict[str, Any] = orjson.loads(body)
+        return document
+
+    def entry(self, *, entry_id: str, version: int | None) -> EntryLookup:
+        found = entry_lookup(self.release, entry_id)
+        if isinstance(found, GoneFromRelease):
+            stone = found.tombstone
+            return EntryGone(Tombstone(stone.id, stone.title, stone.retired_at, stone.reason, stone.replaced_by))
+        if not isinstance(found, FoundInRelease):
+            return EntryMissing(nearest=found.nearest)
+        if version is not None and version != found.entry.version:
+            found = self._older_version(found.entry, version)
+        return EntryFound(payload=found.payload, markdown=found.markdown)
+
+    def _older_version(self, current: EntryRecord, version: int) -> FoundInRelease:
+        """An earlier published version of a live entry: a point read of one row, only for ``version``.
+
+        Only numbers below the released one qualify, so a version published after the active release
+        was built stays invisible until its release is (design: reads come from the active release).
+        """
+        row = EntryVersion.objects.filter(
+            entry__namespace_id=self.gate.namespace.id,
+            entry__public_id=current.id,
+            number=version,
+            number__lt=current.version,
+            state__in=(VersionState.PUBLISHED, VersionState.SUPERSEDED),
+        ).first()
+        if row is None:
+            message = UNKNOWN_VERSION.format(id=current.id, version=version, current=current.version)
+            raise ParamError("unknown_version", message, "version")
+        record = EntryRecord(
+            id=current.id,
+            category=current.category,
+            title=row.title,
+            summary=row.summary,
+            body=row.body,
+            tags=tuple(row.tags),
+            confidence=float(row.confidence),
+            tokens=row.tokens,
+            updated=row.updated.isoformat(),
+            version=row.number,
+            content_hash=row.content_hash,
+            links=tuple(row.links),
+        )
+        return entry_found(self.release, record)
+
+    def entry_page(self, *, after: str | None, size: int) -> EntryPage:
+        """Published entries by ID number (EG-999 before EG-1000), strictly after ``after``."""
+        numbered = self.release.numbered
+        start = 0
+        if after is not None:
+            match = ID_PATTERN.match(after)
+            start = bisect_right(numbered, (int(match["number"]), after)) if match else len(numbered)
+        items = []
+        for _, entry_id in numbered[start : start + size]:
+            entry = self.release.entry(entry_id)
+            if entry is not None:
+                items.append(EntrySummary(entry.id, entry.title, entry.summary, entry.category, entry.updated))
+        more = start + size < len(numbered)
+        return EntryPage(items=tuple(items), next_after=items[-1].id if more and items else None)
+
+    def scenarios(self) -> Sequence[PromptPackInfo]:
+        packs = dict(self.release.snapshot.prompt_packs)
+        ordered = sorted(packs, key=lambda s: (SCENARIO_ORDER.index(s) if s in SCENARIO_ORDER else 99, s))
+        return [self._pack_info(scenario, packs[scenario]) for scenario in ordered]
+
+    def _pack_info(self, scenario: str, template: str) -> PromptPackInfo:
+        description = SCENARIO_PURPOSE.get(scenario, f"Rules for the {scenario} scenario's system prompt.")
+        return PromptPackInfo(scenario=scenario, title=_pack_title(scenario, template), description=description)
+
+    def prompt_pack(self, *, scenario: str) -> PromptPack | None:
+        """The text of ``GET /api/prompt-pack?scenario=…``: ``${base_url}`` is the canonical URL there too."""
+        template = dict(self.release.snapshot.prompt_packs).get(scenario)
+        if template is None:
+            return None
+        base_url = self.release.snapshot.namespace.base_url.rstrip("/")
+        return PromptPack(info=self._pack_info(scenario, template), text=template.replace("${base_url}", base_url))
+
+    def metrics(self) -> dict[str, Any]:
+        """The /api/metrics document (measured at build time, plus the latest evaluation run)."""
+        document = release_metrics(release_id=self.release.release_id)
+        document["evaluation"] = evaluation_latest(namespace_id=self.gate.namespace.id)
+        return document
+
+    def submit_feedback(
+        self, *, entry_id: str | None, query: str | None, kind: FeedbackKind, message: str
+    ) -> FeedbackReceipt:
+        """Rate-limited per caller and namespace with the shared sliding window, then queued for review."""
+        if entry_id is not None:
+            wanted = normalize_entry_id(entry_id)
+            if self.release.entry(wanted) is None and wanted not in self.release.tombstones:
+                raise ParamError("unknown_entry", FEEDBACK_ENTRY_UNKNOWN.format(id=wanted), "entryId")
+        decision = rate_limit_hit(
+            scope=f"feedback:{self.gate.namespace.slug}", client=self.gate.client, rate=feedback_rate()
+        )
+        if decision is not None and not decision.admitted:
+            raise RateLimitedError(retry_after=decision.reset)
+        namespace = Namespace.objects.get(pk=self.gate.namespace.id)
+        stored = feedback_submit(
+            namespace=namespace, kind=kind, message=message, entry_public_id=entry_id, query=query, source=self.source
+        )
+        return FeedbackReceipt(id=f"FB-{stored.pk}")

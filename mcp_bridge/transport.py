@@ -1,0 +1,158 @@
+"""HTTP edges shared by the MCP and A2A views: body cap, Origin policy, CORS, and Outcome → HttpResponse."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+
+from gateway.errors import GatewayError
+from gateway.gate import Gate
+from gateway.http import JSON
+from mcp_bridge.jsonrpc import INVALID_REQUEST, Outcome, decode_json, dumps, error_body, is_request_id
+
+DEFAULT_MAX_BODY_BYTES: Final = 64 * 1024
+# JSON-RPC 2.0 §5.1 leaves -32000..-32099 to the implementation; MCP (-32020..-32022) and A2A
+# (-32001..-32007) use parts of it, so the gateway's refusals (namespace, key, rate) take -32000
+# and carry the REST error object ({code, message, param}) as data.
+GATEWAY_ERROR: Final = -32000
+BODY_TOO_LARGE_MESSAGE: Final = "Request body too large: at most {limit} bytes"
+ORIGIN_REFUSED_MESSAGE: Final = "Origin not allowed: {origin}"
+CORS_ALLOW_HEADERS: Final = (
+    "Accept, Authorization, Content-Type, Last-Event-ID, MCP-Protocol-Version, Mcp-Method, Mcp-Name, "
+    "Mcp-Session-Id, X-A2A-Extensions"
+)
+CORS_EXPOSE_HEADERS: Final = "Mcp-Session-Id, Retry-After, RateLimit, RateLimit-Policy, X-A2A-Extensions"
+
+
+def max_body_bytes() -> int:
+    """``EVERGREEN["MCP_MAX_BODY_BYTES"]``, 64 KiB by default: a tool call is a few hundred bytes."""
+    return int(settings.EVERGREEN.get("MCP_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
+
+
+def read_body(request: HttpRequest, limit: int) -> bytes | None:
+    """The body, or None when it is over ``limit`` — by Content-Length before reading, else by reading one byte more."""
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    if declared > limit:
+        return None
+    body = request.read(limit + 1)
+    return None if len(body) > limit else body
+
+
+def too_large(limit: int) -> Outcome:
+    return Outcome(413, error_body(None, INVALID_REQUEST, BODY_TOO_LARGE_MESSAGE.format(limit=limit)))
+
+
+def namespace_base_url(request: HttpRequest, gate: Gate) -> str:
+    """The namespace's root as this request addressed it: scheme, host (checked against ALLOWED_HOSTS) and prefix."""
+    return request.build_absolute_uri(gate.path("")).rstrip("/")
+
+
+def _origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def _listed(origin: str, allowed: list[str]) -> bool:
+    """Exact match, or ``scheme://host:*`` for any port (the SDK's ``TransportSecuritySettings`` syntax)."""
+    for entry in (item.strip().lower().rstrip("/") for item in allowed):
+        if origin == entry or (entry.endswith(":*") and origin.startswith(entry[:-2] + ":")):
+            return True
+    return False
+
+
+def origin_allowed(request: HttpRequest, *, canonical: str | None) -> bool:
+    """Streamable HTTP §Security (2025-11-25 and 2026-07-28): a present ``Origin`` must be one we trust.
+
+    Trusted: ``EVERGREEN["MCP_ALLOWED_ORIGINS"]``, the namespace's ``canonical`` origin (its base URL)
+    and the origin of the host this request addressed — Django has already checked that host against
+    ALLOWED_HOSTS, which is what defeats DNS rebinding (a rebound name is not an allowed host).
+    Clients that send no Origin (every non-browser client) are not affected.
+    """
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    origin = origin.strip().lower().rstrip("/")
+    own = {_origin_of(request.build_absolute_uri("/"))} | ({_origin_of(canonical)} if canonical else set())
+    return origin in own or _listed(origin, list(settings.EVERGREEN.get("MCP_ALLOWED_ORIGINS") or []))
+
+
+def origin_refused(request: HttpRequest) -> Outcome:
+    origin = request.headers.get("Origin", "")[:200]
+    return Outcome(403, error_body(None, INVALID_REQUEST, ORIGIN_REFUSED_MESSAGE.format(origin=origin)))
+
+
+def cors_headers(request: HttpRequest) -> dict[str, str]:
+    """For a browser caller whose Origin was allowed: let it read the answer (Fetch standard, CORS protocol)."""
+    origin = request.headers.get("Origin")
+    if not origin:
+        return {}
+    return {"Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS}
+
+
+def is_preflight(request: HttpRequest) -> bool:
+    """A CORS preflight: ``OPTIONS`` with an ``Origin`` (anything else non-POST is a plain 405)."""
+    return request.method == "OPTIONS" and bool(request.headers.get("Origin"))
+
+
+def preflight(request: HttpRequest) -> HttpResponse:
+    """A browser's CORS preflight: allowed origins may POST with the MCP and A2A headers, others get 403.
+
+    Answered before the gate: preflights carry no credentials, so a private namespace cannot be
+    resolved yet; the configured list and the request's own origin are what is checked here.
+    """
+    if not origin_allowed(request, canonical=None):
+        return respond(origin_refused(request))
+    response = HttpResponse(status=204)
+    for name, value in cors_headers(request).items():
+        response[name] = value
+    response["Access-Control-Allow-Methods"] = "POST"
+    response["Access-Control-Allow-Headers"] = CORS_ALLOW_HEADERS
+    response["Access-Control-Max-Age"] = "600"
+    response["Vary"] = "Origin"
+    return response
+
+
+def request_id_of(body: bytes | None) -> Any:
+    """The request's id when the body is a readable request (to answer a refusal in kind), else None."""
+    if not body:
+        return None
+    try:
+        message = decode_json(body)
+    except Exception:  # noqa: BLE001 - any unreadable body simply has no id
+        return None
+    request_id = message.get("id") if isinstance(message, dict) else None
+    return request_id if is_request_id(request_id) else None
+
+
+def gateway_refusal(error: GatewayError, body: bytes | None) -> Outcome:
+    """A gateway error (404 namespace or key, 429 rate) as a JSON-RPC error with the REST status and headers."""
+    data = error.body()["error"]
+    return Outcome(
+        error.status,
+        error_body(request_id_of(body), GATEWAY_ERROR, error.message, data),
+        tuple(error.headers.items()),
+    )
+
+
+def respond(outcome: Outcome, *, extra: Mapping[str, str] | None = None) -> HttpResponse:
+    """The HTTP response of an Outcome: JSON (UTF-8) or no body, never cached, with the given headers."""
+    content = b"" if outcome.body is None else dumps(outcome.body).encode()
+    response = HttpResponse(content, status=outcome.status)
+    if outcome.body is not None:
+        response["Content-Type"] = JSON
+    else:
+        del response["Content-Type"]
+    response["Cache-Control"] = "no-store"
+    response["X-Content-Type-Options"] = "nosniff"
+    for name, value in (extra or {}).items():
+        response[name] = value
+    for name, value in outcome.headers:
+        response[name] = value
+    return response

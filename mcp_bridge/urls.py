@@ -1,0 +1,14 @@
+"""A namespace's agent routes (MCP, A2A, agent card); evergreen_site.urls mounts them at / and /t/<namespace>/."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, path
+
+from mcp_bridge import views
+from mcp_bridge.a2a_card import A2A_PATH, WELL_KNOWN_PATH
+
+urlpatterns: list[URLPattern] = [
+    path("mcp", views.mcp_post, name="mcp"),
+    path(A2A_PATH.lstrip("/"), views.a2a_post, name="a2a"),
+    path(WELL_KNOWN_PATH.lstrip("/"), views.agent_card_get, name="agent-card"),
+]

@@ -1,0 +1,107 @@
+"""HTTP only: POST /mcp, POST /a2a and the A2A agent card, at / and /t/<namespace>/; the protocols live in the core."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import orjson
+from django.core.exceptions import SuspiciousOperation
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from gateway.errors import GatewayError
+from gateway.gate import Gate, request_gate
+from gateway.http import JSON, Reply
+from gateway.views import read_view
+from mcp_bridge import transport
+from mcp_bridge.a2a import build_agent_card, handle_a2a_post
+from mcp_bridge.backend import DjangoBackend
+from mcp_bridge.jsonrpc import INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE, Outcome, error_body
+from mcp_bridge.protocol import McpHeaders, check_http, handle_post
+from mcp_bridge.task_store import DatabaseTaskStore, task_retention_seconds
+from mcp_bridge.tools import build_tools
+
+logger = logging.getLogger(__name__)
+
+Answer = Callable[[HttpRequest, bytes, Gate], Outcome]
+
+
+def _admitted(request: HttpRequest, namespace: str | None, answer: Answer) -> HttpResponse:
+    """Body cap, gate (namespace, key, rate), Origin; then ``answer`` with the rate headers and CORS added."""
+    limit = transport.max_body_bytes()
+    body = transport.read_body(request, limit)
+    if body is None:
+        return transport.respond(transport.too_large(limit))
+    try:
+        gate = request_gate(request, namespace=namespace)
+    except GatewayError as error:
+        return transport.respond(transport.gateway_refusal(error, body))
+    if not transport.origin_allowed(request, canonical=gate.release.snapshot.namespace.base_url):
+        return transport.respond(transport.origin_refused(request))
+    extra = {**(gate.rate.headers() if gate.rate else {}), **transport.cors_headers(request)}
+    return transport.respond(answer(request, body, gate), extra=extra)
+
+
+def _never_500(view: Callable[[HttpRequest, str | None], HttpResponse]) -> Callable[..., HttpResponse]:
+    """Whatever fails below answers JSON-RPC ``-32603`` in a 200, as the core does (docs/protocols.md)."""
+
+    @csrf_exempt
+    def wrapped(request: HttpRequest, namespace: str | None = None) -> HttpResponse:
+        try:
+            return view(request, namespace)
+        except SuspiciousOperation:
+            raise  # Django answers 400 (a disallowed Host, for one)
+        except Exception:
+            logger.exception("%s %s failed", request.method, request.path)
+            return transport.respond(Outcome(200, error_body(None, INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE)))
+
+    wrapped.__name__ = view.__name__
+    wrapped.__doc__ = view.__doc__
+    return wrapped
+
+
+def _mcp_answer(request: HttpRequest, body: bytes, gate: Gate) -> Outcome:
+    backend = DjangoBackend(gate=gate, base_url=transport.namespace_base_url(request, gate), source="mcp")
+    headers = McpHeaders(
+        protocol_version=request.headers.get("MCP-Protocol-Version"),
+        method=request.headers.get("Mcp-Method"),
+        name=request.headers.get("Mcp-Name"),
+    )
+    return handle_post(body, headers, backend)
+
+
+@_never_500
+def mcp_post(request: HttpRequest, namespace: str | None) -> HttpResponse:
+    """MCP Streamable HTTP, both eras (2025-11-25 handshake and 2026-07-28): one JSON-RPC message per POST."""
+    if transport.is_preflight(request):
+        return transport.preflight(request)
+    refusal = check_http(request.method or "", accept=request.headers.get("Accept"), content_type=request.content_type)
+    if refusal is not None:
+        return transport.respond(refusal)
+    return _admitted(request, namespace, _mcp_answer)
+
+
+def _a2a_answer(request: HttpRequest, body: bytes, gate: Gate) -> Outcome:
+    backend = DjangoBackend(gate=gate, base_url=transport.namespace_base_url(request, gate), source="a2a")
+    tasks = DatabaseTaskStore(namespace_id=gate.namespace.id, retention_seconds=task_retention_seconds())
+    return handle_a2a_post(body, backend, tasks, extensions_header=request.headers.get("X-A2A-Extensions"))
+
+
+@_never_500
+def a2a_post(request: HttpRequest, namespace: str | None) -> HttpResponse:
+    """A2A v0.3.0 JSON-RPC at the agent card's ``url`` (§7: message/send, tasks/get, tasks/cancel)."""
+    if transport.is_preflight(request):
+        return transport.preflight(request)
+    if request.method != "POST":
+        return transport.respond(Outcome(405, None, (("Allow", "POST"),)))
+    return _admitted(request, namespace, _a2a_answer)
+
+
+@read_view
+def agent_card_get(request: HttpRequest, gate: Gate) -> Reply:
+    """A2A v0.3.0 §5.3 ``/.well-known/agent-card.json``, with seed §10's ETag, Cache-Control and describedby Link."""
+    backend = DjangoBackend(gate=gate, base_url=transport.namespace_base_url(request, gate), source="a2a")
+    info = backend.namespace()
+    card = build_agent_card(info, build_tools(info), backend.rules(), retention_seconds=task_retention_seconds())
+    return Reply(orjson.dumps(card), JSON, describedby=gate.path("llms.txt"))
