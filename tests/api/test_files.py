@@ -117,11 +117,13 @@ def test_metrics_are_measured_at_build_time(client: Any, demo: Namespace) -> Non
 
 
 def test_metrics_report_the_latest_evaluation(client: Any, demo: Namespace) -> None:
-    EvaluationRun.objects.create(namespace=demo, release=demo.active_release, metrics={"ndcg@10": 0.81}, results=[])
+    release = demo.active_release
+    assert release is not None
+    EvaluationRun.objects.create(namespace=demo, release=release, metrics={"ndcg@10": 0.81}, results=[])
 
     evaluation = client.get("/metrics.json").json()["evaluation"]
     assert evaluation["metrics"] == {"ndcg@10": 0.81}
-    assert evaluation["releaseId"] == demo.active_release.sequence
+    assert evaluation["releaseId"] == release.sequence
 
 
 def test_robots_allow_lists_ai_agents_and_states_usage_preferences(client: Any, demo: Namespace) -> None:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -195,7 +196,7 @@ def test_two_worker_processes_share_one_window(demo: Namespace, tmp_path: Path) 
                 return False
 
         for url in urls:
-            worker.wait_for(lambda url=url: up(url), timeout=60, what=f"gunicorn at {url}")
+            worker.wait_for(partial(up, url), timeout=60, what=f"gunicorn at {url}")
         shared = redis.Redis.from_url(os.environ["REDIS_URL"])
         for key in shared.scan_iter("evergreen:rl:*"):
             shared.delete(key)

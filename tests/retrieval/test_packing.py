@@ -5,14 +5,14 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledge.retrieval.packing import MAX_SKIPS, OMITTED_LISTED, clamp_budget, pack_to_budget
+from knowledge.retrieval.packing import MAX_SKIPS, OMITTED_LISTED, Pack, clamp_budget, pack_to_budget
 from knowledge.retrieval.ranking import Hit
 
 
-def pack(costs: list[int], budget: int, **kwargs: object):  # type: ignore[no-untyped-def]
+def pack(costs: list[int], budget: int, limit: int | None = None) -> Pack:
     ranked = [Hit(position=i, score=float(len(costs) - i)) for i in range(len(costs))]
     return pack_to_budget(
-        ranked, tokens_of=costs.__getitem__, budget=budget, min_tokens=min(costs, default=None), **kwargs
+        ranked, tokens_of=costs.__getitem__, budget=budget, min_tokens=min(costs, default=None), limit=limit
     )
 
 
