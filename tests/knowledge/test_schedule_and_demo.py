@@ -1,0 +1,54 @@
+"""Scheduled go-live (Celery beat) and the demo namespace loader."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from io import StringIO
+from typing import Any
+
+import pytest
+import time_machine
+from django.core.management import call_command
+
+from knowledge.models import AuditRecord, EntryVersion, Namespace, Release, VersionState
+from knowledge.services.entries import entry_create
+from knowledge.services.versions import version_approve, version_submit
+from knowledge.tasks import versions_publish_due_task
+from tests.factories import committed, content
+
+pytestmark = pytest.mark.django_db
+
+
+def test_an_approved_version_goes_live_at_its_scheduled_time(ns_a: Namespace, editor: Any, reviewer: Any) -> None:
+    version = entry_create(namespace=ns_a, category=ns_a.categories.get(slug="fact"), content=content(), actor=editor)
+    version_submit(version=version, actor=editor)
+    version_approve(version=version, actor=reviewer, publish_at=datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
+    with time_machine.travel(datetime(2026, 12, 1, 8, 59, tzinfo=UTC)), committed():
+        assert versions_publish_due_task.apply().get() == 0
+    assert EntryVersion.objects.get(pk=version.pk).state == VersionState.APPROVED
+    with time_machine.travel(datetime(2026, 12, 1, 9, 1, tzinfo=UTC)), committed():
+        assert versions_publish_due_task.apply().get() == 1
+    assert EntryVersion.objects.get(pk=version.pk).state == VersionState.PUBLISHED
+    assert AuditRecord.objects.filter(version=version, action="publish", note="Scheduled go-live.").exists()
+    ns_a.refresh_from_db()
+    assert ns_a.active_release is not None
+
+
+def test_the_demo_loads_the_seed_table_once_and_again_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("EVERGREEN_DEMO_PASSWORD", raising=False)
+    first, second = StringIO(), StringIO()
+    with committed():
+        call_command("load_demo", stdout=first)
+    assert "created with the password" in first.getvalue()
+    namespace = Namespace.objects.get(slug="evergreen")
+    assert namespace.active_release is not None
+    assert namespace.active_release.knowledge_version == "1.2.0"
+    assert namespace.active_release.entry_count == 15
+    assert [e["id"] for e in namespace.active_release.manifest["entries"]][:3] == ["EG-001", "EG-002", "EG-003"]
+    with committed():
+        call_command("load_demo", stdout=second)
+    assert "password" not in second.getvalue()
+    assert Release.objects.filter(namespace=namespace).count() == 1
+    assert EntryVersion.objects.filter(entry__namespace=namespace).count() == 15
+    versions = EntryVersion.objects.filter(entry__namespace=namespace).select_related("author", "reviewer")
+    assert {(v.author.username, v.reviewer.username) for v in versions} == {("editor", "reviewer")}
