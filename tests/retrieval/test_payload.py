@@ -229,3 +229,15 @@ def test_stale_means_older_than_twelve_months_before_the_revision() -> None:
 
 def test_suggested_budget_picks_the_next_tier() -> None:
     assert [suggested_budget(t) for t in (178, 801, 2001, 7999, 8300)] == [800, 2000, 4000, 8000, 8300]
+
+
+def test_link_expansion_marks_entries_it_brought_in_with_via() -> None:
+    body = build("token 预算", 8000, "rule", options=SearchOptions(expand=True))
+    plain = build("token 预算", 8000, options=SearchOptions(expand=True))
+
+    assert {e["category"] for e in body["entries"]} == {"rule"}  # expansion never crosses the category filter
+    expanded = [e for e in plain["entries"] if "via" in e]
+    assert expanded, "some linked entry joins through expansion"
+    ids = {e["id"] for e in plain["entries"]}
+    assert all(e["via"] in ids for e in expanded)
+    assert list(expanded[0]) == ENTRY_FIELDS + ENTRY_ADDITIVE + ["via"]
