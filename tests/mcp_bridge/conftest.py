@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,9 +17,17 @@ from mcp_bridge.protocol import (
     handle_post,
 )
 from tests.mcp_bridge.fakes import FakeBackend, FakeTaskStore
+from tests.mcp_bridge.live import LiveServer, live_server
 
 MODERN = "2026-07-28"
 CLIENT_INFO = {"name": "pytest", "version": "1.0"}
+
+
+@pytest.fixture(scope="session")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One gunicorn server (two workers) on a fresh database for the whole session; see tests/mcp_bridge/live.py."""
+    with live_server(tmp_path_factory.mktemp("live")) as server:
+        yield server
 
 
 @pytest.fixture

@@ -1,0 +1,102 @@
+"""Run inside the live server's environment: ``python -m tests.mcp_bridge.live_setup setup|inspect``.
+
+``setup`` migrates a fresh database and loads what the live tests drive: the demo namespace (one
+entry retired, so a gone ID exists) and a private namespace ``vault`` with more entries than one
+``resources/list`` page, whose API key it prints. ``inspect`` prints the feedback rows and what
+published content consists of, so a test can show that feedback changed none of it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+LIVE_PASSWORD = "live-demo-password"  # a throwaway user in a throwaway database
+VAULT_ENTRIES = 60  # more than one resources/list page (mcp_methods.RESOURCE_PAGE_SIZE = 50)
+RETIRED_ID = "EG-003"
+REPLACEMENT_ID = "EG-101"
+
+
+def _setup() -> dict[str, Any]:
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from knowledge.models import Entry
+    from knowledge.services.api_keys import api_key_create
+    from knowledge.services.demo import demo_load
+    from knowledge.services.entries import entry_retire
+    from knowledge.services.imports import entries_import, entries_parse
+    from knowledge.services.namespaces import namespace_for_import
+    from knowledge.services.releases import release_build
+
+    call_command("migrate", verbosity=0)
+    demo = demo_load(password=LIVE_PASSWORD).namespace
+    retired = Entry.objects.get(namespace=demo, public_id=RETIRED_ID)
+    entry_retire(
+        entry=retired,
+        actor=None,
+        reason="Merged into the endpoint list.",
+        replaced_by=REPLACEMENT_ID,
+        check_permission=False,
+    )
+    release_build(namespace_id=demo.pk)
+
+    vault = namespace_for_import(slug="vault", prefix="VA", digits=3, categories=["fact"])
+    vault.is_public = False
+    vault.title = "Vault"
+    vault.summary = "A private knowledge base for the live tests."
+    vault.rules = ["Cite vault facts as [VA-xxx]."]
+    vault.save(update_fields=["is_public", "title", "summary", "rules"])
+    person = get_user_model().objects.get(username="editor")
+    rows = [
+        {
+            "id": f"VA-{n:03d}",
+            "category": "fact",
+            "title": f"Vault fact {n}",
+            "summary": f"Vault fact number {n} about the secret archive.",
+            "body": f"The secret archive holds item {n}.",
+            "tags": ["archive"],
+            "confidence": 0.9,
+            "updated": "2026-08-01",
+        }
+        for n in range(1, VAULT_ENTRIES + 1)
+    ]
+    items = entries_parse(json.dumps(row) for row in rows)
+    entries_import(namespace=vault, items=items, actor=person, reviewer=person, publish=True, source="live")
+    release_build(namespace_id=vault.pk)
+    _, key = api_key_create(namespace=vault, name="live tests", actor=None)
+    return {"vault_key": key}
+
+
+def _inspect() -> dict[str, Any]:
+    from knowledge.models import EntryVersion, Feedback, Namespace
+
+    feedback = list(
+        Feedback.objects.order_by("pk").values(
+            "namespace__slug", "entry_public_id", "query", "kind", "message", "status"
+        )
+    )
+    published = {
+        ns.slug: {
+            "activeRelease": ns.active_release_id,
+            "contentSerial": ns.content_serial,
+            "versions": EntryVersion.objects.filter(entry__namespace=ns).count(),
+        }
+        for ns in Namespace.objects.order_by("slug")
+    }
+    return {"feedback": feedback, "published": published}
+
+
+def main(command: str) -> None:
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evergreen_site.settings.test")
+    django.setup()
+    result = _setup() if command == "setup" else _inspect()
+    sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
