@@ -10,8 +10,9 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 from gateway.errors import GatewayError
-from gateway.gate import Gate
+from gateway.gate import Gate, namespace_lookup
 from gateway.http import JSON
+from knowledge.models import Namespace
 from mcp_bridge.jsonrpc import INVALID_REQUEST, Outcome, decode_json, dumps, error_body, is_request_id
 
 DEFAULT_MAX_BODY_BYTES: Final = 64 * 1024
@@ -67,20 +68,34 @@ def _listed(origin: str, allowed: list[str]) -> bool:
     return False
 
 
-def origin_allowed(request: HttpRequest, *, canonical: str | None) -> bool:
+def _canonical_origin(request: HttpRequest, namespace: str | None) -> str | None:
+    """The origin of the addressed namespace's canonical base URL (one query; only for an unmatched Origin)."""
+    _, state = namespace_lookup(request, namespace)
+    if state is None:
+        return None
+    base_url = Namespace.objects.filter(pk=state.id).values_list("base_url", flat=True).first()
+    return _origin_of(base_url) if base_url else None
+
+
+def origin_allowed(request: HttpRequest, namespace: str | None) -> bool:
     """Streamable HTTP §Security (2025-11-25 and 2026-07-28): a present ``Origin`` must be one we trust.
 
-    Trusted: ``EVERGREEN["MCP_ALLOWED_ORIGINS"]``, the namespace's ``canonical`` origin (its base URL)
-    and the origin of the host this request addressed — Django has already checked that host against
-    ALLOWED_HOSTS, which is what defeats DNS rebinding (a rebound name is not an allowed host).
-    Clients that send no Origin (every non-browser client) are not affected.
+    Checked before anything else, so an untrusted Origin gets 403 whatever the method, key or rate
+    ("MUST respond with HTTP 403 Forbidden"). Trusted: ``EVERGREEN["MCP_ALLOWED_ORIGINS"]``, the
+    origin of the host this request addressed — Django has already checked that host against
+    ALLOWED_HOSTS, which is what defeats DNS rebinding (a rebound name is not an allowed host) — and
+    the namespace's canonical origin (its base URL). Clients that send no Origin (every non-browser
+    client) are not affected.
     """
     origin = request.headers.get("Origin")
     if origin is None:
         return True
     origin = origin.strip().lower().rstrip("/")
-    own = {_origin_of(request.build_absolute_uri("/"))} | ({_origin_of(canonical)} if canonical else set())
-    return origin in own or _listed(origin, list(settings.EVERGREEN.get("MCP_ALLOWED_ORIGINS") or []))
+    if origin == _origin_of(request.build_absolute_uri("/")):
+        return True
+    if _listed(origin, list(settings.EVERGREEN.get("MCP_ALLOWED_ORIGINS") or [])):
+        return True
+    return origin == _canonical_origin(request, namespace)
 
 
 def origin_refused(request: HttpRequest) -> Outcome:
@@ -101,13 +116,12 @@ def is_preflight(request: HttpRequest) -> bool:
     return request.method == "OPTIONS" and bool(request.headers.get("Origin"))
 
 
-def preflight(request: HttpRequest) -> HttpResponse:
-    """A browser's CORS preflight: allowed origins may POST with the MCP and A2A headers, others get 403.
+def preflight(request: HttpRequest, namespace: str | None) -> HttpResponse:
+    """A browser's CORS preflight: trusted origins may POST with the MCP and A2A headers, others get 403.
 
-    Answered before the gate: preflights carry no credentials, so a private namespace cannot be
-    resolved yet; the configured list and the request's own origin are what is checked here.
+    Answered without the gate: a preflight carries no credentials and does not count against the rate.
     """
-    if not origin_allowed(request, canonical=None):
+    if not origin_allowed(request, namespace):
         return respond(origin_refused(request))
     response = HttpResponse(status=204)
     for name, value in cors_headers(request).items():

@@ -28,19 +28,18 @@ Answer = Callable[[HttpRequest, bytes, Gate], Outcome]
 
 
 def _admitted(request: HttpRequest, namespace: str | None, answer: Answer) -> HttpResponse:
-    """Body cap, gate (namespace, key, rate), Origin; then ``answer`` with the rate headers and CORS added."""
+    """Body cap, then the gate (namespace, key, rate), then ``answer`` with the rate headers and CORS added."""
+    cors = transport.cors_headers(request)
     limit = transport.max_body_bytes()
     body = transport.read_body(request, limit)
     if body is None:
-        return transport.respond(transport.too_large(limit))
+        return transport.respond(transport.too_large(limit), extra=cors)
     try:
         gate = request_gate(request, namespace=namespace)
     except GatewayError as error:
-        return transport.respond(transport.gateway_refusal(error, body))
-    if not transport.origin_allowed(request, canonical=gate.release.snapshot.namespace.base_url):
-        return transport.respond(transport.origin_refused(request))
-    extra = {**(gate.rate.headers() if gate.rate else {}), **transport.cors_headers(request)}
-    return transport.respond(answer(request, body, gate), extra=extra)
+        return transport.respond(transport.gateway_refusal(error, body), extra=cors)
+    rate = gate.rate.headers() if gate.rate else {}
+    return transport.respond(answer(request, body, gate), extra={**rate, **cors})
 
 
 def _never_500(view: Callable[[HttpRequest, str | None], HttpResponse]) -> Callable[..., HttpResponse]:
@@ -75,10 +74,12 @@ def _mcp_answer(request: HttpRequest, body: bytes, gate: Gate) -> Outcome:
 def mcp_post(request: HttpRequest, namespace: str | None) -> HttpResponse:
     """MCP Streamable HTTP, both eras (2025-11-25 handshake and 2026-07-28): one JSON-RPC message per POST."""
     if transport.is_preflight(request):
-        return transport.preflight(request)
+        return transport.preflight(request, namespace)
+    if not transport.origin_allowed(request, namespace):
+        return transport.respond(transport.origin_refused(request))
     refusal = check_http(request.method or "", accept=request.headers.get("Accept"), content_type=request.content_type)
     if refusal is not None:
-        return transport.respond(refusal)
+        return transport.respond(refusal, extra=transport.cors_headers(request))
     return _admitted(request, namespace, _mcp_answer)
 
 
@@ -92,7 +93,9 @@ def _a2a_answer(request: HttpRequest, body: bytes, gate: Gate) -> Outcome:
 def a2a_post(request: HttpRequest, namespace: str | None) -> HttpResponse:
     """A2A v0.3.0 JSON-RPC at the agent card's ``url`` (§7: message/send, tasks/get, tasks/cancel)."""
     if transport.is_preflight(request):
-        return transport.preflight(request)
+        return transport.preflight(request, namespace)
+    if not transport.origin_allowed(request, namespace):
+        return transport.respond(transport.origin_refused(request))
     if request.method != "POST":
         return transport.respond(Outcome(405, None, (("Allow", "POST"),)))
     return _admitted(request, namespace, _a2a_answer)

@@ -150,6 +150,20 @@ def test_a_foreign_origin_is_refused(client: Client, alpha: Namespace, settings:
     assert origin("").status_code == 200  # no Origin: not a browser
 
 
+def test_an_untrusted_origin_is_403_before_method_key_or_namespace(client: Client, beta: Namespace) -> None:
+    beta.is_public = False
+    beta.save(update_fields=["is_public"])
+    evil = {"Origin": "https://evil.example"}
+
+    assert client.get("/t/beta/mcp", headers=evil).status_code == 403
+    assert post(client, "/t/beta/mcp", legacy_request("ping"), headers=evil).status_code == 403
+    assert post(client, "/t/nowhere/mcp", legacy_request("ping"), headers=evil).status_code == 403
+    assert (
+        post(client, "/t/beta/mcp", legacy_request("ping"), headers={"Origin": "https://beta.example.com"}).status_code
+        == 404
+    )
+
+
 def test_an_allowed_browser_gets_a_cors_preflight(client: Client, alpha: Namespace, settings: Any) -> None:
     evergreen_settings(settings, MCP_ALLOWED_ORIGINS=["https://inspector.example.org"])
 
