@@ -157,3 +157,18 @@ def test_the_bare_route_serves_only_the_default_namespace(client: Client, alpha:
     bare = post(client, "/mcp", legacy_request("ping"))  # the default namespace (evergreen) is not loaded here
 
     assert (prefixed.status_code, bare.status_code) == (200, 404)
+
+
+def test_a_warm_mcp_search_costs_no_query(
+    client: Client, alpha: Namespace, django_assert_num_queries: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from knowledge.selectors import serving
+
+    monkeypatch.setattr(serving, "NAMESPACE_TTL_SECONDS", 3600.0)  # however slow the machine, stay warm
+    tool(client, "/t/alpha/mcp", "search_context", {"query": "token budget"})  # loads namespace and release
+
+    with django_assert_num_queries(0):
+        result = tool(client, "/t/alpha/mcp", "search_context", {"query": "token budget"})
+        tools = modern(client, "/t/alpha/mcp", "tools/list")
+
+    assert result["isError"] is False and tools.status_code == 200
