@@ -9,6 +9,7 @@ import json
 import re
 import string
 from datetime import date
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -120,9 +121,7 @@ def test_entry_metadata_matches_the_seed(by_id: dict[str, dict], entry_id: str) 
 
 
 @pytest.mark.parametrize("entry_id", list(SEED_ENTRIES))
-def test_entry_token_cost_is_within_15_percent_of_the_seed(
-    by_id: dict[str, dict], entry_id: str
-) -> None:
+def test_entry_token_cost_is_within_15_percent_of_the_seed(by_id: dict[str, dict], entry_id: str) -> None:
     e = by_id[entry_id]
     seed_tokens = SEED_ENTRIES[entry_id][3]
     cost = entry_tokens(title=e["title"], summary=e["summary"], body=e["body"])
@@ -141,9 +140,7 @@ def test_tags_are_three_to_six_lowercase_words(entries: list[dict]) -> None:
             assert tag == tag.lower() and tag.strip() == tag and tag, (e["id"], tag)
 
 
-def test_links_point_only_at_other_existing_entries(
-    entries: list[dict], by_id: dict[str, dict]
-) -> None:
+def test_links_point_only_at_other_existing_entries(entries: list[dict], by_id: dict[str, dict]) -> None:
     for e in entries:
         assert 1 <= len(e["links"]) <= 4, e["id"]
         for target in e["links"]:
@@ -216,13 +213,11 @@ def test_category_blocks_do_not_overlap(namespace: dict) -> None:
     spans = sorted(tuple(b) for c in namespace["categories"] for b in c["blocks"])
     for start, end in spans:
         assert 0 <= start <= end
-    for (_, prev_end), (next_start, _) in zip(spans, spans[1:]):
+    for (_, prev_end), (next_start, _) in pairwise(spans):
         assert prev_end < next_start
 
 
-def test_each_entry_number_lies_in_a_block_of_its_category(
-    entries: list[dict], namespace: dict
-) -> None:
+def test_each_entry_number_lies_in_a_block_of_its_category(entries: list[dict], namespace: dict) -> None:
     blocks = {c["slug"]: c["blocks"] for c in namespace["categories"]}
     for e in entries:
         prefix, number = e["id"].split("-")
@@ -264,10 +259,7 @@ def test_prompt_pack_renders_with_the_base_url(scenario: str) -> None:
 
 
 def test_prompt_packs_are_tailored() -> None:
-    packs = {
-        s: (DEMO / "prompt_packs" / f"{s}.md").read_text(encoding="utf-8")
-        for s in SCENARIOS
-    }
+    packs = {s: (DEMO / "prompt_packs" / f"{s}.md").read_text(encoding="utf-8") for s in SCENARIOS}
     assert "```python" in packs["coding"] and "curl" in packs["coding"]
     assert "budget=4000" in packs["research"]
     assert "客户" in packs["support"]
@@ -330,9 +322,7 @@ def test_golden_questions_format(questions: list[dict]) -> None:
         assert all(grade in (1, 2) for grade in q["relevant"].values())
 
 
-def test_golden_questions_refer_only_to_existing_entries(
-    questions: list[dict], by_id: dict[str, dict]
-) -> None:
+def test_golden_questions_refer_only_to_existing_entries(questions: list[dict], by_id: dict[str, dict]) -> None:
     for q in questions:
         for entry_id in q["relevant"]:
             assert entry_id in by_id, (q["id"], entry_id)
@@ -361,13 +351,6 @@ def test_golden_questions_are_mostly_chinese_with_english(
     assert english >= len(questions) / 5
 
 
-def test_every_entry_answers_some_golden_question(
-    questions: list[dict], by_id: dict[str, dict]
-) -> None:
-    answered = {
-        entry_id
-        for q in questions
-        for entry_id, grade in q["relevant"].items()
-        if grade == 2
-    }
+def test_every_entry_answers_some_golden_question(questions: list[dict], by_id: dict[str, dict]) -> None:
+    answered = {entry_id for q in questions for entry_id, grade in q["relevant"].items() if grade == 2}
     assert answered == set(by_id)
