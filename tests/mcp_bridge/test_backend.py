@@ -13,25 +13,12 @@ from knowledge.services.imports import entries_import, entries_parse
 from mcp_bridge.ports import EntryFound, EntryGone, EntryMissing, ParamError
 from tests.factories import UserFactory
 from tests.mcp_bridge.conftest import legacy_request
-from tests.mcp_bridge.test_views import modern, post
+from tests.mcp_bridge.http_calls import details, modern, post, tool
 from tests.servingfixtures import alpha, alpha_rows, beta, clean_serving_state, publish
 
 __all__ = ["alpha", "beta", "clean_serving_state"]
 
 pytestmark = pytest.mark.django_db
-
-
-def tool(client: Client, path: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    response = modern(client, path, "tools/call", {"name": name, "arguments": arguments})
-    assert response.status_code == 200, response.content
-    result: dict[str, Any] = response.json()["result"]
-    return result
-
-
-def details(result: dict[str, Any]) -> dict[str, Any]:
-    assert result["isError"] is True
-    found: dict[str, Any] = json.loads(result["content"][1]["text"])
-    return found
 
 
 def test_search_context_is_the_rest_body_for_the_same_query(client: Client, alpha: Namespace) -> None:

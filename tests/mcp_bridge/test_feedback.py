@@ -10,7 +10,7 @@ from django.test import Client
 from knowledge.errors import InvalidInputError
 from knowledge.models import EntryVersion, Feedback, Namespace, Release
 from knowledge.services.feedback import feedback_submit
-from tests.mcp_bridge.test_backend import details, tool
+from tests.mcp_bridge.http_calls import details, tool
 from tests.servingfixtures import alpha, clean_serving_state
 
 __all__ = ["alpha", "clean_serving_state"]

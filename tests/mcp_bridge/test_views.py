@@ -10,41 +10,13 @@ from django.test import Client
 
 from knowledge.models import Namespace
 from knowledge.services.api_keys import api_key_create
-from mcp_bridge.protocol import McpHeaders
 from tests.mcp_bridge.conftest import legacy_request, modern_request
+from tests.mcp_bridge.http_calls import http_headers, legacy, modern, post
 from tests.servingfixtures import alpha, beta, clean_serving_state, demo, no_rate_limit
 
 __all__ = ["alpha", "beta", "clean_serving_state", "demo", "no_rate_limit"]
 
 pytestmark = pytest.mark.django_db
-
-ACCEPT = "application/json, text/event-stream"
-
-
-def post(
-    client: Client,
-    path: str,
-    body: Any,
-    *,
-    headers: dict[str, str] | None = None,
-    content_type: str = "application/json",
-) -> Any:
-    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-    return client.generic("POST", path, raw, content_type=content_type, headers={"Accept": ACCEPT, **(headers or {})})
-
-
-def http_headers(headers: McpHeaders) -> dict[str, str]:
-    names = {"MCP-Protocol-Version": headers.protocol_version, "Mcp-Method": headers.method, "Mcp-Name": headers.name}
-    return {name: value for name, value in names.items() if value is not None}
-
-
-def modern(client: Client, path: str, method: str, params: dict[str, Any] | None = None) -> Any:
-    message, headers = modern_request(method, params)
-    return post(client, path, message, headers=http_headers(headers))
-
-
-def legacy(client: Client, path: str, method: str, params: dict[str, Any] | None = None) -> Any:
-    return post(client, path, legacy_request(method, params), headers={"MCP-Protocol-Version": "2025-11-25"})
 
 
 def evergreen_settings(settings: Any, **values: Any) -> None:
