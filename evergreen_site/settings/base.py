@@ -188,6 +188,12 @@ EVERGREEN: dict[str, Any] = {
     "TRUSTED_PROXIES": int(os.environ.get("EVERGREEN_TRUSTED_PROXIES", "0")),
     # Origins allowed to call /mcp from a browser; requests without Origin are always allowed.
     "MCP_ALLOWED_ORIGINS": env_list("EVERGREEN_MCP_ALLOWED_ORIGINS"),
+    # Largest JSON-RPC body /mcp and /a2a accept (413 beyond it).
+    "MCP_MAX_BODY_BYTES": int(os.environ.get("EVERGREEN_MCP_MAX_BODY_BYTES", str(64 * 1024))),
+    # submit_feedback per caller per namespace, far below the read limit.
+    "FEEDBACK_RATE_LIMIT": os.environ.get("EVERGREEN_FEEDBACK_RATE_LIMIT", "20/hour"),
+    # How long A2A tasks can be fetched with tasks/get (stated in the agent card).
+    "A2A_TASK_RETENTION_SECONDS": int(os.environ.get("EVERGREEN_A2A_TASK_RETENTION_SECONDS", str(24 * 3600))),
     # Seconds a burst of publishes waits before one release build picks them all up.
     "BUILD_COALESCE_SECONDS": float(os.environ.get("EVERGREEN_BUILD_COALESCE_SECONDS", "1")),
     # Fault injection for the crash-recovery test: seconds the build sleeps before committing.
