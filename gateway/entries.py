@@ -55,11 +55,8 @@ def _found(release: LoadedRelease, entry: EntryRecord) -> EntryFound:
 
 
 def entry_lookup(release: LoadedRelease, entry_id: str) -> EntryLookup:
-    """Look the ID up in the release; known IDs are memoized per release, unknown ones never (bounded memory)."""
-    wanted = normalize_entry_id(entry_id)
-    if wanted in release.by_id or wanted in release.tombstones:
-        return release.memoized(("entry", wanted), lambda: _lookup(release, wanted))
-    return _lookup(release, wanted)
+    """Look the ID up in the release (a dict lookup; the payload is built per call so memory stays bounded)."""
+    return _lookup(release, normalize_entry_id(entry_id))
 
 
 def _lookup(release: LoadedRelease, wanted: str) -> EntryLookup:

@@ -31,6 +31,7 @@ logger = logging.getLogger(__name__)
 REDIS_TIMEOUT_SECONDS = 0.25
 REDIS_RETRY_SECONDS = 5.0
 KEY_PREFIX = "evergreen:rl"
+LOCAL_KEYS_MAX = 100_000
 UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hour": 3600}
 _RATE = re.compile(r"^\s*(\d+)\s*(?:/\s*(\d*)\s*([a-z]+))?\s*$")
 
@@ -115,13 +116,20 @@ def rate_for(namespace_setting: str) -> Rate:
 class LocalWindow:
     """The same sliding window in this process only: the embedded mode and the Redis-down fallback."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_keys: int = LOCAL_KEYS_MAX) -> None:
         self._hits: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
+        self._max_keys = max_keys
+
+    def _prune(self, now: float) -> None:
+        """Forget clients with no request in the last hour, so many clients cannot grow memory for ever."""
+        self._hits = {k: v for k, v in self._hits.items() if v and v[-1] > now - 3600}
 
     def hit(self, key: str, rate: Rate) -> RateDecision:
         now = time.monotonic()
         with self._lock:
+            if key not in self._hits and len(self._hits) >= self._max_keys:
+                self._prune(now)
             times = self._hits.setdefault(key, deque())
             while times and times[0] <= now - rate.window:
                 times.popleft()

@@ -31,6 +31,7 @@ from knowledge.selectors.snapshots import snapshot_read
 
 NAMESPACE_TTL_SECONDS = 1.0  # a publish or a revoked key is visible within this time
 LOADED_RELEASES_MAX = 32
+TTL_CACHE_MAX = 10_000
 NEAREST_COUNT = 3  # seed §6 / §5: an unknown ID answers with the three nearest existing IDs
 
 T = TypeVar("T")
@@ -98,8 +99,11 @@ class LoadedRelease:
 
 
 class _TtlCache:
-    def __init__(self) -> None:
+    """Short-lived answers (namespaces, hosts, key checks), bounded so random names cannot grow it."""
+
+    def __init__(self, size: int = TTL_CACHE_MAX) -> None:
         self._items: dict[Any, tuple[float, Any]] = {}
+        self._size = size
 
     def get(self, key: Any, load: Callable[[], Any]) -> Any:
         now = time.monotonic()
@@ -107,6 +111,10 @@ class _TtlCache:
         if hit is not None and hit[0] > now:
             return hit[1]
         value = load()
+        if len(self._items) >= self._size:
+            self._items = {k: v for k, v in self._items.items() if v[0] > now}
+            if len(self._items) >= self._size:
+                self._items.clear()
         self._items[key] = (now + NAMESPACE_TTL_SECONDS, value)
         return value
 

@@ -17,7 +17,7 @@ import httpx
 import pytest
 import redis
 
-from gateway.ratelimit import Rate, RateSpecError, SlidingWindowLimiter, parse_rate
+from gateway.ratelimit import LocalWindow, Rate, RateSpecError, SlidingWindowLimiter, parse_rate
 from knowledge.models import Namespace
 from tests import worker
 
@@ -209,3 +209,14 @@ def test_two_worker_processes_share_one_window(demo: Namespace, tmp_path: Path) 
     assert len(refused) == 10
     assert {a.url.port for a in refused} == set(ports)
     assert all(1 <= int(a.headers["Retry-After"]) <= 60 for a in refused)
+
+
+def test_the_local_window_forgets_idle_clients_instead_of_growing() -> None:
+    window = LocalWindow(max_keys=2)
+    window.hit("a", Rate(5, 60))
+    window.hit("b", Rate(5, 60))
+    window._hits["a"][-1] -= 7200  # idle for two hours
+
+    window.hit("c", Rate(5, 60))
+
+    assert set(window._hits) == {"b", "c"}

@@ -1,0 +1,32 @@
+"""The in-process caches of the serving selectors stay bounded whatever names clients send."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from knowledge.selectors import serving
+
+pytestmark = pytest.mark.django_db
+
+
+def test_unknown_namespace_names_do_not_grow_the_cache_without_bound(
+    client: Any, monkeypatch: Any, settings: Any
+) -> None:
+    settings.EVERGREEN = {**settings.EVERGREEN, "RATE_LIMIT": "0"}
+    monkeypatch.setattr(serving, "_states", serving._TtlCache(size=5))
+
+    for n in range(20):
+        assert client.get(f"/t/nope-{n}/llms.txt").status_code == 404
+
+    assert len(serving._states._items) <= 5
+
+
+def test_a_loaded_release_is_shared_by_requests(client: Any, demo: Any) -> None:
+    client.get("/llms.txt")
+    loaded = dict(serving._releases)
+    client.get("/api/context?topic=token")
+
+    assert list(serving._releases) == list(loaded) == [demo.active_release_id]
+    assert serving._releases[demo.active_release_id] is loaded[demo.active_release_id]
