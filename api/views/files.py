@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 
 from gateway.errors import BadParameterError, NotFoundError
 from gateway.gate import Gate
-from gateway.http import JSON, TEXT, Reply
+from gateway.http import JSON, TEXT, Reply, not_modified
 from gateway.views import read_view
 from knowledge.selectors.serving import evaluation_latest, release_metrics
 
@@ -29,12 +29,12 @@ def artifact_view(name: str, *, describedby: bool = True) -> Callable[..., HttpR
         artifact = gate.release.artifacts.get(name)
         if artifact is None:
             raise NotFoundError(NO_SUCH_FILE.format(name=name))
-        return Reply(
-            artifact.content,
-            artifact.content_type,
-            etag=artifact.etag,
-            describedby=gate.path("llms.txt") if describedby else None,
-        )
+        link = gate.path("llms.txt") if describedby else None
+        if request.method == "HEAD" or not_modified(request, artifact.etag):
+            # Answered from the ETag alone: a large file is never read from the database for a 304 or HEAD.
+            length = {"Content-Length": str(artifact.size)}
+            return Reply(b"", artifact.content_type, etag=artifact.etag, describedby=link, headers=length)
+        return Reply(artifact.content, artifact.content_type, etag=artifact.etag, describedby=link)
 
     view.__name__ = f"artifact_{name.replace('.', '_').replace('-', '_')}"
     return view

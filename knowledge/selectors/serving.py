@@ -24,7 +24,7 @@ from knowledge.ids import ID_PATTERN
 from knowledge.models import ApiKey, Artifact, EvaluationRun, Namespace, NamespaceHost, Release
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.payload import ReleaseView
-from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON, etag_of
+from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON
 from knowledge.retrieval.render.site import render_site_json, snapshot_from_artifacts
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot, Tombstone
 from knowledge.selectors.snapshots import snapshot_read
@@ -32,6 +32,10 @@ from knowledge.selectors.snapshots import snapshot_read
 NAMESPACE_TTL_SECONDS = 1.0  # a publish or a revoked key is visible within this time
 LOADED_RELEASES_MAX = 32
 TTL_CACHE_MAX = 10_000
+# Artifacts above this size are served from the database on a full GET (their ETag stays in memory):
+# at 100k entries llms-full.txt and context.json are ~100 MB each, which no worker should hold twice.
+HELD_ARTIFACT_BYTES = 4 * 1024 * 1024
+LOAD_ONLY = (CONTEXT_JSON, SITE_JSON, SEARCH_INDEX)  # read at load time to rebuild the snapshot and index
 NEAREST_COUNT = 3  # seed §6 / §5: an unknown ID answers with the three nearest existing IDs
 
 T = TypeVar("T")
@@ -51,9 +55,22 @@ class NamespaceState:
 
 @dataclass(frozen=True, slots=True)
 class ServedArtifact:
-    content: bytes
+    """One file of a release. Large files (llms-full.txt, context.json of a big namespace) are not kept in
+    memory: their ETag is, so 304s cost nothing, and a full answer reads the bytes from the database."""
+
     content_type: str
     etag: str
+    size: int
+    release_id: int
+    name: str
+    held: bytes | None
+
+    @property
+    def content(self) -> bytes:
+        if self.held is not None:
+            return self.held
+        found = Artifact.objects.filter(release_id=self.release_id, name=self.name).values_list("content", flat=True)
+        return bytes(found.get())
 
 
 @dataclass
@@ -198,14 +215,19 @@ def api_key_valid(*, namespace_id: int, token: str) -> bool:
 
 def _load(release_id: int, key: str) -> LoadedRelease:
     rows = Artifact.objects.filter(release_id=release_id).values_list("name", "content", "content_type", "etag")
-    artifacts = {name: ServedArtifact(bytes(content), ctype, etag) for name, content, ctype, etag in rows}
-    if SITE_JSON in artifacts:
-        snapshot, stamp = snapshot_from_artifacts(
-            site_json=artifacts[SITE_JSON].content, context_json=artifacts[CONTEXT_JSON].content
-        )
+    artifacts: dict[str, ServedArtifact] = {}
+    raw: dict[str, bytes] = {}
+    for name, content, content_type, etag in rows:
+        data = bytes(content)
+        if name in LOAD_ONLY:
+            raw[name] = data
+        held = data if len(data) <= HELD_ARTIFACT_BYTES else None
+        artifacts[name] = ServedArtifact(content_type, etag, len(data), release_id, name, held)
+    if SITE_JSON in raw:
+        snapshot, stamp = snapshot_from_artifacts(site_json=raw[SITE_JSON], context_json=raw[CONTEXT_JSON])
     else:  # a release built before site.json existed: take the rest of the snapshot from the database
-        snapshot, stamp = _legacy_snapshot(release_id, artifacts[CONTEXT_JSON].content)
-    index = SearchIndex.from_bytes(artifacts[SEARCH_INDEX].content)
+        snapshot, stamp = _legacy_snapshot(release_id, raw[CONTEXT_JSON])
+    index = SearchIndex.from_bytes(raw[SEARCH_INDEX])
     entries = snapshot.entries
     numbered = sorted((int(m["number"]), e.id) for e in entries if (m := ID_PATTERN.match(e.id)) is not None)
     return LoadedRelease(
@@ -275,7 +297,3 @@ def evaluation_latest(*, namespace_id: int) -> dict[str, Any] | None:
         "measuredAt": run.created_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "metrics": run.metrics,
     }
-
-
-def served(content: bytes, content_type: str) -> ServedArtifact:
-    return ServedArtifact(content=content, content_type=content_type, etag=etag_of(content))

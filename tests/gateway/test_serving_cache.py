@@ -30,3 +30,19 @@ def test_a_loaded_release_is_shared_by_requests(client: Any, demo: Any) -> None:
 
     assert list(serving._releases) == list(loaded) == [demo.active_release_id]
     assert serving._releases[demo.active_release_id] is loaded[demo.active_release_id]
+
+
+def test_large_artifacts_are_served_from_the_database_and_304_from_memory(
+    client: Any, demo: Any, monkeypatch: Any, django_assert_num_queries: Any
+) -> None:
+    monkeypatch.setattr(serving, "HELD_ARTIFACT_BYTES", 1024)
+    full = client.get("/llms-full.txt")  # loads the release; llms-full.txt is above 1 KiB, so not held
+    loaded = serving._releases[demo.active_release_id]
+
+    assert loaded.artifacts["llms-full.txt"].held is None
+    with django_assert_num_queries(1):
+        assert client.get("/llms-full.txt").content == full.content
+    with django_assert_num_queries(0):
+        assert client.get("/llms-full.txt", headers={"If-None-Match": full["ETag"]}).status_code == 304
+        head = client.head("/llms-full.txt")
+    assert (head["Content-Length"], head["ETag"]) == (full["Content-Length"], full["ETag"])
