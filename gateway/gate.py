@@ -99,6 +99,6 @@ def request_gate(request: HttpRequest, *, namespace: str | None = None) -> Gate:
         raise error
     decision = rate_limit_hit(scope=state.slug, client=client, rate=rate_for(state.rate_limit))
     _refuse_over_limit(decision)
-    release = release_loaded(release_id=state.release_id, key=state.release_key)
+    release = release_loaded(release_id=state.release_id, key=state.release_key, namespace_id=state.id)
     prefix = f"/t/{state.slug}" if namespace is not None else ""
     return Gate(namespace=state, release=release, prefix=prefix, client=client, rate=decision)

@@ -78,6 +78,7 @@ class LoadedRelease:
     """One release in memory: its artifacts, compiled index and snapshot (entries by index position)."""
 
     release_id: int
+    namespace_id: int | None
     key: str
     snapshot: Snapshot
     stamp: ReleaseStamp
@@ -151,11 +152,14 @@ def serving_caches_clear() -> None:
         _releases.clear()
 
 
+def release_cache_key(release: Release) -> str:
+    """The key a loaded release is held under (and part of every response cache key)."""
+    return f"{release.pk}.{release.inputs_hash[:12]}.{int(release.built_at.timestamp())}"
+
+
 def _release_key(namespace: Namespace) -> str | None:
     release = namespace.active_release
-    if release is None:
-        return None
-    return f"{release.pk}.{release.inputs_hash[:12]}.{int(release.built_at.timestamp())}"
+    return None if release is None else release_cache_key(release)
 
 
 def _state(namespace: Namespace | None) -> NamespaceState | None:
@@ -213,7 +217,7 @@ def api_key_valid(*, namespace_id: int, token: str) -> bool:
     )
 
 
-def _load(release_id: int, key: str) -> LoadedRelease:
+def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
     rows = Artifact.objects.filter(release_id=release_id).values_list("name", "content", "content_type", "etag")
     artifacts: dict[str, ServedArtifact] = {}
     raw: dict[str, bytes] = {}
@@ -232,6 +236,7 @@ def _load(release_id: int, key: str) -> LoadedRelease:
     numbered = sorted((int(m["number"]), e.id) for e in entries if (m := ID_PATTERN.match(e.id)) is not None)
     return LoadedRelease(
         release_id=release_id,
+        namespace_id=namespace_id,
         key=key,
         snapshot=snapshot,
         stamp=stamp,
@@ -257,15 +262,22 @@ def _legacy_snapshot(release_id: int, context_json: bytes) -> tuple[Snapshot, Re
     return snapshot_from_artifacts(site_json=render_site_json(current, stamp), context_json=context_json)
 
 
-def release_loaded(*, release_id: int, key: str) -> LoadedRelease:
-    """The release in memory, loading it on first use in this process (one query for its artifacts)."""
+def release_loaded(*, release_id: int, key: str, namespace_id: int | None = None) -> LoadedRelease:
+    """The release in memory, loading it on first use in this process (one query for its artifacts).
+
+    Loading a namespace's new release forgets its previous ones in this process: a worker holds one
+    release per namespace (requests still using the old one keep their reference until they finish).
+    """
     loaded = _releases.get(release_id)
     if loaded is not None and loaded.key == key:
         return loaded
     with _load_lock:
         loaded = _releases.get(release_id)
         if loaded is None or loaded.key != key:
-            loaded = _load(release_id, key)
+            loaded = _load(release_id, key, namespace_id)
+            if namespace_id is not None:
+                for other in [rid for rid, r in _releases.items() if r.namespace_id == namespace_id]:
+                    del _releases[other]
             _releases[release_id] = loaded
             while len(_releases) > LOADED_RELEASES_MAX:
                 _releases.popitem(last=False)

@@ -46,3 +46,23 @@ def test_large_artifacts_are_served_from_the_database_and_304_from_memory(
         assert client.get("/llms-full.txt", headers={"If-None-Match": full["ETag"]}).status_code == 304
         head = client.head("/llms-full.txt")
     assert (head["Content-Length"], head["ETag"]) == (full["Content-Length"], full["ETag"])
+
+
+def test_a_new_release_replaces_the_namespaces_previous_one_in_memory(
+    client: Any, alpha: Any, beta: Any, monkeypatch: Any
+) -> None:
+    from tests.servingfixtures import publish
+
+    client.get("/t/alpha/llms.txt")
+    client.get("/t/beta/llms.txt")
+    before = alpha.active_release_id
+    publish(
+        alpha, [{"id": "AL-003", "category": "fact", "title": "New", "body": "A new fact.", "updated": "2026-09-01"}]
+    )
+    monkeypatch.setattr(serving, "NAMESPACE_TTL_SECONDS", 0.0)
+    serving._states.clear()
+    client.get("/t/alpha/llms.txt")
+
+    alpha.refresh_from_db()
+    assert alpha.active_release_id != before
+    assert set(serving._releases) == {alpha.active_release_id, beta.active_release_id}
