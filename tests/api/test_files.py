@@ -185,3 +185,28 @@ def test_docs_pages_and_mirrors(client: Any, demo: Namespace) -> None:
     assert mirror.content.decode().startswith("#")
     assert b"<script" not in page.content.split(b"</main>")[0].split(b"<main>")[1]
     assert client.get("/docs/nope").status_code == 404
+
+
+def test_llms_files_stay_parseable_with_hostile_entry_text(client: Any, ns_a: Namespace) -> None:
+    from tests.servingfixtures import publish
+
+    publish(
+        ns_a,
+        [
+            {
+                "id": "AL-001",
+                "category": "fact",
+                "title": "A [bracketed] title ## with hashes",
+                "summary": "## Looks like a section\n- [fake](https://example.com/x): not a link of ours",
+                "body": "## Heading\n\n```\n## inside code\n```\n\n- [a list link](https://example.com)\n\n  ### x",
+                "tags": ["x"],
+                "updated": "2026-08-01",
+            }
+        ],
+    )
+    for path in ("/t/alpha/llms.txt", "/t/alpha/llms-full.txt"):
+        text = client.get(path).content.decode()
+        parsed = parse_llms_file(text)
+        assert list(parsed.sections) in (["Fact (`fact`)", "Optional"], ["Entries", "Optional"]), path
+        for section in re.split(r"(?m)^##.*$", text)[1:]:
+            assert all(LINK.match(line) for line in section.splitlines() if line.strip()), path

@@ -11,13 +11,24 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _link_text(text: str) -> str:
+    """Link text without brackets: the reference parser reads a title as `[^\\]]+`."""
+    return _one_line(text).replace("[", "(").replace("]", ")")
+
+
+def _info_line(text: str) -> str:
+    """A free-text line of the info part that can never open a section (the parser splits on `^##`)."""
+    line = _one_line(text)
+    return "\\" + line if line.startswith("#") else line
+
+
 def _entry_link(snapshot: Snapshot, entry: EntryRecord) -> str:
     url = snapshot.namespace.url(f"api/entries/{entry.id}.md")
     notes = (
         f"{_one_line(entry.summary)} ({entry.tokens} tokens, confidence {entry.confidence:.2f}, "
         f"updated {entry.updated})"
     )
-    return f"- [{entry.id} {_one_line(entry.title)}]({url}): {notes}"
+    return f"- [{entry.id} {_link_text(entry.title)}]({url}): {notes}"
 
 
 def _by_category(snapshot: Snapshot) -> Iterable[tuple[str, list[EntryRecord]]]:
@@ -46,7 +57,7 @@ def _header(snapshot: Snapshot, stamp: ReleaseStamp) -> list[str]:
 
 def _rules(snapshot: Snapshot) -> list[str]:
     lines = ["Rules for answers built from this site:", ""]
-    lines += [f"{n}. {rule}" for n, rule in enumerate(snapshot.namespace.rules, start=1)]
+    lines += [f"{n}. {_one_line(rule)}" for n, rule in enumerate(snapshot.namespace.rules, start=1)]
     return [*lines, ""]
 
 
@@ -57,7 +68,7 @@ def render_llms_txt(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
         lines += [f"## {heading}", "", *(_entry_link(snapshot, e) for e in entries), ""]
     if snapshot.docs:
         lines += ["## Docs", ""]
-        lines += [f"- [{_one_line(d.title)}]({ns.url(f'docs/{d.slug}.md')})" for d in snapshot.docs]
+        lines += [f"- [{_link_text(d.title)}]({ns.url(f'docs/{d.slug}.md')})" for d in snapshot.docs]
         lines.append("")
     lines += [
         "## Optional",
@@ -92,7 +103,7 @@ def render_llms_full_txt(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
                 f"**[{entry.id}] {_one_line(entry.title)}** — confidence {entry.confidence:.2f} · "
                 f"{entry.tokens} tokens · updated {entry.updated} · tags {', '.join(entry.tags) or '-'}",
                 "",
-                _one_line(entry.summary),
+                _info_line(entry.summary),
                 "",
                 _demote_headings(entry.body),
                 "",
