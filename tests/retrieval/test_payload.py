@@ -8,6 +8,8 @@ from functools import cache
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.payload import (
@@ -241,3 +243,28 @@ def test_link_expansion_marks_entries_it_brought_in_with_via() -> None:
     ids = {e["id"] for e in plain["entries"]}
     assert all(e["via"] in ids for e in expanded)
     assert list(expanded[0]) == ENTRY_FIELDS + ENTRY_ADDITIVE + ["via"]
+
+
+@cache
+def demo_index() -> SearchIndex:
+    return SearchIndex.compile([e.as_document() for e in demo_entries()])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    topic=st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs")), max_size=60),
+    budget=st.integers(min_value=200, max_value=8000),
+    category=st.sampled_from([None, "fact", "rule", "workflow"]),
+)
+def test_any_topic_packs_within_budget_deterministically(topic: str, budget: int, category: str | None) -> None:
+    view = ReleaseView(release_id=7, namespace=namespace(), stamp=STAMP, entries=demo_entries())
+    query = ContextQuery(topic.strip(), budget, category)
+    first = orjson.dumps(context_build(index=demo_index(), view=view, query=query))
+    body = orjson.loads(first)
+
+    assert first == orjson.dumps(context_build(index=demo_index(), view=view, query=query))
+    assert body["usedTokens"] == sum(e["tokens"] for e in body["entries"]) <= budget
+    assert body["entryCount"] == len(body["entries"]) == len(body["citations"])
+    assert body["matched"] or body["hint"]
+    if category:
+        assert {e["category"] for e in body["entries"]} <= {category}
