@@ -57,10 +57,10 @@ def error_reply(error: GatewayError) -> Reply:
 
 def not_modified(request: HttpRequest, etag: str) -> bool:
     """If-None-Match (RFC 9110 §13.1.2): weak comparison, `*` matches any current representation."""
-    header = request.headers.get("If-None-Match")
+    header = request.META.get("HTTP_IF_NONE_MATCH")
     if not header:
         return False
-    if header.strip() == "*":
+    if header == etag or header.strip() == "*":
         return True
     wanted = {tag.removeprefix("W/") for tag in parse_etags(header)}
     return etag.removeprefix("W/") in wanted

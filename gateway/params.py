@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from urllib.parse import parse_qsl
 
-from django.http import QueryDict
+from django.core.handlers.wsgi import get_bytes_from_wsgi
+from django.http import HttpRequest
 
 from gateway.errors import BadParameterError
 from knowledge.retrieval.packing import clamp_budget
@@ -14,6 +16,8 @@ from knowledge.retrieval.payload import ContextQuery
 
 TOPIC_MAX = 500
 PARAMETERS = ("topic", "budget", "category")
+MAX_FIELDS = 100
+TOO_MANY_FIELDS = "The query string has more than 100 parameters."
 _INTEGER = re.compile(r"^[+-]?\d{1,12}$")
 
 REPEATED = "The parameter {param} appears more than once; send it once."
@@ -80,14 +84,27 @@ def context_query(
     )
 
 
-def context_query_from_get(query: QueryDict, *, categories: Sequence[str], default_budget: int) -> ContextQuery:
-    for name in PARAMETERS:
-        if len(query.getlist(name)) > 1:
-            raise BadParameterError(REPEATED.format(param=name), param=name, code="repeated_parameter")
+def query_string(request: HttpRequest) -> str:
+    """The raw query string as text: WSGI hands it over as latin-1 (PEP 3333); agents send UTF-8."""
+    return get_bytes_from_wsgi(request.META, "QUERY_STRING", "").decode("utf-8", "replace")
+
+
+def context_query_from_string(query_string: str, *, categories: Sequence[str], default_budget: int) -> ContextQuery:
+    """Parse the raw query string (parse_qsl is several times cheaper than building a QueryDict on the hot path)."""
+    values: dict[str, str] = {}
+    try:
+        pairs = parse_qsl(query_string, keep_blank_values=True, max_num_fields=MAX_FIELDS)
+    except ValueError:
+        raise BadParameterError(TOO_MANY_FIELDS, code="too_many_parameters") from None
+    for name, value in pairs:
+        if name in PARAMETERS:
+            if name in values:
+                raise BadParameterError(REPEATED.format(param=name), param=name, code="repeated_parameter")
+            values[name] = value
     return context_query(
-        topic=query.get("topic"),
-        budget=query.get("budget"),
-        category=query.get("category"),
+        topic=values.get("topic"),
+        budget=values.get("budget"),
+        category=values.get("category"),
         categories=categories,
         default_budget=default_budget,
     )

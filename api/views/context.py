@@ -7,7 +7,7 @@ from django.http import HttpRequest
 from gateway.context import context_body
 from gateway.gate import Gate
 from gateway.http import JSON, Reply
-from gateway.params import context_query_from_get
+from gateway.params import context_query_from_string, query_string
 from gateway.views import read_view
 
 
@@ -15,8 +15,8 @@ from gateway.views import read_view
 def context_get(request: HttpRequest, gate: Gate) -> Reply:
     release = gate.release
     namespace = release.snapshot.namespace
-    query = context_query_from_get(
-        request.GET,
+    query = context_query_from_string(
+        query_string(request),
         categories=[c.slug for c in namespace.categories],
         default_budget=namespace.default_budget,
     )
