@@ -66,3 +66,13 @@ def test_a_new_release_replaces_the_namespaces_previous_one_in_memory(
     alpha.refresh_from_db()
     assert alpha.active_release_id != before
     assert set(serving._releases) == {alpha.active_release_id, beta.active_release_id}
+
+
+def test_a_cache_outage_is_a_miss_not_an_error(client: Any, demo: Any, settings: Any) -> None:
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:1/0"}
+    }
+    first = client.get("/api/context", {"topic": "token 预算"})
+
+    assert first.status_code == 200
+    assert client.get("/api/context", {"topic": "token 预算"}).content == first.content
