@@ -35,8 +35,11 @@ def wait_for(predicate: Callable[[], Any], *, timeout: float = 60, what: str = "
 
 
 @contextmanager
-def celery_worker(*, log: Path, **env: str) -> Iterator[subprocess.Popen[bytes]]:
-    """Start `celery worker` (prefork, one child) and stop it on exit; kill -9 it to simulate a crash."""
+def celery_worker(*, log: Path, queue: str, **env: str) -> Iterator[subprocess.Popen[bytes]]:
+    """Start `celery worker` (prefork, one child) on `queue` and stop it on exit; kill -9 simulates a crash.
+
+    Each test run uses its own queue, so two runs sharing a Redis never take each other's tasks.
+    """
     environment = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "evergreen_site.settings.base",
@@ -45,20 +48,8 @@ def celery_worker(*, log: Path, **env: str) -> Iterator[subprocess.Popen[bytes]]
         **env,
     }
     command = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "evergreen_site",
-        "worker",
-        "--pool",
-        "prefork",
-        "--concurrency",
-        "1",
-        "--loglevel",
-        "INFO",
-        "--without-gossip",
-        "--without-mingle",
+        *(sys.executable, "-m", "celery", "-A", "evergreen_site", "worker", "--pool", "prefork", "--concurrency", "1"),
+        *("--loglevel", "INFO", "--without-gossip", "--without-mingle", "--queues", queue),
     ]
     with log.open("ab") as out:
         process = subprocess.Popen(

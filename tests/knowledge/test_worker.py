@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +23,12 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def broker(monkeypatch: pytest.MonkeyPatch) -> Any:
     """Send tasks to Redis for real (the test settings run them in-process) and coalesce as in production."""
-    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    queue = f"evergreen-test-{uuid.uuid4().hex[:12]}"
     monkeypatch.setitem(settings.EVERGREEN, "BUILD_COALESCE_SECONDS", 1.0)
-    celery_app.conf.update(task_always_eager=False, broker_url=settings.REDIS_URL)
-    yield
-    celery_app.conf.update(task_always_eager=True)
-    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    celery_app.conf.update(task_always_eager=False, broker_url=settings.REDIS_URL, task_default_queue=queue)
+    yield queue
+    celery_app.conf.update(task_always_eager=True, task_default_queue="celery")
+    redis.Redis.from_url(settings.REDIS_URL).delete(queue)
 
 
 def publish(ns: Namespace, editor: Any, reviewer: Any, title: str) -> None:
@@ -47,7 +48,7 @@ def active_entry_count(ns: Namespace) -> int | None:
 def test_publish_is_built_by_the_worker_and_switches_the_active_release(
     broker: Any, ns_a: Namespace, editor: Any, reviewer: Any, tmp_path: Path
 ) -> None:
-    with celery_worker(log=tmp_path / "worker.log"):
+    with celery_worker(log=tmp_path / "worker.log", queue=broker):
         publish(ns_a, editor, reviewer, "First fact")
         wait_for(lambda: active_entry_count(ns_a) == 1, what="the first release")
         for n in range(10):
@@ -61,7 +62,7 @@ def test_a_worker_killed_mid_build_leaves_the_last_release_serving_and_the_build
     broker: Any, ns_a: Namespace, editor: Any, reviewer: Any, tmp_path: Path
 ) -> None:
     log = tmp_path / "worker.log"
-    with celery_worker(log=log):
+    with celery_worker(log=log, queue=broker):
         publish(ns_a, editor, reviewer, "First fact")
         wait_for(lambda: active_entry_count(ns_a) == 1, what="the first release")
     first = Namespace.objects.get(pk=ns_a.pk).active_release_id
@@ -73,7 +74,7 @@ def test_a_worker_killed_mid_build_leaves_the_last_release_serving_and_the_build
         "EVERGREEN_BROKER_RESTORE_THROTTLE": "1",
     }
     slow = {"EVERGREEN_BUILD_PAUSE_SECONDS": "120", **quick}
-    with celery_worker(log=log, **slow) as worker:
+    with celery_worker(log=log, queue=broker, **slow) as worker:
         publish(ns_a, editor, reviewer, "Second fact")
         wait_for(
             lambda: ReleaseBuild.objects.filter(namespace=ns_a, status=BuildStatus.RUNNING).exists(),
@@ -82,6 +83,6 @@ def test_a_worker_killed_mid_build_leaves_the_last_release_serving_and_the_build
         kill_hard(worker)
     assert Namespace.objects.get(pk=ns_a.pk).active_release_id == first
 
-    with celery_worker(log=log, **quick):
+    with celery_worker(log=log, queue=broker, **quick):
         wait_for(lambda: active_entry_count(ns_a) == 2, timeout=90, what="the redelivered build")
     assert ReleaseBuild.objects.filter(namespace=ns_a, status=BuildStatus.ABANDONED).exists()
