@@ -9,8 +9,9 @@ import argparse
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from bench.datasets import BUDGET, COLLECTIONS, EvalQuery, load_dev_queries, load_documents, pack_greedily, progress
 from knowledge.retrieval.documents import Document
@@ -27,17 +28,18 @@ TOP = 10
 
 @dataclass(frozen=True)
 class EngineRun:
-    """Per query: the ranking ignoring the coverage gate, the fallback, and the gate's score."""
+    """Per query: the ranking ignoring the coverage gate, the answer when it is not covered (its
+    best weak hits, or the confidence fallback when nothing hits), and the gate's score."""
 
     ranked: list[QueryOutcome]
-    fallback: list[QueryOutcome]
+    unmatched: list[QueryOutcome]
     match_scores: list[float]
 
     def served(self, threshold: float) -> list[QueryOutcome]:
         """Outcomes as /api/context serves them when the namespace's threshold is `threshold`."""
         return [
-            ranked if score >= threshold else fallback
-            for ranked, fallback, score in zip(self.ranked, self.fallback, self.match_scores, strict=True)
+            ranked if score >= threshold else unmatched
+            for ranked, unmatched, score in zip(self.ranked, self.unmatched, self.match_scores, strict=True)
         ]
 
 
@@ -70,7 +72,7 @@ def evaluate_engine(
     label: str = "evergreen",
 ) -> EngineRun:
     """Each query through search + a greedy pack at BUDGET, as /api/context would serve it."""
-    ranked, fallback, scores = [], [], []
+    ranked, unmatched, scores = [], [], []
     ungated = SearchOptions(ranker=ranker, match_threshold=-math.inf)
     refusing = SearchOptions(ranker=ranker, match_threshold=math.inf)
     for i in progress(queries, label):
@@ -79,11 +81,11 @@ def evaluate_engine(
             score = math.inf if outcome.matched else -math.inf
         ranked.append(outcome)
         scores.append(score)
-        fallback.append(_outcome(index, documents, queries[i], refusing)[0])
-    return EngineRun(ranked, fallback, scores)
+        unmatched.append(_outcome(index, documents, queries[i], refusing)[0])
+    return EngineRun(ranked, unmatched, scores)
 
 
-def _bm25s_tokenizer(collection: str):  # type: ignore[no-untyped-def]
+def _bm25s_tokenizer(collection: str) -> Callable[[list[str]], Any]:
     import jieba
     import Stemmer
 

@@ -18,12 +18,17 @@ def _sentences(text: str) -> list[str]:
 
 def build_namespace(size: int, *, seed: int = 20260902) -> list[Document]:
     """`size` entries: the real ones first (so dev queries keep their answers), then new entries
-    stitched from random sentences of two real entries of the same language, sorted by ID."""
+    stitched from random sentences of two real entries of the same language, sorted by ID.
+
+    The real entries are taken in a seeded shuffled order, so a namespace smaller than the two
+    collections holds both languages in proportion (1k entries: about 670 English, 330 Chinese)
+    and every size answers the same mix of queries.
+    """
     real = load_documents("cranfield") + load_documents("cmrc2018")
     rng = random.Random(seed)
     pools = [[d for d in real if d.id.startswith("CRAN")], [d for d in real if d.id.startswith("CMRC")]]
     split = [[_sentences(d.body) for d in pool] for pool in pools]
-    documents = list(real[:size])
+    documents = random.Random(seed + 1).sample(real, min(size, len(real)))
     for number in range(size - len(documents)):
         language = number % 2
         pool, sentences = pools[language], split[language]

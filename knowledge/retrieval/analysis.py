@@ -20,6 +20,11 @@ _RUNS = re.compile(rf"([{_HAN}]+)|([^\W_{_HAN}]+(?:-\d+)?)")
 _HAN_RUN = re.compile(f"[{_HAN}]+")
 _ID_SHAPE = re.compile(r"[^\W\d_][^\W_]*-\d+")
 _LATIN = re.compile(r"[a-z]+")
+# English clitics ("what's", "isn't", "we'll"): the letters after the apostrophe are not words.
+_CLITIC = re.compile(r"(?<=[^\W\d_])['’](?:s|t|d|ll|re|ve|m)\b")
+# Sentence ends: CJK and Latin terminators, semicolons, line breaks. A split never cuts a term
+# (terms are runs of letters and digits), so a field's terms are its sentences' terms in order.
+_SENTENCE_END = re.compile(r"(?<=[。！？；!?;\n])|(?<=[.．]\s)")
 
 TAG_PREFIX = "#"
 BIGRAM_PREFIX = "~"
@@ -85,7 +90,7 @@ def _segment_function(segmenter: str, cjk_mode: str, hmm: bool) -> Callable[[str
 def split_words(text: str, config: AnalyzerConfig) -> Iterator[tuple[str, bool]]:
     """Yield (word, is_cjk) pairs of folded text in order, before stopwords and stemming."""
     segment = None
-    for han, other in _RUNS.findall(normalize_text(text)):
+    for han, other in _RUNS.findall(_CLITIC.sub("", normalize_text(text))):
         if han:
             segment = segment or _segment_function(config.segmenter, config.cjk_mode, config.hmm)
             for word in segment(han):
@@ -98,6 +103,11 @@ def split_words(text: str, config: AnalyzerConfig) -> Iterator[tuple[str, bool]]
                 yield part, False
         else:
             yield other, False
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of a text, in order (empty ones dropped): the passages coverage is measured on."""
+    return [part for part in _SENTENCE_END.split(text) if part.strip()]
 
 
 def _stem_word(word: str, config: AnalyzerConfig) -> str:
@@ -153,6 +163,11 @@ def exact_tag_candidates(topic: str, config: AnalyzerConfig, *, longest: int = 4
         for length in range(1, longest + 1)
         if start + length <= len(words)
     }
+
+
+def is_han_word(term: str) -> bool:
+    """Whether a term is all Han characters (a Chinese word, not a bigram, tag, ID or Latin word)."""
+    return _HAN_RUN.fullmatch(term) is not None
 
 
 def is_coverage_term(term: str, config: AnalyzerConfig) -> bool:

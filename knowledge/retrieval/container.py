@@ -13,7 +13,7 @@ MAGIC = b"EVERGREEN-INDEX\n"
 _LENGTH = struct.Struct("<Q")
 _ALIGN = 16
 # Only plain numeric dtypes may be read back: an object dtype would be a pickle in disguise.
-ALLOWED_DTYPES = frozenset({"<i2", "<i4", "<i8", "<u1", "<u8", "<f4", "<f8", "|u1", "|i1"})
+ALLOWED_DTYPES = frozenset({"<i2", "<i4", "<i8", "<u1", "<u4", "<u8", "<f4", "<f8", "|u1", "|i1"})
 
 
 class ContainerError(ValueError):

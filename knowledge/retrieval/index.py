@@ -15,17 +15,19 @@ from knowledge.retrieval.analysis import (
     analyze_text,
     exact_tag_candidates,
     is_coverage_term,
+    is_han_word,
 )
 from knowledge.retrieval.container import ContainerError, pack_arrays, unpack_arrays
 from knowledge.retrieval.documents import Document
+from knowledge.retrieval.hits import Accumulators, QueryHits, term_min_tokens
 from knowledge.retrieval.postings import BM25FParams, bm25_idf, build_postings
-from knowledge.retrieval.ranking import Hit, Ranking, SearchOptions
+from knowledge.retrieval.ranking import ArrayHits, Hit, Prefix, Ranking, SearchOptions
 from knowledge.retrieval.scoring import (
     QueryPlan,
-    accumulate_scores,
     coverage_of,
     expand_links,
 )
+from knowledge.retrieval.stopwords import is_stopword
 from knowledge.retrieval.vocabulary import Vocabulary, pack_strings, unpack_string
 
 __all__ = ["Hit", "Ranking", "SearchIndex", "SearchOptions"]
@@ -33,15 +35,16 @@ __all__ = ["Hit", "Ranking", "SearchIndex", "SearchOptions"]
 FORMAT_VERSION = 1
 BROWSE_SCORE = 0.5  # seed §4: an empty topic scores every entry 0.5
 FALLBACK_SIZE = 3  # seed §4: "按 confidence 给几条兜底" — the reference gives three
-# Minimum Ranking.match_score (see SearchIndex._match_score) for `matched`. Calibrated on the
-# CMRC 2018 dev split, the only one with uncovered questions: the highest value that still
-# matches 95 % of covered questions (it refuses 88 % of uncovered ones there). Namespaces
-# override it (SearchOptions.match_threshold) with evaluation.calibrate_threshold on their own
-# golden questions: long English queries (Cranfield) cover less of their words and need ~0.
-DEFAULT_MATCH_THRESHOLD = 0.87
-# Coverage weighs each term by idf ** this: > 1 lets the rare terms (names, the subject of a
-# question) decide, so generic words shared with an unrelated entry do not make it "cover".
-COVERAGE_EXPONENT = 2.0
+WEAK_SIZE = 3  # hits that do not cover the topic: at most this many of the best, still matched=false
+# Minimum Ranking.match_score (see SearchIndex._match_score) for `matched`, for namespaces that have
+# not calibrated their own (Namespace.match_threshold, `manage.py calibrate_threshold`). Calibrated
+# on the CMRC 2018 dev split, the only shared one with uncovered questions: the highest value that
+# still matches 95 % of covered questions (it refuses 91.7 % of uncovered ones there). Long English
+# questions (Cranfield) cover less of their words and calibrate to 0.
+DEFAULT_MATCH_THRESHOLD = 0.84
+# Coverage weighs each query term by idf ** this. Measured on CMRC dev (docs/retrieval.md): 1 with
+# passage coverage refuses more uncovered questions than 2 did with whole-entry coverage.
+COVERAGE_EXPONENT = 1.0
 LEAD_WEIGHT = 0.5
 LEAD_CAP = 3.0
 EXPANSION_SEEDS = 3  # neighbours of this many top hits may join
@@ -68,6 +71,8 @@ class SearchIndex:
             self._offsets = arrays["post_offsets"]
             self._docs = arrays["post_docs"]
             self._impacts = {"bm25f": arrays["post_bm25f"], "seed": arrays["post_seed"]}
+            # Optional: indexes compiled before passage blocks measure coverage on the whole entry.
+            self._blocks: np.ndarray | None = arrays.get("post_blocks")
             self._idf = arrays["term_idf"]
             self._confidence = arrays["doc_confidence"]
             self._factor = confidence_factor(self._confidence)
@@ -75,6 +80,7 @@ class SearchIndex:
             self._category = arrays["doc_category"]
         except (KeyError, TypeError) as error:
             raise ContainerError(f"incomplete index: {error}") from error
+        self._accumulators = Accumulators()
         self._browse_cache: dict[int, np.ndarray] = {}
         self._fallback_cache: dict[int, np.ndarray] = {}
 
@@ -122,6 +128,7 @@ class SearchIndex:
             "post_docs": postings.docs,
             "post_bm25f": postings.bm25f,
             "post_seed": postings.seed,
+            "post_blocks": postings.blocks,
             "doc_confidence": np.array([d.confidence for d in documents], dtype=np.float64),
             "doc_tokens": np.array([d.tokens for d in documents], dtype=np.int32),
             "doc_category": np.array([code[d.category] for d in documents], dtype=np.int16),
@@ -162,50 +169,58 @@ class SearchIndex:
         category: str | None = None,
         options: SearchOptions | None = None,
     ) -> Ranking:
-        """Rank entries for `topic` (seed §4): browse, match, or fallback when nothing covers it."""
+        """Rank entries for `topic` (seed §4): browse; match; weak hits when the best entry does not
+        cover the topic; the confidence fallback when no entry has any of its terms."""
         options = options or self.options
         allowed = self._allowed(category)
         if allowed is not None and not allowed.any():
-            return self._ranking("browse" if not topic.strip() else "fallback", np.zeros(0, int))
+            return self._materialized("browse" if not topic.strip() else "fallback", np.zeros(0, np.int64))
         if not topic.strip():
             return self._browse(category, allowed)
         plan = self._plan(topic, options.ranker)
-        candidates, raw = accumulate_scores(
+        hits = self._query_hits(plan, options.ranker, allowed)
+        head = hits.prefix(WEAK_SIZE)
+        if not len(head.positions):
+            return self._fallback(category, allowed)
+        match_score = self._match_score(plan, head)
+        if options.ranker == "bm25f" and match_score < self._threshold(options):
+            weak = ArrayHits(head.positions[:WEAK_SIZE], head.scores[:WEAK_SIZE], self._tokens, ordered=True)
+            return Ranking(mode="weak", matched=False, hits=weak, match_score=match_score)
+        if options.expand:
+            return self._expanded(hits, allowed, match_score)
+        return Ranking(mode="match", matched=True, hits=hits, match_score=match_score)
+
+    def _query_hits(self, plan: QueryPlan, ranker: str, allowed: np.ndarray | None) -> QueryHits:
+        return QueryHits(
             plan,
             offsets=self._offsets,
             docs=self._docs,
-            impacts=self._impacts[options.ranker],
-            count=self.count,
+            impacts=self._impacts[ranker],
+            min_tokens=self._term_min_tokens,
+            factor=self._factor,
+            tokens=self._tokens,
             allowed=allowed,
+            accumulators=self._accumulators,
         )
-        if not len(candidates):
-            return self._fallback(category, allowed)
-        scores = raw * self._factor[candidates]
-        match_score = self._match_score(plan, candidates, scores)
-        if options.ranker == "bm25f" and match_score < self._threshold(options):
-            return self._fallback(category, allowed, match_score)
-        if options.expand:
-            return self._expanded(candidates, scores, allowed, match_score)
-        return self._ranking("match", candidates, scores, match_score)
 
-    def _match_score(self, plan: QueryPlan, candidates: np.ndarray, scores: np.ndarray) -> float:
-        """How well the best entry covers the topic: coverage + a bonus when it clearly leads.
+    @cached_property
+    def _term_min_tokens(self) -> np.ndarray:
+        return term_min_tokens(offsets=self._offsets, docs=self._docs, tokens=self._tokens)
 
-        coverage = share of the query's idf**COVERAGE_EXPONENT mass whose terms the best entry
-        contains (unknown terms count as uncovered); lead = ln(best / second score), capped.
-        Questions about subjects the knowledge base lacks share only generic words with some
-        entry, so both are low; a covered question's entry has its rare terms and stands out.
+    def _match_score(self, plan: QueryPlan, head: Prefix) -> float:
+        """How well the best entry covers the topic: passage coverage + a bonus when it clearly leads.
+
+        coverage = the largest share of the query's idf mass that one passage of the best entry
+        (a sentence block with the entry's title, tags and id) contains; unknown terms count as
+        uncovered. lead = ln(best / second score), capped. A question about a subject the knowledge
+        base lacks shares only generic words with an entry, or meets its own words scattered over
+        an entry that mentions the subject in passing; a covered question's words meet in one
+        passage of an entry that stands out.
         """
-        top = np.argsort(-scores, kind="stable")[:2] if len(scores) < 64 else None
-        if top is None:
-            part = np.argpartition(-scores, 1)[:2]
-            top = part[np.lexsort((candidates[part], -scores[part]))]
-        best = int(candidates[top[0]])
-        tied = scores == scores[top[0]]
-        if tied.sum() > 1:
-            best = int(candidates[tied].min())
-        lead = LEAD_CAP if len(top) < 2 else min(float(scores[top[0]] / scores[top[1]]), LEAD_CAP)
-        coverage = coverage_of(plan, best, offsets=self._offsets, docs=self._docs)
+        scores = head.scores
+        lead = LEAD_CAP if len(scores) < 2 else min(float(scores[0] / scores[1]), LEAD_CAP)
+        best = int(head.positions[0])
+        coverage = coverage_of(plan, best, offsets=self._offsets, docs=self._docs, blocks=self._blocks)
         return coverage + LEAD_WEIGHT * float(np.log(lead))
 
     def _threshold(self, options: SearchOptions) -> float:
@@ -214,25 +229,54 @@ class SearchIndex:
         return options.match_threshold
 
     def coverage(self, topic: str, position: int) -> float:
-        """How much of `topic`'s informative (idf-weighted) terms the entry at `position` contains."""
-        return coverage_of(self._plan(topic, "bm25f"), position, offsets=self._offsets, docs=self._docs)
+        """How much of `topic`'s informative (idf-weighted) terms one passage of the entry holds."""
+        plan = self._plan(topic, "bm25f")
+        return coverage_of(plan, position, offsets=self._offsets, docs=self._docs, blocks=self._blocks)
+
+    def _known_pieces(self, term: str) -> list[int]:
+        """A Chinese word no entry contains, as the longest known words it is made of, left to right
+        (鲷鱼 -> 鲷, 鱼; 投入使用 -> 投入, 使用); stopwords inside are dropped. [] when some part is
+        unknown: then the word names something the knowledge base lacks."""
+        if not is_han_word(term):
+            return []
+        pieces: list[int] = []
+        start = 0
+        while start < len(term):
+            for end in range(len(term), start, -1):
+                piece = term[start:end]
+                term_id = self.vocabulary.lookup(piece)
+                if term_id >= 0 or is_stopword(piece):
+                    if term_id >= 0:
+                        pieces.append(term_id)
+                    start = end
+                    break
+            else:
+                return []
+        return pieces
 
     def _plan(self, topic: str, ranker: str) -> QueryPlan:
         counts = Counter(analyze_text(topic, self.analyzer))
-        known: dict[int, float] = {}
-        informative: list[float] = []
+        weights: dict[int, float] = {}
+        coverage: dict[int, float] = {}
         unknown: list[str] = []
         for term, count in counts.items():
             term_id = self.vocabulary.lookup(term)
-            if term_id < 0:
+            # The segmenter splits a text by its dictionary: a compound in the question may be two
+            # words in the entries. Its known pieces stand in for it, for ranking and coverage.
+            pieces = [term_id] if term_id >= 0 else self._known_pieces(term)
+            if not pieces:
                 unknown.append(term)
                 continue
-            known[term_id] = float(count)
             counts_for_coverage = is_coverage_term(term, self.analyzer)
-            informative.append(float(self._idf[term_id]) ** COVERAGE_EXPONENT if counts_for_coverage else 0.0)
+            for piece in pieces:
+                if piece in weights and term_id < 0:
+                    continue  # a piece the question also has on its own: counted once
+                weights[piece] = weights.get(piece, 0.0) + count
+                idf = float(self._idf[piece]) ** COVERAGE_EXPONENT if counts_for_coverage else 0.0
+                coverage[piece] = max(coverage.get(piece, 0.0), idf)
         known_terms = [t for t in counts if t not in unknown]
-        # An unknown compound whose parts are known query terms (合作开发 -> 合作, 开发) is a
-        # segmentation artefact, not a subject the knowledge base lacks.
+        # An unknown compound whose parts are known query terms is a segmentation artefact, not a
+        # subject the knowledge base lacks.
         unknown_idf = sum(
             self._max_idf**COVERAGE_EXPONENT
             for term in unknown
@@ -242,13 +286,13 @@ class SearchIndex:
             # Exact tags add weight but not coverage: the words of the tag are already terms.
             for candidate in exact_tag_candidates(topic, self.analyzer):
                 term_id = self.vocabulary.lookup(candidate)
-                if term_id >= 0 and term_id not in known:
-                    known[term_id] = 1.0
-                    informative.append(0.0)
+                if term_id >= 0 and term_id not in weights:
+                    weights[term_id] = 1.0
+                    coverage[term_id] = 0.0
         return QueryPlan(
-            term_ids=np.array(list(known), dtype=np.int64),
-            weights=np.array(list(known.values()), dtype=np.float64),
-            informative_idf=np.array(informative, dtype=np.float64),
+            term_ids=np.array(list(weights), dtype=np.int64),
+            weights=np.array(list(weights.values()), dtype=np.float64),
+            informative_idf=np.array([coverage[t] for t in weights], dtype=np.float64),
             unknown_idf=unknown_idf,
         )
 
@@ -266,16 +310,10 @@ class SearchIndex:
             everything = np.arange(self.count, dtype=np.int64)
             self._browse_cache[key] = everything if allowed is None else everything[allowed]
         positions = self._browse_cache[key]
-        return Ranking(
-            mode="browse",
-            matched=True,
-            positions=positions,
-            scores=np.full(len(positions), BROWSE_SCORE),
-            tokens=self._tokens,
-            ordered=True,
-        )
+        browse = ArrayHits(positions, np.full(len(positions), BROWSE_SCORE), self._tokens, ordered=True)
+        return Ranking(mode="browse", matched=True, hits=browse)
 
-    def _fallback(self, category: str | None, allowed: np.ndarray | None, match_score: float | None = None) -> Ranking:
+    def _fallback(self, category: str | None, allowed: np.ndarray | None) -> Ranking:
         """Seed §4: up to three entries by confidence descending (ties by position), not matched."""
         key = -1 if category is None else self.categories.index(category)
         if key not in self._fallback_cache:
@@ -283,34 +321,17 @@ class SearchIndex:
             order = np.lexsort((pool, -self._confidence[pool]))
             self._fallback_cache[key] = pool[order[:FALLBACK_SIZE]].astype(np.int64)
         positions = self._fallback_cache[key]
-        return Ranking(
-            mode="fallback",
-            matched=False,
-            positions=positions,
-            scores=np.asarray(self._confidence[positions], dtype=np.float64),
-            tokens=self._tokens,
-            ordered=True,
-            match_score=match_score,
-        )
+        scores = np.asarray(self._confidence[positions], dtype=np.float64)
+        return Ranking(mode="fallback", matched=False, hits=ArrayHits(positions, scores, self._tokens, ordered=True))
 
-    def _expanded(
-        self,
-        candidates: np.ndarray,
-        scores: np.ndarray,
-        allowed: np.ndarray | None,
-        match_score: float,
-    ) -> Ranking:
-        ranking = self._ranking("match", candidates, scores)
-        top: list[Hit] = []
-        for hit in ranking:
-            if len(top) == EXPANSION_SEEDS:
-                break
-            top.append(hit)
+    def _expanded(self, hits: QueryHits, allowed: np.ndarray | None, match_score: float) -> Ranking:
+        candidates, scores = hits.scored()
+        top = hits.prefix(EXPANSION_SEEDS)
         in_hit_set = np.zeros(self.count, dtype=bool)
         in_hit_set[candidates] = True
         positions, extra_scores, parents = expand_links(
-            [h.position for h in top],
-            [h.score for h in top],
+            [int(p) for p in top.positions[:EXPANSION_SEEDS]],
+            [float(s) for s in top.scores[:EXPANSION_SEEDS]],
             link_offsets=self._arrays["link_offsets"],
             link_targets=self._arrays["link_targets"],
             in_hit_set=in_hit_set,
@@ -319,32 +340,17 @@ class SearchIndex:
         )
         via = np.full(len(candidates) + len(positions), -1, dtype=np.int64)
         via[len(candidates) :] = parents
-        return Ranking(
-            mode="match",
-            matched=True,
-            positions=np.concatenate([candidates, np.array(positions, dtype=np.int64)]),
-            scores=np.concatenate([scores, np.array(extra_scores, dtype=np.float64)]),
-            tokens=self._tokens,
+        expanded = ArrayHits(
+            np.concatenate([candidates, np.array(positions, dtype=np.int64)]),
+            np.concatenate([scores, np.array(extra_scores, dtype=np.float64)]),
+            self._tokens,
             via=via,
-            public_id=self.public_id,
-            match_score=match_score,
         )
+        return Ranking(mode="match", matched=True, hits=expanded, public_id=self.public_id, match_score=match_score)
 
-    def _ranking(
-        self,
-        mode: str,
-        positions: np.ndarray,
-        scores: np.ndarray | None = None,
-        match_score: float | None = None,
-    ) -> Ranking:
-        return Ranking(
-            mode=mode,
-            matched=mode != "fallback",
-            positions=positions,
-            scores=np.zeros(len(positions)) if scores is None else scores,
-            tokens=self._tokens,
-            match_score=match_score,
-        )
+    def _materialized(self, mode: str, positions: np.ndarray) -> Ranking:
+        hits = ArrayHits(positions, np.zeros(len(positions)), self._tokens, ordered=True)
+        return Ranking(mode=mode, matched=mode not in ("fallback", "weak"), hits=hits)
 
     def with_options(self, options: SearchOptions) -> SearchIndex:
         """The same index with other default search options (shares the arrays)."""

@@ -12,6 +12,7 @@ from knowledge.retrieval.analysis import (
     analyze_tags,
     analyze_text,
     normalize_key,
+    split_sentences,
 )
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.vocabulary import Vocabulary
@@ -20,6 +21,12 @@ FIELDS = ("id", "title", "tags", "summary", "body")
 # Seed §4: id×8 / title×5 / tags×4 / summary×3 / body×min(occurrences, 6).
 SEED_FIELD_WEIGHTS = (8, 5, 4, 3, 0)
 SEED_BODY_CAP = 6
+# Passage blocks per entry for coverage (index.py): each summary/body sentence is a block, an entry
+# with more sentences folds neighbouring ones together. The id, title and tags are the context of
+# every sentence, so their terms are in every block.
+BLOCKS = 32
+CONTEXT_FIELDS = ("id", "title", "tags")
+ALL_BLOCKS = np.uint32(2**BLOCKS - 1)
 
 
 @dataclass(frozen=True)
@@ -47,21 +54,23 @@ class Postings:
     bm25f: np.ndarray  # float32, without the confidence factor
     seed: np.ndarray  # uint8: the seed's per-term weight, without the confidence factor
     idf: np.ndarray  # float32, per term
+    blocks: np.ndarray  # uint32: bit b set when the term occurs in passage block b of the doc
     stats: dict[str, float] = field(default_factory=dict)
 
 
-def analyze_fields(document: Document, config: AnalyzerConfig) -> tuple[list[str], ...]:
-    """The terms of each field of FIELDS; the id also as one exact term (matched exactly)."""
+def analyze_fields(document: Document, config: AnalyzerConfig) -> tuple[list[list[str]], ...]:
+    """The terms of each field of FIELDS, per sentence for summary and body (one list otherwise);
+    the id also as one exact term (matched exactly)."""
     id_terms = analyze_text(document.id, config)
     exact_id = normalize_key(document.id)
     if exact_id not in id_terms:
         id_terms.insert(0, exact_id)
     return (
-        id_terms,
-        analyze_text(document.title, config),
-        analyze_tags(document.tags, config),
-        analyze_text(document.summary, config),
-        analyze_text(document.body, config),
+        [id_terms],
+        [analyze_text(document.title, config)],
+        [analyze_tags(document.tags, config)],
+        [analyze_text(sentence, config) for sentence in split_sentences(document.summary)],
+        [analyze_text(sentence, config) for sentence in split_sentences(document.body)],
     )
 
 
@@ -70,22 +79,53 @@ def bm25_idf(doc_freq: np.ndarray, count: int) -> np.ndarray:
     return np.log1p((count - doc_freq + 0.5) / (doc_freq + 0.5)).astype(np.float32)
 
 
+@dataclass(frozen=True)
+class _Occurrences:
+    """Every term occurrence in (doc, field) order: term id, and its sentence (-1 in context fields)."""
+
+    terms: list[str]
+    term_ids: np.ndarray  # int64
+    sentences: np.ndarray  # int64
+    lengths: np.ndarray  # int64 (docs, fields): occurrences per field
+    sentence_counts: np.ndarray  # int64 per doc
+
+
 def _collect_terms(
     documents: Sequence[Document],
     config: AnalyzerConfig,
     progress: Callable[[int], None] | None,
-) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Term ids of every (doc, field) occurrence, plus occurrence counts per (doc, field)."""
+) -> _Occurrences:
     term_ids: dict[str, int] = {}
     occurrences: list[int] = []
+    sentences: list[int] = []
     lengths = np.zeros((len(documents), len(FIELDS)), dtype=np.int64)
+    sentence_counts = np.zeros(len(documents), dtype=np.int64)
     for position, document in enumerate(documents):
-        for field_index, terms in enumerate(analyze_fields(document, config)):
-            lengths[position, field_index] = len(terms)
-            occurrences.extend(term_ids.setdefault(t, len(term_ids)) for t in terms)
+        sentence = 0
+        for field_index, parts in enumerate(analyze_fields(document, config)):
+            context = FIELDS[field_index] in CONTEXT_FIELDS
+            for terms in parts:
+                lengths[position, field_index] += len(terms)
+                occurrences.extend(term_ids.setdefault(t, len(term_ids)) for t in terms)
+                sentences.extend([-1 if context else sentence] * len(terms))
+                sentence += not context
+        sentence_counts[position] = sentence
         if progress is not None and position % 1000 == 999:
             progress(position + 1)
-    return list(term_ids), np.array(occurrences, dtype=np.int64), lengths
+    return _Occurrences(
+        terms=list(term_ids),
+        term_ids=np.array(occurrences, dtype=np.int64),
+        sentences=np.array(sentences, dtype=np.int64),
+        lengths=lengths,
+        sentence_counts=sentence_counts,
+    )
+
+
+def _block_bits(sentences: np.ndarray, sentence_counts: np.ndarray) -> np.ndarray:
+    """Each occurrence's passage-block bit: sentence i of n lies in block i * BLOCKS // max(n, BLOCKS)."""
+    block = sentences * BLOCKS // np.maximum(sentence_counts, BLOCKS)
+    bits = np.left_shift(np.uint64(1), np.maximum(block, 0).astype(np.uint64)).astype(np.uint32)
+    return np.where(sentences < 0, ALL_BLOCKS, bits)
 
 
 def build_postings(
@@ -96,14 +136,15 @@ def build_postings(
     progress: Callable[[int], None] | None = None,
 ) -> tuple[Postings, np.ndarray]:
     """Postings for `documents` and the per-(doc, field) term counts (document lengths)."""
-    terms, occurrences, lengths = _collect_terms(documents, config, progress)
+    found = _collect_terms(documents, config, progress)
+    terms, occurrences, lengths = found.terms, found.term_ids, found.lengths
     vocabulary, new_id = Vocabulary.build(terms)
     count, n_fields = len(documents), len(FIELDS)
     doc_of = np.repeat(np.arange(count, dtype=np.int64), lengths.sum(axis=1))
     field_of = np.repeat(np.tile(np.arange(n_fields, dtype=np.int64), count), lengths.ravel())
     # One sort gives tf per (term, doc, field); a second grouping gives one posting per (term, doc).
     keys = (new_id[occurrences] * count + doc_of) * n_fields + field_of
-    unique_keys, tf = np.unique(keys, return_counts=True)
+    unique_keys, key_of, tf = np.unique(keys, return_inverse=True, return_counts=True)
     field_idx = unique_keys % n_fields
     pair = unique_keys // n_fields
     pair_keys, posting_of = np.unique(pair, return_inverse=True)
@@ -123,6 +164,10 @@ def build_postings(
     body = field_idx == FIELDS.index("body")
     np.add.at(seed, posting_of, np.where(body, np.minimum(tf, SEED_BODY_CAP), seed_weight))
 
+    blocks = np.zeros(len(pair_keys), dtype=np.uint32)
+    bits = _block_bits(found.sentences, found.sentence_counts[doc_of])
+    np.bitwise_or.at(blocks, posting_of[key_of], bits)
+
     offsets = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(doc_freq, out=offsets[1:])
     postings = Postings(
@@ -132,6 +177,7 @@ def build_postings(
         bm25f=(idf[term_of] * saturation).astype(np.float32),
         seed=seed.astype(np.uint8),
         idf=idf,
+        blocks=blocks,
         stats={"documents": float(count), "postings": float(len(pair_keys))},
     )
     return postings, lengths

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
-MODES = ("browse", "match", "fallback")
+MODES = ("browse", "match", "weak", "fallback")
 RANKERS = ("bm25f", "seed")
 # First slice to order; the packer usually stops within it, and each later slice is 4x larger.
 FIRST_SLICE = 32
@@ -35,76 +36,157 @@ class Hit:
     via: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Prefix:
+    """The first hits in rank order (exact), and whether they are all the hits there are."""
+
+    positions: np.ndarray  # int64
+    scores: np.ndarray  # float64
+    via: np.ndarray | None  # int64 position of the hit that brought each one in, -1 for none
+    complete: bool
+
+
+class HitSource(Protocol):
+    """Where a Ranking's hits come from: materialized arrays, or a query evaluated on demand."""
+
+    def prefix(self, length: int) -> Prefix:
+        """At least `length` hits in rank order (fewer only when complete)."""
+        ...
+
+    @property
+    def total(self) -> int: ...
+
+    @property
+    def min_tokens(self) -> int | None: ...
+
+
 def iter_ranked(positions: np.ndarray, scores: np.ndarray) -> Iterator[int]:
     """Yield indices into `positions` by score descending, then position ascending, lazily.
 
-    Each round takes the best `k` remaining scores with argpartition, widens the cut to every
-    candidate tied with the k-th (so ties never straddle two rounds), and sorts only that slice.
+    Each round finds the k-th best remaining score with a partition, takes every candidate at
+    least as good (so ties never straddle two rounds), and sorts only that slice; the rest is
+    only gathered if the caller asks for more.
     """
-    remaining = np.arange(len(positions))
+    remaining: np.ndarray | None = None  # None: every index
     k = FIRST_SLICE
-    while len(remaining):
-        if len(remaining) > k:
-            remaining_scores = scores[remaining]
-            cut = remaining_scores[np.argpartition(-remaining_scores, k - 1)[k - 1]]
-            take = remaining_scores >= cut
-            chosen, remaining = remaining[take], remaining[~take]
+    while True:
+        current = scores if remaining is None else scores[remaining]
+        if len(current) > k:
+            cut = np.partition(current, len(current) - k)[len(current) - k]
+            take = current >= cut
+        elif len(current):
+            take = np.ones(len(current), dtype=bool)
         else:
-            chosen, remaining = remaining, remaining[:0]
+            return
+        chosen = np.flatnonzero(take) if remaining is None else remaining[take]
         for index in chosen[np.lexsort((positions[chosen], -scores[chosen]))]:
             yield int(index)
+        remaining = np.flatnonzero(~take) if remaining is None else remaining[~take]
         k *= 4
 
 
+class ArrayHits:
+    """A hit set held as arrays: already in rank order (`ordered`), or ordered lazily on demand."""
+
+    def __init__(
+        self,
+        positions: np.ndarray,
+        scores: np.ndarray,
+        tokens: np.ndarray,
+        *,
+        via: np.ndarray | None = None,
+        ordered: bool = False,
+    ) -> None:
+        self._positions = positions
+        self._scores = scores
+        self._tokens = tokens
+        self._via = via
+        self._order: list[int] = []
+        self._pending: Iterator[int] | None = None if ordered else iter_ranked(positions, scores)
+        if ordered:
+            self._order = list(range(len(positions)))
+
+    @property
+    def total(self) -> int:
+        return len(self._positions)
+
+    @property
+    def min_tokens(self) -> int | None:
+        return int(self._tokens[self._positions].min()) if len(self._positions) else None
+
+    def prefix(self, length: int) -> Prefix:
+        while self._pending is not None and len(self._order) < length:
+            index = next(self._pending, None)
+            if index is None:
+                self._pending = None
+            else:
+                self._order.append(index)
+        if self._pending is not None and len(self._order) == self.total:
+            self._pending = None
+        chosen = np.array(self._order, dtype=np.int64)
+        return Prefix(
+            positions=self._positions[chosen],
+            scores=self._scores[chosen],
+            via=None if self._via is None else self._via[chosen],
+            complete=self._pending is None,
+        )
+
+
 class Ranking:
-    """A search result. Iterating yields hits in rank order without sorting the whole hit set."""
+    """A search result. Iterating yields hits in rank order without ranking the whole hit set.
+
+    `total` (the hit count) and `min_tokens` (the cheapest hit's cost) are computed when read.
+    """
 
     def __init__(
         self,
         *,
         mode: str,
         matched: bool,
-        positions: np.ndarray,
-        scores: np.ndarray,
-        tokens: np.ndarray,
-        via: np.ndarray | None = None,
+        hits: HitSource,
         public_id: Callable[[int], str] | None = None,
-        ordered: bool = False,
         match_score: float | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}")
         self.mode = mode
         self.matched = matched
-        self._positions = positions
-        self._scores = scores
-        self._via = via
+        self._hits = hits
         self._public_id = public_id
-        self._ordered = ordered
-        self.total = len(positions)
-        # The value `matched` was decided on (match and fallback after scoring; None otherwise):
-        # evaluation calibrates SearchOptions.match_threshold from it.
+        # The value `matched` was decided on (match and weak; None otherwise): evaluation
+        # calibrates SearchOptions.match_threshold from it.
         self.match_score = match_score
-        self.min_tokens: int | None = int(tokens[positions].min()) if len(positions) else None
+
+    @property
+    def total(self) -> int:
+        return self._hits.total
+
+    @property
+    def min_tokens(self) -> int | None:
+        return self._hits.min_tokens
 
     def __iter__(self) -> Iterator[Hit]:
-        indices: Iterator[int] = (
-            iter(range(self.total)) if self._ordered else iter_ranked(self._positions, self._scores)
-        )
-        for index in indices:
-            yield Hit(
-                position=int(self._positions[index]),
-                score=float(self._scores[index]),
-                via=self._via_of(index),
-            )
+        length, done = FIRST_SLICE, 0
+        while True:
+            prefix = self._hits.prefix(length)
+            for index in range(done, len(prefix.positions)):
+                yield Hit(
+                    position=int(prefix.positions[index]),
+                    score=float(prefix.scores[index]),
+                    via=self._via_name(prefix.via, index),
+                )
+            done = len(prefix.positions)
+            if prefix.complete:
+                return
+            length *= 4
 
     def __len__(self) -> int:
         return self.total
 
-    def _via_of(self, index: int) -> str | None:
-        if self._via is None or self._public_id is None or self._via[index] < 0:
+    def _via_name(self, via: np.ndarray | None, index: int) -> str | None:
+        if via is None or self._public_id is None or via[index] < 0:
             return None
-        return self._public_id(int(self._via[index]))
+        return self._public_id(int(via[index]))
 
     def __repr__(self) -> str:
-        return f"<Ranking mode={self.mode} matched={self.matched} total={self.total}>"
+        return f"<Ranking mode={self.mode} matched={self.matched}>"

@@ -1,10 +1,14 @@
-"""Query-time arithmetic over postings: accumulate impacts, measure coverage, expand along links."""
+"""Query-time arithmetic over postings: the query plan, passage coverage, expansion along links."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+
+from knowledge.retrieval.postings import ALL_BLOCKS, BLOCKS
+
+_BIT_SHIFTS = np.arange(BLOCKS, dtype=np.uint32)
 
 
 @dataclass(frozen=True)
@@ -13,47 +17,41 @@ class QueryPlan:
 
     term_ids: np.ndarray  # int64, unique
     weights: np.ndarray  # float64, query term frequency (or 1)
-    informative_idf: np.ndarray  # float64, idf per known term, for coverage
-    unknown_idf: float  # idf mass of unknown terms: they cannot be covered by any entry
+    informative_idf: np.ndarray  # float64, coverage weight per known term (0: does not count)
+    unknown_idf: float  # coverage weight of unknown terms: they cannot be covered by any entry
 
 
-def accumulate_scores(
+def coverage_of(
     plan: QueryPlan,
+    position: int,
     *,
     offsets: np.ndarray,
     docs: np.ndarray,
-    impacts: np.ndarray,
-    count: int,
-    allowed: np.ndarray | None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Candidate positions (ascending) and their raw scores; work ~ the postings of the terms."""
-    slices = [(int(offsets[t]), int(offsets[t + 1])) for t in plan.term_ids]
-    touched = sum(end - start for start, end in slices)
-    if touched == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0)
-    accumulator = np.zeros(count, dtype=np.float32)
-    for (start, end), weight in zip(slices, plan.weights, strict=True):
-        # Doc ids are unique inside one term's postings, so fancy-index += is exact here.
-        accumulator[docs[start:end]] += impacts[start:end].astype(np.float32) * np.float32(weight)
-    if touched * 8 < count:
-        candidates = np.unique(np.concatenate([docs[s:e] for s, e in slices])).astype(np.int64)
-    else:
-        candidates = np.flatnonzero(accumulator)
-    if allowed is not None:
-        candidates = candidates[allowed[candidates]]
-    return candidates, accumulator[candidates].astype(np.float64)
+    blocks: np.ndarray | None,
+) -> float:
+    """Share (0..1) of the query's coverage weight that one passage of the entry at `position` holds.
 
-
-def coverage_of(plan: QueryPlan, position: int, *, offsets: np.ndarray, docs: np.ndarray) -> float:
-    """Share of the query's idf mass whose terms occur in the entry at `position` (0..1)."""
-    covered = 0.0
-    for term_id, idf in zip(plan.term_ids, plan.informative_idf, strict=True):
+    A passage is one block of sentences (postings.BLOCKS) together with the entry's id, title and
+    tags. A question is covered where its words occur together, not scattered over a long text.
+    Without `blocks` (an index compiled before they existed) the whole entry is one passage.
+    """
+    total = float(plan.informative_idf.sum()) + plan.unknown_idf
+    if total <= 0:
+        return 0.0
+    weights: list[float] = []
+    masks: list[int] = []
+    for term_id, weight in zip(plan.term_ids, plan.informative_idf, strict=True):
+        if weight <= 0:
+            continue
         start, end = int(offsets[term_id]), int(offsets[term_id + 1])
         slot = start + int(np.searchsorted(docs[start:end], position))
         if slot < end and docs[slot] == position:
-            covered += float(idf)
-    total = float(plan.informative_idf.sum()) + plan.unknown_idf
-    return covered / total if total > 0 else 0.0
+            weights.append(float(weight))
+            masks.append(int(ALL_BLOCKS if blocks is None else blocks[slot]))
+    if not weights:
+        return 0.0
+    bits = (np.array(masks, dtype=np.uint32)[:, None] >> _BIT_SHIFTS) & 1
+    return float(np.max(np.array(weights) @ bits)) / total
 
 
 def expand_links(

@@ -1,4 +1,8 @@
-"""Dev-split quality targets of issue 5 on the shared collections (slow; skipped without them)."""
+"""Dev-split quality targets of issue 5 on the shared collections (slow; skipped without them).
+
+Each collection is served with its own calibrated threshold, as `manage.py calibrate_threshold`
+stores it per namespace; only dev queries are read (bench.datasets skips the test split).
+"""
 
 from __future__ import annotations
 
@@ -26,17 +30,18 @@ def test_cranfield_dev_ndcg_beats_the_bm25_reference() -> None:
     assert report.ndcg_at_10 >= 0.40
 
 
-def test_cmrc_dev_hits_and_refusals_at_the_default_threshold() -> None:
+def test_cmrc_dev_hits_matches_and_refusals_at_its_calibrated_threshold() -> None:
     documents = load_documents("cmrc2018")
     queries = load_dev_queries("cmrc2018")
     run = evaluate_engine(SearchIndex.compile(documents), documents, queries)
     covered = [s for q, s in zip(queries, run.match_scores, strict=True) if q.relevant]
     uncovered = [s for q, s in zip(queries, run.match_scores, strict=True) if not q.relevant]
+    threshold = calibrate_threshold(covered, uncovered)
 
-    ranking_only = summarize_outcomes(run.ranked)
-    served = summarize_outcomes(run.served(DEFAULT_MATCH_THRESHOLD))
+    served = summarize_outcomes(run.served(threshold))
 
-    assert ranking_only.hit_rate is not None and ranking_only.hit_rate >= 0.98
-    assert served.matched_when_covered is not None and served.matched_when_covered >= 0.94
-    assert served.unmatched_when_uncovered is not None and served.unmatched_when_uncovered >= 0.85
-    assert calibrate_threshold(covered, uncovered) == pytest.approx(DEFAULT_MATCH_THRESHOLD, abs=0.02)
+    # Weak hits (below the threshold, matched=false) are still packed, so the hit rate holds.
+    assert served.hit_rate is not None and served.hit_rate >= 0.98
+    assert served.matched_when_covered is not None and served.matched_when_covered >= 0.95
+    assert served.unmatched_when_uncovered is not None and served.unmatched_when_uncovered >= 0.90
+    assert threshold == pytest.approx(DEFAULT_MATCH_THRESHOLD, abs=0.01)

@@ -1,0 +1,134 @@
+"""The hits of one query, evaluated on first use: scores summed over the query terms' postings in a
+reused per-thread accumulator, ordered lazily; the cheapest hit's cost from per-term minimums.
+
+A score is the float32 sum of the document's term contributions in query-plan order, times the
+confidence factor in float64 (seed §4), exactly as before this module existed. Measured and rejected:
+MaxScore pruning (rarest terms first, the long posting lists only looked up for the candidates that
+could still reach the top): vectorized in NumPy it was 1.4-1.8x slower than this dense pass at every
+query size on the 100k-entry benchmark (docs/retrieval.md).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from knowledge.retrieval.ranking import ArrayHits, Prefix
+from knowledge.retrieval.scoring import QueryPlan
+
+# Below this share of postings per document, sorting the touched postings finds the hit set
+# faster than scanning the whole accumulator.
+SORT_SHARE = 1 / 8
+
+
+def term_min_tokens(*, offsets: np.ndarray, docs: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+    """The cheapest entry containing each term (every term has at least one posting)."""
+    if len(offsets) < 2:
+        return np.zeros(0, dtype=np.int64)
+    return np.minimum.reduceat(tokens[docs].astype(np.int64), offsets[:-1])
+
+
+class Accumulators(threading.local):
+    """A zeroed float32 score array per thread, reused across queries and zeroed again after each."""
+
+    def __init__(self) -> None:
+        self.array = np.zeros(0, dtype=np.float32)
+
+    def get(self, count: int) -> np.ndarray:
+        if len(self.array) != count:
+            self.array = np.zeros(count, dtype=np.float32)
+        return self.array
+
+
+def distinct_sorted(values: np.ndarray) -> np.ndarray:
+    """Sorted unique values (np.unique hashes on this NumPy and is far slower than a sort)."""
+    ordered = np.sort(values)
+    if len(ordered) < 2:
+        return ordered
+    keep = np.empty(len(ordered), dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
+class QueryHits:
+    """The hit set of one query against one index (a HitSource for Ranking)."""
+
+    def __init__(
+        self,
+        plan: QueryPlan,
+        *,
+        offsets: np.ndarray,
+        docs: np.ndarray,
+        impacts: np.ndarray,
+        min_tokens: np.ndarray,
+        factor: np.ndarray,
+        tokens: np.ndarray,
+        allowed: np.ndarray | None,
+        accumulators: Accumulators,
+    ) -> None:
+        self._docs = docs
+        self._impacts = impacts
+        self._factor = factor
+        self._tokens = tokens
+        self._allowed = allowed
+        self._accumulators = accumulators
+        self._plan = plan
+        self._term_min_tokens = min_tokens
+        self._slices = [(int(offsets[t]), int(offsets[t + 1])) for t in plan.term_ids]
+        self.postings = sum(end - start for start, end in self._slices)
+        self._hits: ArrayHits | None = None
+
+    def prefix(self, length: int) -> Prefix:
+        return self._evaluated().prefix(length)
+
+    @property
+    def total(self) -> int:
+        return self._evaluated().total
+
+    @property
+    def min_tokens(self) -> int | None:
+        """The hit set is the union of the terms' postings, so its cheapest entry is the cheapest
+        of the terms' cheapest entries (a category filter needs the hits themselves)."""
+        if self._allowed is None:
+            if not self.postings:
+                return None
+            return int(self._term_min_tokens[self._plan.term_ids].min())
+        return self._evaluated().min_tokens
+
+    def scored(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every hit (positions ascending) and its score: for link expansion, which needs them all."""
+        self._evaluated()
+        return self._positions, self._scores
+
+    def _evaluated(self) -> ArrayHits:
+        if self._hits is not None:
+            return self._hits
+        accumulator = self._accumulators.get(len(self._factor))
+        touched = [self._docs[start:end] for start, end in self._slices]
+        try:
+            for (start, end), docs, weight in zip(self._slices, touched, self._plan.weights, strict=True):
+                # One add per document and term, in plan order: the same float32 sums as ever.
+                impacts = self._impacts[start:end]
+                if weight != 1.0:  # x * 1.0f == x: most terms occur once and need no multiplication
+                    impacts = impacts.astype(np.float32) * np.float32(weight)
+                np.add.at(accumulator, docs, impacts)
+            if not self.postings:
+                positions = np.zeros(0, dtype=np.int64)
+            elif self.postings < SORT_SHARE * len(accumulator):
+                positions = distinct_sorted(np.concatenate(touched)).astype(np.int64)
+            else:
+                positions = (accumulator > 0).nonzero()[0]  # impacts are > 0: touched means positive
+            raw = accumulator[positions]
+            accumulator[positions] = 0.0
+        except BaseException:
+            accumulator[:] = 0.0  # the next query on this thread must start from zeros
+            raise
+        if self._allowed is not None:
+            keep = self._allowed[positions]
+            positions, raw = positions[keep], raw[keep]
+        self._positions = positions
+        self._scores = raw.astype(np.float64) * self._factor[positions]
+        self._hits = ArrayHits(positions, self._scores, self._tokens)
+        return self._hits

@@ -1,0 +1,104 @@
+"""`matched` means covered (issue 5): passage coverage, compound pieces, clitics, and weak hits."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from knowledge.retrieval.analysis import AnalyzerConfig, analyze_text, split_sentences
+from knowledge.retrieval.index import DEFAULT_MATCH_THRESHOLD, WEAK_SIZE, SearchIndex, SearchOptions
+from tests.retrieval.helpers import demo_documents, make_document
+
+CONFIG = AnalyzerConfig()
+UNGATED = SearchOptions(match_threshold=-math.inf)
+
+
+@pytest.fixture(scope="module")
+def demo_index() -> SearchIndex:
+    return SearchIndex.compile(demo_documents())
+
+
+def test_words_that_meet_in_one_sentence_cover_more_than_scattered_ones() -> None:
+    together = make_document("EG-001", "Notes", body="Zeppelins carry helium safely. Other text follows here.")
+    scattered = make_document("EG-002", "Notes", body="Zeppelins fly. Much later, something else carries helium.")
+    index = SearchIndex.compile([together, scattered])
+
+    assert index.coverage("zeppelins helium", 0) == pytest.approx(1.0)
+    assert index.coverage("zeppelins helium", 1) < 0.75
+
+
+def test_title_and_tags_count_in_every_sentence() -> None:
+    document = make_document("EG-001", "Zeppelin", tags=["airship"], body="It carries helium. It is slow.")
+    index = SearchIndex.compile([document, make_document("EG-002", "Other")])
+
+    assert index.coverage("zeppelin airship helium", 0) == pytest.approx(1.0)
+
+
+def test_a_question_compound_matches_the_words_entries_split_it_into() -> None:
+    station = make_document("EG-001", "北土城站", body="该站于2008年投入了使用。车站位于北京。")
+    other = make_document("EG-002", "其他车站", body="这里没有相关的内容。")
+    index = SearchIndex.compile([station, other])
+
+    assert analyze_text("投入使用", CONFIG) == ["投入使用"]  # one word in the question...
+    ranking = index.search("北土城站什么时候投入使用？")
+
+    assert ranking.matched is True
+    assert next(hit.position for hit in ranking) == 0
+    assert index.coverage("投入使用", 0) == pytest.approx(1.0)  # ...found as 投入 + 使用
+
+
+def test_english_clitics_are_not_terms() -> None:
+    assert analyze_text("What's Evergreen's budget? It isn't set.", CONFIG) == ["evergreen", "budget", "isn", "set"]
+
+
+@given(st.lists(st.sampled_from(["预算", "规则。", "token", " budget.", "！", "EG-202", "；", "\n", " heat", "流量"])))
+def test_sentences_hold_exactly_the_terms_of_the_text(parts: list[str]) -> None:
+    text = "".join(parts)
+
+    by_sentence = [term for sentence in split_sentences(text) for term in analyze_text(sentence, CONFIG)]
+
+    assert by_sentence == analyze_text(text, CONFIG)
+
+
+def test_a_topic_with_hits_but_no_coverage_gets_the_best_hits_unmatched(demo_index: SearchIndex) -> None:
+    topic = "红烧肉怎么做才不油腻？"
+    ungated = [hit.position for hit in demo_index.search(topic, options=UNGATED)]
+
+    ranking = demo_index.search(topic)
+    hits = list(ranking)
+
+    assert (ranking.mode, ranking.matched) == ("weak", False)
+    assert ranking.match_score is not None and ranking.match_score < DEFAULT_MATCH_THRESHOLD
+    assert [hit.position for hit in hits] == ungated[:WEAK_SIZE]
+    assert ranking.total == len(hits) <= WEAK_SIZE
+    assert ranking.min_tokens == min(demo_documents()[hit.position].tokens for hit in hits)
+
+
+def test_a_zero_hit_topic_still_gets_the_confidence_fallback(demo_index: SearchIndex) -> None:
+    ranking = demo_index.search("量子色动力学")
+
+    assert (ranking.mode, ranking.matched, ranking.match_score) == ("fallback", False, None)
+
+
+def test_the_seed_keyword_examples_still_match(demo_index: SearchIndex) -> None:
+    for topic in ("token 预算", "MCP tools", "Prompt Pack 有哪些场景？", "EG-202"):
+        assert demo_index.search(topic).matched is True, topic
+
+
+def test_weak_hits_respect_the_category_filter(demo_index: SearchIndex) -> None:
+    ranking = demo_index.search("红烧肉怎么做才不油腻？", category="principle")
+
+    assert not ranking.matched
+    assert {demo_documents()[hit.position].category for hit in ranking} <= {"principle"}
+
+
+def test_a_namespace_threshold_decides_between_match_and_weak(demo_index: SearchIndex) -> None:
+    topic = "红烧肉怎么做才不油腻？"
+    score = demo_index.search(topic).match_score
+    assert score is not None
+
+    assert demo_index.search(topic, options=SearchOptions(match_threshold=score)).matched is True
+    assert demo_index.search(topic, options=SearchOptions(match_threshold=score + 1e-9)).matched is False
