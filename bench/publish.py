@@ -1,0 +1,373 @@
+"""Publishing at scale: the bench's own Evergreen database, import and build times, publish latency.
+
+`BenchStack` is the production-like Evergreen every server-side part of the bench runs on: its own
+PostgreSQL database (dropped and recreated), its own Redis database, DEBUG off, rate limit off, the
+demo namespace and synthetic namespaces imported with `manage.py import_entries`. This module's own
+measurement is the time from publishing a one-entry change in a 10,000-entry namespace (the real
+services: a Celery worker on Redis, PostgreSQL) to seeing it on `/api/context` of a running gunicorn.
+
+Run: .venv/bin/python -m bench.publish [--quick]   (progress on stderr, the table on stdout)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+BENCH_DATABASE = "evergreen_bench"
+POSTGRES = "postgres://postgres@127.0.0.1:5432"
+REDIS = "redis://127.0.0.1:6379"
+REDIS_DB = 12  # CI's test run uses 15
+DEMO = "evergreen"
+PUBLISH_SIZE = 10_000
+POLL_SECONDS = 0.02
+VISIBLE_TIMEOUT = 300.0
+CHILD_FLAG = "--child"
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def slug_for(size: int) -> str:
+    return f"syn{size // 1000}k" if size % 1000 == 0 else f"syn{size}"
+
+
+@dataclass(frozen=True)
+class NamespaceTimes:
+    """How long `import_entries` and the first full release build took for one synthetic namespace."""
+
+    entries: int
+    import_seconds: float
+    build_seconds: float
+
+
+@dataclass
+class BenchStack:
+    """Evergreen on PostgreSQL and Redis with production-like settings, prepared once per bench run."""
+
+    workdir: Path
+    env: dict[str, str] = field(default_factory=dict)
+    namespaces: dict[int, NamespaceTimes] = field(default_factory=dict)
+    prepared: bool = False
+
+    @classmethod
+    def create(cls, workdir: Path) -> BenchStack:
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "evergreen_site.settings.base",
+            "DATABASE_URL": f"{POSTGRES}/{BENCH_DATABASE}",
+            "REDIS_URL": f"{REDIS}/{REDIS_DB}",
+            "EVERGREEN_DEBUG": "0",
+            "EVERGREEN_SECRET_KEY": secrets.token_urlsafe(50),
+            "EVERGREEN_SSL_REDIRECT": "0",
+            "EVERGREEN_ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "EVERGREEN_RATE_LIMIT": "0",
+            "EVERGREEN_LOG_LEVEL": "WARNING",
+            "PYTHONPATH": str(ROOT),
+        }
+        return cls(workdir=workdir, env=env)
+
+    def prepare(self) -> None:
+        """Drop and recreate the bench database and Redis database; migrate; load and build the demo."""
+        if self.prepared:
+            return
+        import psycopg
+        import redis
+
+        log(f"stack: recreating PostgreSQL database {BENCH_DATABASE} and Redis database {REDIS_DB}")
+        with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as connection:
+            connection.execute(f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
+            connection.execute(f"CREATE DATABASE {BENCH_DATABASE}")
+        redis.Redis.from_url(f"{REDIS}/{REDIS_DB}").flushdb()
+        log("stack: migrate, load_demo")
+        self.manage("migrate", "--noinput", "-v", "0")
+        self.manage("load_demo", "--base-url", "http://127.0.0.1")
+        self.child("build", DEMO)
+        self.prepared = True
+
+    def manage(self, *args: str, env: dict[str, str] | None = None) -> str:
+        done = subprocess.run(
+            [PYTHON, "manage.py", *args],
+            cwd=ROOT,
+            env={**self.env, **(env or {})},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stderr[-3000:]}")
+        return done.stdout
+
+    def child(self, action: str, *args: str) -> dict[str, Any]:
+        """Run one of this module's Django-side actions in a fresh process on the bench database."""
+        done = subprocess.run(
+            [PYTHON, "-m", "bench.publish", CHILD_FLAG, action, *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"bench.publish {action} failed:\n{done.stderr[-3000:]}")
+        result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        return result
+
+    def synthetic(self, size: int) -> NamespaceTimes:
+        """Import a `size`-entry synthetic namespace through import_entries and build its release (once)."""
+        self.prepare()
+        if size in self.namespaces:
+            return self.namespaces[size]
+        from bench.synthetic import build_namespace
+
+        slug = slug_for(size)
+        path = self.workdir / f"{slug}.jsonl"
+        log(f"stack: writing {size} synthetic entries")
+        with path.open("w", encoding="utf-8") as lines:
+            for number, document in enumerate(build_namespace(size), start=1):
+                line = {
+                    "id": f"SYN-{number:06d}",
+                    "category": "fact",
+                    "title": document.title or f"Entry {number}",
+                    "body": document.body,
+                    "confidence": document.confidence,
+                    "updated": "2026-09-01",
+                }
+                lines.write(json.dumps(line, ensure_ascii=False) + "\n")
+        log(f"stack: import_entries {slug} ({size} entries)")
+        started = time.perf_counter()
+        # The import's own build request goes to an in-process broker and is dropped: the build is
+        # timed on its own below, as `manage.py build_release` would run it.
+        self.manage(
+            "import_entries",
+            "--namespace",
+            slug,
+            "--create-namespace",
+            "--prefix",
+            "SYN",
+            "--publish",
+            str(path),
+            env={"CELERY_BROKER_URL": "memory://"},
+        )
+        imported = time.perf_counter() - started
+        log(f"stack: building the release of {slug}")
+        built = self.child("build", slug)
+        times = NamespaceTimes(entries=size, import_seconds=imported, build_seconds=built["seconds"])
+        self.namespaces[size] = times
+        return times
+
+
+@contextmanager
+def bench_stack(workdir: Path | None = None) -> Iterator[BenchStack]:
+    """A stack in a temporary directory (logs, recordings), removed afterwards."""
+    if workdir is not None:
+        yield BenchStack.create(workdir)
+        return
+    with tempfile.TemporaryDirectory(prefix="evergreen-bench-") as directory:
+        yield BenchStack.create(Path(directory))
+
+
+def stop_process_group(process: subprocess.Popen[Any], *, timeout: float = 20) -> None:
+    """SIGTERM the process group we started, then SIGKILL it if it does not leave in time."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def wait_for(predicate: Any, *, timeout: float, what: str, interval: float = 0.1) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what}")
+
+
+@contextmanager
+def celery_worker(stack: BenchStack) -> Iterator[subprocess.Popen[bytes]]:
+    """A real Celery worker (prefork, one child) on the bench's Redis, as `make worker` runs it."""
+    log_path = stack.workdir / "celery.log"
+    command = [PYTHON, "-m", "celery", "-A", "evergreen_site", "worker", "--pool", "prefork", "--concurrency", "1"]
+    command += ["--loglevel", "INFO", "--without-gossip", "--without-mingle"]
+    with log_path.open("ab") as out:
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env={**stack.env, "EVERGREEN_LOG_LEVEL": "INFO"},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        wait_for(lambda: b"ready." in log_path.read_bytes(), timeout=60, what="the Celery worker")
+        yield process
+    finally:
+        stop_process_group(process)
+
+
+@dataclass(frozen=True)
+class PublishSample:
+    to_visible: float  # commit of the publish -> first /api/context answer that shows the change
+    queued: float  # commit -> the worker starts the build (includes the coalescing delay)
+    build: float  # the build in the worker, start to activation
+    serve: float  # activation -> visible (namespace cache TTL, loading the release in the web worker)
+
+
+@dataclass(frozen=True)
+class PublishReport:
+    build: NamespaceTimes
+    samples: list[PublishSample]
+    coalesce_seconds: float
+
+    def median(self, name: str) -> float:
+        return statistics.median(getattr(sample, name) for sample in self.samples)
+
+
+def _visible(port: int, slug: str, marker: str) -> bool:
+    from bench.http import fetch
+
+    target = f"/t/{slug}/api/context?" + urllib.parse.urlencode({"topic": marker, "budget": 8000})
+    status, _, _, body = fetch(port, target)
+    return status == 200 and marker.encode() in body
+
+
+def measure_publish(stack: BenchStack, *, rounds: int) -> PublishReport:
+    """Publish a one-entry change `rounds` times and time each until /api/context shows it."""
+    from bench.http import gunicorn
+
+    times = stack.synthetic(PUBLISH_SIZE)
+    slug = slug_for(PUBLISH_SIZE)
+    samples: list[PublishSample] = []
+    with celery_worker(stack), gunicorn(stack, "evergreen_site.wsgi", workers=2, log="publish-gunicorn") as server:
+        for worker in range(4):  # both workers load the release before the clock starts
+            _visible(server.port, slug, f"warmup{worker}")
+        for attempt in range(rounds):
+            marker = f"evergreenpublishmarker{attempt}x{secrets.token_hex(4)}"
+            log(f"publish: round {attempt + 1}/{rounds}")
+            published = stack.child("publish", slug, f"SYN-{attempt + 1:06d}", marker)
+            wait_for(
+                lambda m=marker: _visible(server.port, slug, m),
+                timeout=VISIBLE_TIMEOUT,
+                what="the change on /api/context",
+                interval=POLL_SECONDS,
+            )
+            visible = time.time()
+            build = stack.child("last-build", slug)
+            samples.append(
+                PublishSample(
+                    to_visible=visible - published["committed"],
+                    queued=build["started"] - published["committed"],
+                    build=build["finished"] - build["started"],
+                    serve=visible - build["finished"],
+                )
+            )
+    return PublishReport(build=times, samples=samples, coalesce_seconds=_coalesce_seconds())
+
+
+def _coalesce_seconds() -> float:
+    return float(os.environ.get("EVERGREEN_BUILD_COALESCE_SECONDS", "1"))
+
+
+def format_publish(report: PublishReport) -> str:
+    b = report.build
+    lines = [
+        f"{'namespace':>10} {'import s':>9} {'full build s':>12}",
+        f"{b.entries:>10} {b.import_seconds:>9.1f} {b.build_seconds:>12.1f}",
+        "",
+        f"one-entry change in {b.entries} entries, {len(report.samples)} publishes (medians, seconds):",
+        f"{'to visible':>10} {'queued':>7} {'build':>7} {'serve':>7}",
+        f"{report.median('to_visible'):>10.2f} {report.median('queued'):>7.2f} {report.median('build'):>7.2f} "
+        f"{report.median('serve'):>7.2f}",
+        f"(queued includes EVERGREEN_BUILD_COALESCE_SECONDS={report.coalesce_seconds:g}; serve = the namespace "
+        "cache's 1 s TTL + loading the release in the web worker)",
+    ]
+    return "\n".join(lines)
+
+
+# -- Django-side actions, each run in a fresh process by BenchStack.child ------------------------
+
+
+def _child_build(slug: str) -> dict[str, Any]:
+    from knowledge.models import Namespace
+    from knowledge.services.releases import release_build
+
+    namespace = Namespace.objects.get(slug=slug)
+    started = time.perf_counter()
+    outcome = release_build(namespace_id=namespace.pk)
+    return {"seconds": time.perf_counter() - started, "created": outcome.created}
+
+
+def _child_publish(slug: str, entry_id: str, marker: str) -> dict[str, Any]:
+    """A one-entry change published through the import service (one reviewed line), as an editor's batch."""
+    from django.contrib.auth import get_user_model
+
+    from knowledge.models import Namespace
+    from knowledge.services.imports import entries_import, entries_parse
+
+    line = {"id": entry_id, "category": "fact", "title": f"Changed {entry_id}", "body": f"Now about {marker}."}
+    items = entries_parse([json.dumps(line)])
+    actor = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
+    report = entries_import(namespace=Namespace.objects.get(slug=slug), items=items, actor=actor, publish=True)
+    return {"committed": time.time(), "changed": report.changed}
+
+
+def _child_last_build(slug: str) -> dict[str, Any]:
+    from knowledge.models import ReleaseBuild
+
+    build = ReleaseBuild.objects.filter(namespace__slug=slug, release__isnull=False).order_by("-pk").first()
+    assert build is not None and build.finished_at is not None
+    return {"started": build.started_at.timestamp(), "finished": build.finished_at.timestamp()}
+
+
+CHILD_ACTIONS: dict[str, Callable[..., dict[str, Any]]] = {
+    "build": _child_build,
+    "publish": _child_publish,
+    "last-build": _child_last_build,
+}
+
+
+def _run_child(action: str, args: Sequence[str]) -> int:
+    import django
+
+    django.setup()
+    print(json.dumps(CHILD_ACTIONS[action](*args)))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == [CHILD_FLAG]:
+        return _run_child(argv[1], argv[2:])
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="two publishes instead of five")
+    args = parser.parse_args(argv)
+    with bench_stack() as stack:
+        print(format_publish(measure_publish(stack, rounds=2 if args.quick else 5)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
