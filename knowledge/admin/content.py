@@ -2,15 +2,73 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
 from knowledge.admin.base import NamespaceScopedAdmin
-from knowledge.models import DocPage, EvaluationRun, Feedback, GoldenQuestion, PromptPack
+from knowledge.models import DocPage, EvaluationRun, Feedback, GoldenQuestion, Namespace, PromptPack, Release
+from knowledge.retrieval.evaluation import EvalQuestion
+from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
+from knowledge.services.evaluation import evaluation_run_record, questions_evaluate
 from knowledge.services.releases import release_request_build
+
+# The metrics an evaluation run shows first, with their labels (EvaluationReport field names).
+METRIC_LABELS = (
+    ("queries", "Questions"),
+    ("covered", "Covered"),
+    ("uncovered", "Not covered"),
+    ("ndcg_at_10", "nDCG@10"),
+    ("mrr_at_10", "MRR@10"),
+    ("pack_recall", "Recall in pack"),
+    ("hit_rate", "Hit rate (relevant entry packed)"),
+    ("matched_when_covered", "Covered answered matched=true"),
+    ("unmatched_when_uncovered", "Not covered answered matched=false"),
+    ("latency_p50_ms", "Latency p50 (ms)"),
+    ("latency_p99_ms", "Latency p99 (ms)"),
+    ("budget", "Budget"),
+)
+
+
+def _metric_summary(metrics: dict[str, Any]) -> str:
+    parts = [
+        f"{label} {metrics[name]}" for name, label in METRIC_LABELS[3:9] if isinstance(metrics.get(name), int | float)
+    ]
+    return "; ".join(parts)
+
+
+def evaluate_and_report(
+    request: HttpRequest, *, namespace: Namespace, release: Release, questions: Sequence[EvalQuestion]
+) -> EvaluationRun | None:
+    """Run the questions against the release, store the run and tell the user where to read it."""
+    if not questions:
+        messages.warning(request, f"{namespace.slug} has no golden questions to evaluate.")
+        return None
+    evaluation = questions_evaluate(
+        release=release_for_evaluation(release=release),
+        questions=questions,
+        budget=namespace.default_budget,
+    )
+    run = evaluation_run_record(namespace=namespace, release=release, evaluation=evaluation)
+    url = reverse("admin:knowledge_evaluationrun_change", args=[run.pk])
+    messages.success(
+        request,
+        format_html(
+            '{} questions of {} against release #{}: {}. <a href="{}">Per-question results</a>.',
+            len(questions),
+            namespace.slug,
+            release.sequence,
+            _metric_summary(run.metrics),
+            url,
+        ),
+    )
+    return run
 
 
 class ReleasedContentAdmin(NamespaceScopedAdmin):
@@ -39,24 +97,73 @@ class GoldenQuestionAdmin(NamespaceScopedAdmin):
     list_display = ["key", "text", "namespace", "expected", "split"]
     list_filter = ["namespace", "split"]
     search_fields = ["key", "text"]
+    actions = ["evaluate_active_release"]
 
     @admin.display(description="Expected")
     def expected(self, obj: GoldenQuestion) -> str:
         return ", ".join(obj.relevant) if obj.relevant else "not covered"
+
+    @admin.action(description="Evaluate against the active release")
+    def evaluate_active_release(self, request: HttpRequest, queryset: QuerySet[GoldenQuestion]) -> None:
+        """One run per namespace of the selected questions, through /api/context's own path."""
+        for namespace_id in sorted(set(queryset.values_list("namespace_id", flat=True))):
+            namespace = Namespace.objects.select_related("active_release").get(pk=namespace_id)
+            if namespace.active_release is None:
+                messages.error(request, f"{namespace.slug} has no active release to evaluate against.")
+                continue
+            keys = queryset.filter(namespace_id=namespace_id).values_list("key", flat=True)
+            questions = golden_questions_list(namespace=namespace, keys=keys)
+            evaluate_and_report(request, namespace=namespace, release=namespace.active_release, questions=questions)
 
 
 @admin.register(EvaluationRun)
 class EvaluationRunAdmin(NamespaceScopedAdmin):
     list_display = ["created_at", "namespace", "release", "summary"]
     list_filter = ["namespace"]
-    readonly_fields = ["namespace", "release", "metrics", "results", "created_at"]
+    fields = ["namespace", "release", "created_at", "metrics_table", "results_table"]
+    readonly_fields = ["namespace", "release", "created_at", "metrics_table", "results_table"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     @admin.display(description="Metrics")
     def summary(self, obj: EvaluationRun) -> str:
-        return ", ".join(f"{k} {v}" for k, v in obj.metrics.items() if isinstance(v, int | float))
+        return _metric_summary(obj.metrics)
+
+    @admin.display(description="Metrics")
+    def metrics_table(self, obj: EvaluationRun) -> SafeString:
+        rows = [(label, obj.metrics.get(name, "-")) for name, label in METRIC_LABELS if name in obj.metrics]
+        return format_html("<table>{}</table>", format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows))
+
+    @admin.display(description="Questions")
+    def results_table(self, obj: EvaluationRun) -> SafeString:
+        """Expected against packed entries per question; misses first, so the work list is on top."""
+
+        def verdict(item: dict[str, Any]) -> str:
+            expected = set(item.get("expected") or {})
+            if not expected:
+                return "refused" if not item.get("matched") else "answered (not covered!)"
+            if expected & set(item.get("packed") or []):
+                return "hit" if item.get("matched") else "hit, matched=false"
+            return "miss"
+
+        def order(item: dict[str, Any]) -> tuple[int, str]:
+            return (0 if verdict(item) in ("miss", "answered (not covered!)") else 1, str(item.get("key")))
+
+        rows = [
+            (
+                item.get("key", ""),
+                item.get("text", ""),
+                ", ".join(item.get("expected") or {}) or "not covered",
+                ", ".join(item.get("packed") or []) or "-",
+                "true" if item.get("matched") else "false",
+                verdict(item),
+            )
+            for item in sorted(obj.results or [], key=order)
+        ]
+        header = "<tr><th>Key</th><th>Question</th><th>Expected</th><th>Packed</th><th>matched</th><th></th></tr>"
+        body = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", rows)
+        return format_html("<table>{}{}</table>", SafeString(header), body)
 
 
 @admin.register(Feedback)

@@ -9,8 +9,10 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from knowledge.admin.base import ReadOnlyAdmin
+from knowledge.admin.content import evaluate_and_report
 from knowledge.errors import ServiceError
 from knowledge.models import Artifact, AuditRecord, Release, ReleaseBuild, Role
+from knowledge.selectors.evaluation import golden_questions_list
 from knowledge.services.releases import release_rollback
 
 
@@ -52,7 +54,7 @@ class ReleaseAdmin(ReadOnlyAdmin):
         "manifest",
     ]
     inlines = [ArtifactInline]
-    actions = ["rollback"]
+    actions = ["rollback", "evaluate_golden_questions"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Release]:
         return super().get_queryset(request).select_related("namespace")
@@ -81,6 +83,13 @@ class ReleaseAdmin(ReadOnlyAdmin):
             f"{release.namespace.slug} now serves release #{release.sequence} (v{release.knowledge_version}). "
             "The next publish builds a new release from the current published versions.",
         )
+
+    @admin.action(description="Evaluate golden questions against this release")
+    def evaluate_golden_questions(self, request: HttpRequest, queryset: QuerySet[Release]) -> None:
+        """A candidate or older release answers the namespace's golden questions as it would serve them."""
+        for release in queryset.select_related("namespace"):
+            questions = golden_questions_list(namespace=release.namespace)
+            evaluate_and_report(request, namespace=release.namespace, release=release, questions=questions)
 
 
 @admin.register(ReleaseBuild)

@@ -1,9 +1,11 @@
-"""Retrieval quality metrics over plain data: nDCG@10, MRR@10, pack recall, hit rate, refusals."""
+"""Retrieval quality metrics over plain data: nDCG@10, MRR@10, pack recall, hit rate, refusals;
+and evaluation questions in the format of ../shared/datasets/*/queries.jsonl."""
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,3 +116,64 @@ def calibrate_threshold(covered: Sequence[float], uncovered: Sequence[float], *,
     # Highest t with share(covered >= t) >= min_matched: the k-th smallest covered score.
     allowed_misses = math.floor(len(ordered) * (1.0 - min_matched) + 1e-9)
     return float(ordered[min(allowed_misses, len(ordered) - 1)])
+
+
+class QuestionFileError(ValueError):
+    """Lines of a questions file that are not {id, text, relevant, split?} objects."""
+
+    def __init__(self, errors: list[tuple[int, str]]) -> None:
+        super().__init__(f"{len(errors)} bad line(s)")
+        self.errors = errors
+
+
+@dataclass(frozen=True, slots=True)
+class EvalQuestion:
+    """One question: the entries that answer it ({id: grade > 0}), or {} when nothing covers it."""
+
+    key: str
+    text: str
+    relevant: dict[str, int]
+    split: str = "dev"
+
+
+def _question(row: object) -> EvalQuestion:
+    if not isinstance(row, dict):
+        raise ValueError("expected a JSON object")
+    key, text, relevant = row.get("id"), row.get("text"), row.get("relevant", {})
+    if not isinstance(key, str) or not key:
+        raise ValueError('"id" must be a non-empty string')
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError('"text" must be a non-empty string')
+    if not isinstance(relevant, dict) or not all(
+        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in relevant.items()
+    ):
+        raise ValueError('"relevant" must map entry IDs to integer grades')
+    return EvalQuestion(
+        key=key,
+        text=text,
+        relevant={k: v for k, v in relevant.items() if v > 0},
+        split=str(row.get("split", "dev")),
+    )
+
+
+def questions_parse(lines: Iterable[str], *, split: str | None = None) -> list[EvalQuestion]:
+    """Questions in the format of ../shared/datasets/*/queries.jsonl; only `split` when given.
+
+    A line of another split is dropped as soon as its split is known, before anything else of it
+    is looked at: a held-out split is never evaluated. Raises QuestionFileError for bad lines.
+    """
+    questions: list[EvalQuestion] = []
+    errors: list[tuple[int, str]] = []
+    for line_no, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw)
+            if split is not None and isinstance(row, dict) and str(row.get("split", "dev")) != split:
+                continue
+            questions.append(_question(row))
+        except (json.JSONDecodeError, ValueError) as error:
+            errors.append((line_no, str(error)))
+    if errors:
+        raise QuestionFileError(errors)
+    return questions

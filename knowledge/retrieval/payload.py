@@ -158,8 +158,8 @@ def context_payload(*, query: ContextQuery, ranking: Ranking, pack: Pack, view: 
     }
 
 
-def context_build(*, index: SearchIndex, view: ReleaseView, query: ContextQuery) -> dict[str, Any]:
-    """Rank, pack and render one /api/context request against one release."""
+def context_pack(*, index: SearchIndex, view: ReleaseView, query: ContextQuery) -> tuple[Ranking, Pack]:
+    """Rank and pack one /api/context request (evaluation reads the ranking too)."""
     ranking = index.search(query.topic, category=query.category)
     entries = view.entries
     pack = pack_to_budget(
@@ -169,4 +169,10 @@ def context_build(*, index: SearchIndex, view: ReleaseView, query: ContextQuery)
         min_tokens=ranking.min_tokens,
         limit=query.limit,
     )
+    return ranking, pack
+
+
+def context_build(*, index: SearchIndex, view: ReleaseView, query: ContextQuery) -> dict[str, Any]:
+    """Rank, pack and render one /api/context request against one release."""
+    ranking, pack = context_pack(index=index, view=view, query=query)
     return context_payload(query=query, ranking=ranking, pack=pack, view=view)

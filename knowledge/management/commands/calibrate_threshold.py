@@ -1,0 +1,80 @@
+"""manage.py calibrate_threshold: the namespace's match threshold from its own questions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from knowledge.models import Namespace
+from knowledge.retrieval.evaluation import EvalQuestion, QuestionFileError, questions_parse
+from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
+from knowledge.services.evaluation import namespace_match_threshold_set, threshold_calibrate
+
+
+class Command(BaseCommand):
+    help = (
+        "Set Namespace.match_threshold to the highest value that still answers --target-matched of the "
+        "covered questions with matched=true (so as many uncovered ones as possible get matched=false), "
+        "measured on the active release; a release build is queued so the next release applies it."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "queries",
+            nargs="?",
+            type=Path,
+            help="JSON Lines {id, text, relevant: {ID: grade} or {}, split} (default: the golden questions).",
+        )
+        parser.add_argument("--namespace", required=True)
+        parser.add_argument("--split", default="dev", help="Questions of this split only (default: dev).")
+        parser.add_argument("--target-matched", type=float, default=0.95, help="Share of covered questions to match.")
+        parser.add_argument("--dry-run", action="store_true", help="Print the threshold without storing it.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        target = options["target_matched"]
+        if not 0 < target <= 1:
+            raise CommandError("--target-matched must be in (0, 1].")
+        namespace = Namespace.objects.filter(slug=options["namespace"]).first()
+        if namespace is None:
+            raise CommandError(f"No namespace “{options['namespace']}”.")
+        if namespace.active_release is None:
+            raise CommandError(f"{namespace.slug} has no active release; publish or build one first.")
+        questions = self._questions(namespace, options["queries"], options["split"])
+        self.stderr.write(f"Scoring {len(questions)} questions against release #{namespace.active_release.sequence}…")
+        try:
+            calibration = threshold_calibrate(
+                release=release_for_evaluation(release=namespace.active_release),
+                questions=questions,
+                target_matched=target,
+            )
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(
+            f"{namespace.slug}: threshold {calibration.threshold:.4f} matches {calibration.matched_when_covered:.3f} "
+            f"of {calibration.covered} covered and refuses {calibration.unmatched_when_uncovered:.3f} of "
+            f"{calibration.uncovered} uncovered questions (was {namespace.match_threshold})."
+        )
+        if options["dry_run"]:
+            return
+        namespace_match_threshold_set(
+            namespace=namespace,
+            threshold=round(calibration.threshold, 4),
+            actor=None,
+            note=f"calibrate_threshold on {len(questions)} {options['split']} questions, target {target}",
+        )
+        self.stdout.write("Stored; a release build is queued, and the new release applies the threshold.")
+
+    def _questions(self, namespace: Namespace, path: Path | None, split: str) -> list[EvalQuestion]:
+        if path is None:
+            return golden_questions_list(namespace=namespace, split=split)
+        if not path.is_file():
+            raise CommandError(f"No such file: {path}")
+        with path.open(encoding="utf-8") as handle:
+            try:
+                return questions_parse(handle, split=split)
+            except QuestionFileError as error:
+                for line_no, message in error.errors:
+                    self.stderr.write(f"{path}:{line_no}: {message}")
+                raise CommandError(f"{len(error.errors)} bad line(s) in {path}; nothing was calibrated.") from None

@@ -1,0 +1,117 @@
+"""manage.py evaluate: questions through a namespace's release exactly as /api/context serves them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from knowledge.management.progress import Progress
+from knowledge.models import Namespace, Release
+from knowledge.retrieval.evaluation import EvalQuestion, EvaluationReport, QuestionFileError, questions_parse
+from knowledge.retrieval.packing import BUDGET_DEFAULT
+from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
+from knowledge.services.evaluation import Evaluation, evaluation_run_record, questions_evaluate
+
+ROWS = (
+    ("nDCG@10", "ndcg_at_10", "covered questions"),
+    ("MRR@10", "mrr_at_10", "covered questions"),
+    ("recall in pack", "pack_recall", "share of the relevant entries inside the budgeted pack"),
+    ("hit rate", "hit_rate", "covered questions with a relevant entry in the pack"),
+    ("matched", "matched_when_covered", "covered questions answered matched=true"),
+    ("not covered refused", "unmatched_when_uncovered", "uncovered questions answered matched=false"),
+    ("latency p50 ms", "latency_p50_ms", "rank + pack + payload per question"),
+    ("latency p99 ms", "latency_p99_ms", ""),
+)
+
+
+def format_report(report: EvaluationReport) -> list[str]:
+    lines = [f"questions: {report.queries} ({report.covered} covered, {report.uncovered} not covered)"]
+    for label, name, note in ROWS:
+        value = getattr(report, name)
+        shown = "-" if value is None else f"{value:.3f}"
+        lines.append(f"{label:20} {shown:>8}  {note}".rstrip())
+    return lines
+
+
+class Command(BaseCommand):
+    help = (
+        "Evaluate questions against a namespace's active release through /api/context's own ranking, "
+        "packing and payload: nDCG@10, MRR@10, recall in pack, hit rate, refusals, latency."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "queries",
+            nargs="?",
+            type=Path,
+            help="JSON Lines {id, text, relevant: {ID: grade} or {}, split} (default: the golden questions).",
+        )
+        parser.add_argument("--namespace", required=True)
+        parser.add_argument("--split", help="Only questions of this split (e.g. dev); others are not read.")
+        parser.add_argument("--budget", type=int, default=BUDGET_DEFAULT, help="Token budget (clamped to 200..8000).")
+        parser.add_argument("--release", type=int, help="Sequence number of another release (default: the active one).")
+        parser.add_argument("--record", action="store_true", help="Store the run (admin, /metrics.json).")
+        parser.add_argument("--json", action="store_true", help="Print metrics and per-question results as JSON.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        namespace = Namespace.objects.filter(slug=options["namespace"]).first()
+        if namespace is None:
+            raise CommandError(f"No namespace “{options['namespace']}”.")
+        release = self._release(namespace, options["release"])
+        questions = self._questions(namespace, options["queries"], options["split"])
+        if not questions:
+            raise CommandError("No questions to evaluate (check the file and --split).")
+        loaded = release_for_evaluation(release=release)
+        self.stderr.write(
+            f"Evaluating {len(questions)} questions against {namespace.slug} release #{release.sequence}…"
+        )
+        evaluation = questions_evaluate(
+            release=loaded,
+            questions=questions,
+            budget=options["budget"],
+            progress=Progress("Questions"),
+        )
+        if options["record"]:
+            run = evaluation_run_record(namespace=namespace, release=release, evaluation=evaluation)
+            self.stderr.write(f"Recorded evaluation run {run.pk}.")
+        self._print(evaluation, release, as_json=options["json"])
+
+    def _release(self, namespace: Namespace, sequence: int | None) -> Release:
+        if sequence is None:
+            if namespace.active_release is None:
+                raise CommandError(f"{namespace.slug} has no active release; publish or build one first.")
+            return namespace.active_release
+        release = Release.objects.filter(namespace=namespace, sequence=sequence).first()
+        if release is None:
+            raise CommandError(f"{namespace.slug} has no release #{sequence}.")
+        return release
+
+    def _questions(self, namespace: Namespace, path: Path | None, split: str | None) -> list[EvalQuestion]:
+        if path is None:
+            return golden_questions_list(namespace=namespace, split=split)
+        if not path.is_file():
+            raise CommandError(f"No such file: {path}")
+        with path.open(encoding="utf-8") as handle:
+            try:
+                return questions_parse(handle, split=split)
+            except QuestionFileError as error:
+                for line_no, message in error.errors:
+                    self.stderr.write(f"{path}:{line_no}: {message}")
+                raise CommandError(f"{len(error.errors)} bad line(s) in {path}; nothing was evaluated.") from None
+
+    def _print(self, evaluation: Evaluation, release: Release, *, as_json: bool) -> None:
+        if as_json:
+            document = {
+                "namespace": release.namespace.slug,
+                "release": release.sequence,
+                "metrics": evaluation.metrics(),
+                "results": evaluation.results(),
+            }
+            self.stdout.write(json.dumps(document, ensure_ascii=False, indent=2))
+            return
+        self.stdout.write(f"{release.namespace.slug} release #{release.sequence}, budget {evaluation.budget}")
+        for line in format_report(evaluation.report):
+            self.stdout.write(line)

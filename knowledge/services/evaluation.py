@@ -1,0 +1,186 @@
+"""Evaluation questions run through /api/context's own ranking and packing, recorded as runs; and the
+calibration of a namespace's match threshold from its questions (issue 5)."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from django.db import transaction
+
+from knowledge.models import EvaluationRun, Namespace, Release
+from knowledge.retrieval.evaluation import (
+    EvalQuestion,
+    EvaluationReport,
+    QueryOutcome,
+    calibrate_threshold,
+    summarize_outcomes,
+)
+from knowledge.retrieval.packing import clamp_budget
+from knowledge.retrieval.payload import ContextQuery, context_pack, context_payload
+from knowledge.selectors.serving import LoadedRelease
+from knowledge.services.audit import audit_record
+from knowledge.services.releases import release_request_build
+
+RANKED_DEPTH = 10  # nDCG@10 and MRR@10 read the first ten hits of the ranking
+TOPIC_MAX = 500  # /api/context refuses longer topics (gateway.params); evaluation cuts them there
+SEED_HAS_NO_THRESHOLD = "The seed ranker matches on any hit; only the bm25f ranker has a match threshold."
+NO_QUESTIONS = "No questions to evaluate."
+NO_UNCOVERED = "Calibration needs uncovered questions (relevant {}): without them nothing can be refused."
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The summary, and per question what was served."""
+
+    report: EvaluationReport
+    outcomes: list[QueryOutcome]
+    questions: list[EvalQuestion]
+    modes: list[str]
+    budget: int
+
+    def metrics(self) -> dict[str, Any]:
+        """What an EvaluationRun stores and /metrics.json shows: rounded, JSON-safe."""
+        values = {
+            name: (round(value, 4) if isinstance(value, float) else value)
+            for name, value in asdict(self.report).items()
+        }
+        return {**values, "budget": self.budget}
+
+    def results(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "key": question.key,
+                "text": question.text,
+                "split": question.split,
+                "expected": question.relevant,
+                "packed": list(outcome.packed),
+                "ranked": list(outcome.ranked),
+                "matched": outcome.matched,
+                "mode": mode,
+                "ms": round(outcome.seconds * 1000, 3),
+            }
+            for question, outcome, mode in zip(self.questions, self.outcomes, self.modes, strict=True)
+        ]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A threshold and what it does on the questions it was calibrated on."""
+
+    threshold: float
+    covered: int
+    uncovered: int
+    matched_when_covered: float
+    unmatched_when_uncovered: float
+
+
+def _outcome(release: LoadedRelease, question: EvalQuestion, budget: int) -> tuple[QueryOutcome, str]:
+    """One question as /api/context answers it: the same ranking, packing and payload."""
+    query = ContextQuery(topic=question.text.strip()[:TOPIC_MAX], budget=budget, category=None)
+    started = time.perf_counter()
+    ranking, pack = context_pack(index=release.index, view=release.view, query=query)
+    document = context_payload(query=query, ranking=ranking, pack=pack, view=release.view)
+    seconds = time.perf_counter() - started
+    entries = release.view.entries
+    ranked = [entries[hit.position].id for hit, _ in zip(ranking, range(RANKED_DEPTH), strict=False)]
+    outcome = QueryOutcome(
+        query_id=question.key,
+        relevant=question.relevant,
+        ranked=ranked,
+        packed=[entry["id"] for entry in document["entries"]],
+        matched=bool(document["matched"]),
+        seconds=seconds,
+    )
+    return outcome, ranking.mode
+
+
+def questions_evaluate(
+    *,
+    release: LoadedRelease,
+    questions: Sequence[EvalQuestion],
+    budget: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Evaluation:
+    """Every question through the release as it serves /api/context (its own threshold and ranker)."""
+    if not questions:
+        raise ValueError(NO_QUESTIONS)
+    budget = clamp_budget(budget)
+    _outcome(release, questions[0], budget)  # warm-up: the segmenter loads its dictionary on first use
+    outcomes: list[QueryOutcome] = []
+    modes: list[str] = []
+    for done, question in enumerate(questions, start=1):
+        outcome, mode = _outcome(release, question, budget)
+        outcomes.append(outcome)
+        modes.append(mode)
+        if progress is not None:
+            progress(done, len(questions))
+    return Evaluation(summarize_outcomes(outcomes), outcomes, list(questions), modes, budget)
+
+
+def evaluation_run_record(*, namespace: Namespace, release: Release, evaluation: Evaluation) -> EvaluationRun:
+    """Store a run: /metrics.json shows the latest, the admin shows every one with its questions."""
+    return EvaluationRun.objects.create(
+        namespace=namespace,
+        release=release,
+        metrics=evaluation.metrics(),
+        results=evaluation.results(),
+    )
+
+
+def match_scores(*, release: LoadedRelease, questions: Sequence[EvalQuestion]) -> list[float]:
+    """Each question's match score with the gate open; -inf where no entry has any of its words."""
+    options = release.index.options
+    if options.ranker != "bm25f":
+        raise ValueError(SEED_HAS_NO_THRESHOLD)
+    ungated = replace(options, match_threshold=-math.inf, expand=False)
+    scores = []
+    for question in questions:
+        ranking = release.index.search(question.text.strip()[:TOPIC_MAX], options=ungated)
+        scores.append(-math.inf if ranking.match_score is None else ranking.match_score)
+    return scores
+
+
+def threshold_calibrate(
+    *, release: LoadedRelease, questions: Sequence[EvalQuestion], target_matched: float = 0.95
+) -> Calibration:
+    """The highest threshold that still matches `target_matched` of the covered questions."""
+    scores = match_scores(release=release, questions=questions)
+    covered = [s for q, s in zip(questions, scores, strict=True) if q.relevant]
+    uncovered = [s for q, s in zip(questions, scores, strict=True) if not q.relevant]
+    if not uncovered:
+        raise ValueError(NO_UNCOVERED)
+    if not covered:
+        raise ValueError(NO_QUESTIONS)
+    # Match scores are >= 0, so a threshold below 0 (-inf: covered questions without any hit
+    # among the allowed misses) means the same as 0: every topic with a hit matches.
+    threshold = max(0.0, calibrate_threshold(covered, uncovered, min_matched=target_matched))
+    return Calibration(
+        threshold=threshold,
+        covered=len(covered),
+        uncovered=len(uncovered),
+        matched_when_covered=sum(s >= threshold for s in covered) / len(covered),
+        unmatched_when_uncovered=sum(s < threshold for s in uncovered) / len(uncovered),
+    )
+
+
+@transaction.atomic
+def namespace_match_threshold_set(
+    *, namespace: Namespace, threshold: float | None, actor: Any, note: str = ""
+) -> Namespace:
+    """Store the threshold and queue a release build: the index applies it from the next release."""
+    locked = Namespace.objects.select_for_update().get(pk=namespace.pk)
+    previous = locked.match_threshold
+    locked.match_threshold = threshold
+    locked.save(update_fields=["match_threshold"])
+    audit_record(
+        namespace=locked,
+        actor=actor,
+        action="set_match_threshold",
+        note=f"{previous} -> {threshold}. {note}".strip(),
+    )
+    release_request_build(namespace=locked)
+    return locked
