@@ -174,9 +174,10 @@ def miss_paths(count: int, *, cycle: int = 0) -> list[str]:
     topics = [t for t in sample_queries(600) if len(t) <= MAX_TOPIC and t.isprintable()]
     paths = []
     for i in range(cycle * len(topics), cycle * len(topics) + count):
-        query = {"topic": topics[i % len(topics)], "budget": 200 + i // len(topics)}
-        if query["budget"] > MAX_BUDGET:
+        budget = 200 + i // len(topics)
+        if budget > MAX_BUDGET:
             raise ValueError(f"miss path {i} would need a budget above {MAX_BUDGET}")
+        query = {"topic": topics[i % len(topics)], "budget": budget}
         paths.append(f"/t/{slug_for(MISS_SIZE)}/api/context?" + urllib.parse.urlencode(query))
     return paths
 
