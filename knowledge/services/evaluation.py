@@ -29,7 +29,8 @@ RANKED_DEPTH = 10  # nDCG@10 and MRR@10 read the first ten hits of the ranking
 TOPIC_MAX = 500  # /api/context refuses longer topics (gateway.params); evaluation cuts them there
 SEED_HAS_NO_THRESHOLD = "The seed ranker matches on any hit; only the bm25f ranker has a match threshold."
 NO_QUESTIONS = "No questions to evaluate."
-NO_UNCOVERED = "Calibration needs uncovered questions (relevant {}): without them nothing can be refused."
+NO_COVERED = "Calibration needs covered questions (relevant entries given)."
+NO_UNCOVERED = "No uncovered questions (relevant {}): nothing to refuse, so the threshold is 0 (every hit matches)."
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,8 @@ class Calibration:
     covered: int
     uncovered: int
     matched_when_covered: float
-    unmatched_when_uncovered: float
+    unmatched_when_uncovered: float | None
+    note: str = ""
 
 
 def _outcome(release: LoadedRelease, question: EvalQuestion, budget: int) -> tuple[QueryOutcome, str]:
@@ -147,14 +149,16 @@ def match_scores(*, release: LoadedRelease, questions: Sequence[EvalQuestion]) -
 def threshold_calibrate(
     *, release: LoadedRelease, questions: Sequence[EvalQuestion], target_matched: float = 0.95
 ) -> Calibration:
-    """The highest threshold that still matches `target_matched` of the covered questions."""
+    """The highest threshold that still matches `target_matched` of the covered questions.
+
+    Without uncovered questions nothing says how much refusing is worth, so nothing is refused:
+    0, as evaluation.calibrate_threshold decides (Cranfield's dev split is such a set).
+    """
     scores = match_scores(release=release, questions=questions)
     covered = [s for q, s in zip(questions, scores, strict=True) if q.relevant]
     uncovered = [s for q, s in zip(questions, scores, strict=True) if not q.relevant]
-    if not uncovered:
-        raise ValueError(NO_UNCOVERED)
     if not covered:
-        raise ValueError(NO_QUESTIONS)
+        raise ValueError(NO_COVERED)
     # Match scores are >= 0, so a threshold below 0 (-inf: covered questions without any hit
     # among the allowed misses) means the same as 0: every topic with a hit matches.
     threshold = max(0.0, calibrate_threshold(covered, uncovered, min_matched=target_matched))
@@ -163,7 +167,8 @@ def threshold_calibrate(
         covered=len(covered),
         uncovered=len(uncovered),
         matched_when_covered=sum(s >= threshold for s in covered) / len(covered),
-        unmatched_when_uncovered=sum(s < threshold for s in uncovered) / len(uncovered),
+        unmatched_when_uncovered=sum(s < threshold for s in uncovered) / len(uncovered) if uncovered else None,
+        note="" if uncovered else NO_UNCOVERED,
     )
 
 

@@ -176,10 +176,21 @@ def test_calibration_dry_run_changes_nothing(alpha: Namespace) -> None:
     assert alpha.match_threshold is None
 
 
-def test_calibration_needs_uncovered_questions_and_a_sane_target(alpha: Namespace) -> None:
+def test_without_uncovered_questions_nothing_is_refused(alpha: Namespace) -> None:
     golden(alpha, ALPHA_QUESTIONS[:3])
+    out = StringIO()
 
-    with pytest.raises(CommandError, match="uncovered"):
+    call_command("calibrate_threshold", "--namespace", "alpha", stdout=out, stderr=StringIO())
+
+    alpha.refresh_from_db()
+    assert alpha.match_threshold == 0.0
+    assert "nothing to refuse" in out.getvalue()
+
+
+def test_calibration_needs_covered_questions_and_a_sane_target(alpha: Namespace) -> None:
+    golden(alpha, ALPHA_QUESTIONS[3:])
+
+    with pytest.raises(CommandError, match="covered questions"):
         call_command("calibrate_threshold", "--namespace", "alpha", stdout=StringIO(), stderr=StringIO())
     with pytest.raises(CommandError, match="target-matched"):
         call_command("calibrate_threshold", "--namespace", "alpha", "--target-matched", "1.5", stdout=StringIO())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -51,16 +52,20 @@ class Command(BaseCommand):
             )
         except ValueError as error:
             raise CommandError(str(error)) from None
+        refused = calibration.unmatched_when_uncovered
         self.stdout.write(
             f"{namespace.slug}: threshold {calibration.threshold:.4f} matches {calibration.matched_when_covered:.3f} "
-            f"of {calibration.covered} covered and refuses {calibration.unmatched_when_uncovered:.3f} of "
+            f"of {calibration.covered} covered and refuses {'-' if refused is None else f'{refused:.3f}'} of "
             f"{calibration.uncovered} uncovered questions (was {namespace.match_threshold})."
         )
+        if calibration.note:
+            self.stdout.write(calibration.note)
         if options["dry_run"]:
             return
         namespace_match_threshold_set(
             namespace=namespace,
-            threshold=round(calibration.threshold, 4),
+            # Rounded down: a lower threshold only matches more, so the target share still holds.
+            threshold=math.floor(calibration.threshold * 10_000) / 10_000,
             actor=None,
             note=f"calibrate_threshold on {len(questions)} {options['split']} questions, target {target}",
         )
