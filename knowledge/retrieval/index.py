@@ -109,6 +109,7 @@ class SearchIndex:
         link_offsets = np.zeros(len(documents) + 1, dtype=np.int64)
         np.cumsum([len(links) for links in link_lists], out=link_offsets[1:])
         id_blob, id_offsets = pack_strings([d.id for d in documents])
+        doc_tokens = np.array([d.tokens for d in documents], dtype=np.int32)
         meta = {
             "format": FORMAT_VERSION,
             "count": len(documents),
@@ -130,7 +131,10 @@ class SearchIndex:
             "post_seed": postings.seed,
             "post_blocks": postings.blocks,
             "doc_confidence": np.array([d.confidence for d in documents], dtype=np.float64),
-            "doc_tokens": np.array([d.tokens for d in documents], dtype=np.int32),
+            "doc_tokens": doc_tokens,
+            "term_min_tokens": term_min_tokens(offsets=postings.offsets, docs=postings.docs, tokens=doc_tokens).astype(
+                np.int32
+            ),
             "doc_category": np.array([code[d.category] for d in documents], dtype=np.int16),
             "doc_id_blob": id_blob,
             "doc_id_offsets": id_offsets,
@@ -205,6 +209,10 @@ class SearchIndex:
 
     @cached_property
     def _term_min_tokens(self) -> np.ndarray:
+        """Stored at compile time; derived once (a pass over all postings) for older indexes."""
+        stored = self._arrays.get("term_min_tokens")
+        if stored is not None:
+            return stored
         return term_min_tokens(offsets=self._offsets, docs=self._docs, tokens=self._tokens)
 
     def _match_score(self, plan: QueryPlan, head: Prefix) -> float:

@@ -121,3 +121,16 @@ def test_concurrent_threads_do_not_share_a_dirty_accumulator(large_index: Search
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         assert all(pool.map(run, topics))
+
+
+def test_an_index_compiled_before_blocks_and_stored_minimums_still_serves(large_index: SearchIndex) -> None:
+    older = SearchIndex.from_bytes(large_index.to_bytes())
+    older = SearchIndex(
+        older._meta, {k: v for k, v in older._arrays.items() if k not in ("post_blocks", "term_min_tokens")}
+    )
+
+    for topic in ("wing flow", "预算 token"):
+        fresh, old = large_index.search(topic, options=UNGATED), older.search(topic, options=UNGATED)
+        assert [(h.position, h.score) for h in old] == [(h.position, h.score) for h in fresh]
+        assert (old.total, old.min_tokens) == (fresh.total, fresh.min_tokens)
+        assert old.match_score is not None and old.match_score >= (fresh.match_score or 0) - 1e-12
