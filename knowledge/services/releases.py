@@ -4,12 +4,19 @@ A build reads a snapshot, renders every artifact, validates them and commits the
 active-release switch in one transaction: a failed or killed build leaves the previous release
 serving. Builds are idempotent (a snapshot with a known inputs hash reuses that release) and bursts
 of publishes coalesce into one build.
+
+Builds are incremental within a process (a Celery worker's child): the analysed terms of a
+namespace's last build are kept (render.release.AnalysisCache) and only changed entries are analysed
+again; the release is byte-identical to a full build. The first build of a namespace in a process is
+a full one.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -25,7 +32,13 @@ from django.utils import timezone
 from knowledge.errors import InvalidInputError
 from knowledge.models import Artifact, BuildStatus, Namespace, Release, ReleaseBuild
 from knowledge.retrieval.index import SearchIndex
-from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, RenderedArtifact, render_release
+from knowledge.retrieval.render.release import (
+    CONTEXT_JSON,
+    SEARCH_INDEX,
+    AnalysisCache,
+    RenderedArtifact,
+    render_release,
+)
 from knowledge.retrieval.semver import bump_knowledge_version
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
 from knowledge.selectors.pages import release_metrics_measure
@@ -37,6 +50,26 @@ logger = logging.getLogger(__name__)
 
 PENDING_KEY = "release-build-pending:{namespace_id}"
 PENDING_TTL_SECONDS = 120
+ANALYSIS_CACHES_MAX = 8  # namespaces whose last build's analysis a process keeps (LRU)
+
+_analysis_caches: OrderedDict[int, AnalysisCache] = OrderedDict()
+_analysis_lock = threading.Lock()
+
+
+def _analysis_cache(namespace_id: int) -> AnalysisCache:
+    """This process's analysis cache of the namespace (the least recently built are dropped)."""
+    with _analysis_lock:
+        cache_ = _analysis_caches.pop(namespace_id, None) or AnalysisCache()
+        _analysis_caches[namespace_id] = cache_
+        while len(_analysis_caches) > ANALYSIS_CACHES_MAX:
+            _analysis_caches.popitem(last=False)
+        return cache_
+
+
+def release_analysis_caches_clear() -> None:
+    """Forget every namespace's analysed terms: the next builds in this process are full ones."""
+    with _analysis_lock:
+        _analysis_caches.clear()
 
 
 class ReleaseValidationError(Exception):
@@ -150,7 +183,9 @@ def _build(*, namespace: Namespace, now: datetime) -> BuildOutcome:
 
     previous = Release.objects.filter(namespace=namespace).order_by("-sequence").first()
     stamp = _stamp(namespace=namespace, snapshot=snapshot, previous=previous, now=now)
-    artifacts = render_release(snapshot, stamp)
+    analysis = _analysis_cache(namespace.pk)
+    artifacts = render_release(snapshot, stamp, analysis=analysis)
+    logger.info("Release of %s: %d entries analysed, %d reused", namespace.slug, analysis.analysed, analysis.reused)
     metrics = release_metrics_measure(snapshot, stamp, artifacts)
     _validate(snapshot, artifacts)
     pause = float(str(settings.EVERGREEN["BUILD_PAUSE_SECONDS"]))

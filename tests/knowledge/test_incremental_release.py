@@ -1,0 +1,185 @@
+"""Incremental release builds: only changed entries are analysed again, and the bytes equal a full build's."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from knowledge.models import Artifact, Namespace, Release
+from knowledge.retrieval import postings
+from knowledge.retrieval.analysis import AnalyzerConfig
+from knowledge.retrieval.render.release import AnalysisCache, render_release
+from knowledge.retrieval.snapshot import CategoryInfo, EntryRecord, NamespaceInfo, ReleaseStamp, Snapshot
+from knowledge.retrieval.tokens import entry_tokens
+from knowledge.selectors.snapshots import snapshot_read
+from knowledge.services.releases import release_analysis_caches_clear
+from tests.retrieval.helpers import DEMO_ENTRIES, make_document
+from tests.servingfixtures import alpha_rows, publish
+
+STAMP = ReleaseStamp(sequence=3, knowledge_version="1.1.0", revision="2026-09-02", generated_at="2026-09-02T10:52:47Z")
+NAMESPACE = NamespaceInfo(
+    slug="evergreen",
+    name="Evergreen",
+    prefix="EG",
+    title="Evergreen",
+    summary="s",
+    contact="c",
+    license="CC-BY-4.0",
+    base_url="https://evergreen.example.com",
+    language="zh-CN",
+    is_public=True,
+    default_budget=2000,
+    rules=("rule one",),
+    categories=tuple(CategoryInfo(slug, slug, "") for slug in ("fact", "protocol", "rule", "principle", "workflow")),
+)
+
+
+def record(row: dict[str, Any]) -> EntryRecord:
+    return EntryRecord(
+        id=row["id"],
+        category=row["category"],
+        title=row["title"],
+        summary=row["summary"],
+        body=row["body"],
+        tags=tuple(row["tags"]),
+        confidence=row["confidence"],
+        tokens=entry_tokens(title=row["title"], summary=row["summary"], body=row["body"]),
+        updated=row["updated"],
+        version=1,
+        content_hash="0" * 64,
+        links=tuple(row.get("links", ())),
+    )
+
+
+DEMO = tuple(sorted((record(json.loads(line)) for line in DEMO_ENTRIES.read_text("utf-8").splitlines()), key=str))
+
+
+def snapshot_of(entries: tuple[EntryRecord, ...]) -> Snapshot:
+    return Snapshot(namespace=NAMESPACE, entries=tuple(sorted(entries, key=lambda e: e.id)))
+
+
+def rendered(snapshot: Snapshot, cache: AnalysisCache | None = None) -> dict[str, bytes]:
+    return {artifact.name: artifact.content for artifact in render_release(snapshot, STAMP, analysis=cache)}
+
+
+def test_after_a_one_entry_change_only_that_entry_is_analysed_and_the_release_equals_a_full_build() -> None:
+    cache = AnalysisCache()
+    rendered(snapshot_of(DEMO), cache)
+    assert (cache.analysed, cache.reused) == (len(DEMO), 0)
+
+    changed = list(DEMO)
+    changed[3] = replace(changed[3], body=changed[3].body + " 新增一句关于 token 预算的话。")
+    after = snapshot_of(tuple(changed))
+
+    assert rendered(after, cache) == rendered(after)
+    assert (cache.analysed, cache.reused) == (1, len(DEMO) - 1)
+
+
+def test_the_engine_analyses_entries_its_own_way_again_after_an_incremental_build() -> None:
+    original = postings.analyze_fields
+    rendered(snapshot_of(DEMO), AnalysisCache())
+    assert postings.analyze_fields is original
+
+
+def test_the_cache_keeps_only_the_entries_of_the_last_build() -> None:
+    cache = AnalysisCache()
+    rendered(snapshot_of(DEMO), cache)
+    rendered(snapshot_of(DEMO[:5]), cache)
+    assert len(cache) == 5
+
+
+def test_a_cached_analysis_is_the_analysis_of_the_same_analyzer() -> None:
+    document = make_document("EG-101", "Token 预算 budgets", body="Searching searched 分词的结果。Another sentence.")
+    cache = AnalysisCache()
+    for config in (AnalyzerConfig(), AnalyzerConfig(stem=False), AnalyzerConfig()):
+        assert cache.fields(document, config, analyze=postings.analyze_fields) == postings.analyze_fields(
+            document, config
+        )
+    assert (cache.analysed, cache.reused) == (3, 0)
+    assert cache.fields(document, AnalyzerConfig(), analyze=postings.analyze_fields)
+    assert cache.reused == 1
+
+
+EDIT_TEXT = st.sampled_from(
+    [
+        "",
+        "token budget",
+        "Token 预算不足时调高 budget。",
+        "heat transfer on a flat plate.",
+        "新的实体：常青。",
+        "EG-202",
+    ]
+)
+
+
+@st.composite
+def edits(draw: st.DrawFn) -> list[tuple[str, int, str]]:
+    """A few edits to the demo entries: change a field, drop an entry, add one."""
+    kinds = st.sampled_from(["title", "summary", "body", "tags", "drop", "add"])
+    return draw(st.lists(st.tuples(kinds, st.integers(0, len(DEMO) - 1), EDIT_TEXT), min_size=1, max_size=4))
+
+
+def apply(entries: list[EntryRecord], edit: tuple[str, int, str], serial: int) -> list[EntryRecord]:
+    kind, at, text = edit
+    at %= max(len(entries), 1)
+    if kind == "drop" and len(entries) > 1:
+        return entries[:at] + entries[at + 1 :]
+    if kind == "add" or not entries:
+        new = replace(DEMO[0], id=f"EG-{900 + serial:03d}", title=f"New {text}", body=text)
+        return [*entries, new]
+    if kind == "tags":
+        return [*entries[:at], replace(entries[at], tags=(text,) if text else ()), *entries[at + 1 :]]
+    if kind == "drop":
+        return entries
+    change: dict[str, Any] = {kind: text}
+    return [*entries[:at], replace(entries[at], **change), *entries[at + 1 :]]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edits())
+def test_any_sequence_of_edits_builds_the_same_bytes_incrementally_as_in_full(sequence: list[Any]) -> None:
+    cache = AnalysisCache()
+    entries = list(DEMO)
+    rendered(snapshot_of(tuple(entries)), cache)
+    for serial, edit in enumerate(sequence):
+        entries = apply(entries, edit, serial)
+        snapshot = snapshot_of(tuple(entries))
+        assert rendered(snapshot, cache) == rendered(snapshot)
+
+
+LATER = datetime(2026, 9, 3, 8, 0, 0, tzinfo=UTC)
+
+
+def stamp_of(release: Release) -> ReleaseStamp:
+    return ReleaseStamp(
+        sequence=release.sequence,
+        knowledge_version=release.knowledge_version,
+        revision=release.revision.isoformat(),
+        generated_at=release.built_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    )
+
+
+@pytest.mark.django_db
+def test_a_publish_builds_incrementally_and_stores_what_a_full_build_renders(
+    ns_a: Namespace, caplog: pytest.LogCaptureFixture
+) -> None:
+    release_analysis_caches_clear()
+    publish(ns_a, alpha_rows())
+    rows = alpha_rows()
+    rows[1]["body"] = "Agents read alpha for free, and now the beta zeppelin too."
+    with caplog.at_level(logging.INFO, logger="knowledge.services.releases"):
+        namespace = publish(ns_a, rows, now=LATER)
+
+    release = namespace.active_release
+    assert release is not None and release.sequence == 2
+    stored = {a.name: bytes(a.content) for a in Artifact.objects.filter(release=release)}
+    full = {a.name: a.content for a in render_release(snapshot_read(namespace=namespace), stamp_of(release))}
+    assert stored == full
+    assert "1 entries analysed, 2 reused" in caplog.text
