@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from django.db import connection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -183,3 +184,18 @@ def test_a_publish_builds_incrementally_and_stores_what_a_full_build_renders(
     full = {a.name: a.content for a in render_release(snapshot_read(namespace=namespace), stamp_of(release))}
     assert stored == full
     assert "1 entries analysed, 2 reused" in caplog.text
+
+
+@pytest.mark.django_db
+def test_artifacts_are_stored_with_lz4_on_postgresql(ns_a: Namespace) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("TOAST compression is PostgreSQL's")
+    rows = alpha_rows()
+    rows[0]["body"] = "Alpha ships every Tuesday and every entry is long enough to be compressed. " * 200
+    release = publish(ns_a, rows).active_release
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_column_compression(content) FROM knowledge_artifact WHERE release_id = %s AND name = %s",
+            [release.pk if release else None, "context.json"],
+        )
+        assert cursor.fetchone() == ("lz4",)
