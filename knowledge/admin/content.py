@@ -103,7 +103,7 @@ class GoldenQuestionAdmin(NamespaceScopedAdmin):
     def expected(self, obj: GoldenQuestion) -> str:
         return ", ".join(obj.relevant) if obj.relevant else "not covered"
 
-    @admin.action(description="Evaluate against the active release")
+    @admin.action(description="Evaluate against the active release", permissions=["change"])
     def evaluate_active_release(self, request: HttpRequest, queryset: QuerySet[GoldenQuestion]) -> None:
         """One run per namespace of the selected questions, through /api/context's own path."""
         for namespace_id in sorted(set(queryset.values_list("namespace_id", flat=True))):

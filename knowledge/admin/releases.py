@@ -84,7 +84,7 @@ class ReleaseAdmin(ReadOnlyAdmin):
             "The next publish builds a new release from the current published versions.",
         )
 
-    @admin.action(description="Evaluate golden questions against this release")
+    @admin.action(description="Evaluate golden questions against this release", permissions=["change"])
     def evaluate_golden_questions(self, request: HttpRequest, queryset: QuerySet[Release]) -> None:
         """A candidate or older release answers the namespace's golden questions as it would serve them."""
         for release in queryset.select_related("namespace"):

@@ -269,3 +269,15 @@ def test_a_run_lists_only_its_own_namespaces_questions(alpha: Namespace, beta: N
 
     assert [item["key"] for item in document["results"]] == ["be-q-1"]
     assert all(not packed.startswith("AL-") for item in document["results"] for packed in item["packed"])
+
+
+def test_evaluating_a_release_is_a_reviewers_action(alpha: Namespace) -> None:
+    golden(alpha, ALPHA_QUESTIONS)
+    editor = membership(UserFactory(username="edna"), alpha, "editor")
+
+    admin_client(editor).post(
+        reverse("admin:knowledge_release_changelist"),
+        {"action": "evaluate_golden_questions", "_selected_action": [alpha.active_release_id]},
+    )
+
+    assert not EvaluationRun.objects.exists()
