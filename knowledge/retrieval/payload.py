@@ -64,7 +64,8 @@ def _hint(query: ContextQuery, ranking: Ranking, pack: Pack, namespace: Namespac
     """Seed §4: a hint only where a person or agent must act, in the namespace's language."""
     text = messages_for(namespace.language)
     if not ranking.matched:
-        return text.hint_no_match.format(name=namespace.name)
+        wording = text.hint_weak_match if ranking.mode == "weak" else text.hint_no_match
+        return wording.format(name=namespace.name)
     if not pack.packed and ranking.min_tokens is not None and query.limit != 0:
         if ranking.min_tokens > BUDGET_MAX:
             return text.hint_entry_too_large.format(min_tokens=ranking.min_tokens)

@@ -159,6 +159,15 @@ def test_a_zero_hit_topic_falls_back_unmatched_with_a_hint_not_to_cite() -> None
     assert all(e["relevance"] == 1 for e in body["entries"] if e["confidence"] == top)
 
 
+def test_a_topic_hit_but_not_covered_returns_weak_hits_unmatched() -> None:
+    body = build("token 天气预报")
+
+    assert body["matched"] is False
+    assert body["entries"][0]["id"] == "EG-202", "weak hits come in rank order, not by confidence"
+    assert len(body["entries"]) <= 3
+    assert "弱命中" in body["hint"] and "Evergreen 知识库中无此条目" in body["hint"]
+
+
 def test_hints_follow_the_namespace_language() -> None:
     assert "fallback" in build("quantum chromodynamics zzzqqq", language="en")["hint"]
     assert "预算不足" in build("token 预算", 800)["hint"]

@@ -10,6 +10,7 @@ class Messages:
     """One language's wording. Placeholders are filled with str.format."""
 
     hint_no_match: str
+    hint_weak_match: str
     hint_below_cheapest: str
     hint_entry_too_large: str
     hint_truncated: str
@@ -23,6 +24,10 @@ ZH = Messages(
     hint_no_match=(
         "topic 没有命中任何条目：下面是按 confidence 给出的兜底条目，不能当作相关证据引用。"
         "请回答「{name} 知识库中无此条目」，或换一个 topic 重试。"
+    ),
+    hint_weak_match=(
+        "知识库没有真正覆盖这个 topic：下面是最接近的几条弱命中，不能当作相关证据引用。"
+        "请回答「{name} 知识库中无此条目」，或换一个更具体的 topic 重试。"
     ),
     hint_below_cheapest=(
         "budget={budget} 低于命中条目中最便宜一条的成本（{min_tokens} token），未装入任何条目。"
@@ -45,6 +50,11 @@ EN = Messages(
     hint_no_match=(
         "The topic matched no entry: the entries below are a fallback by confidence and must not be cited "
         "as evidence. Answer “The {name} knowledge base has no entry on this”, or retry with another topic."
+    ),
+    hint_weak_match=(
+        "The knowledge base does not really cover this topic: the entries below are the closest weak hits "
+        "and must not be cited as evidence. Answer “The {name} knowledge base has no entry on this”, "
+        "or retry with a more specific topic."
     ),
     hint_below_cheapest=(
         "budget={budget} is below the cheapest matching entry ({min_tokens} tokens), so nothing was packed. "
