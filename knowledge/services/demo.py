@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,10 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from knowledge.models import GoldenQuestion, Membership, Namespace, Role
+from knowledge.retrieval.index import SearchIndex
+from knowledge.selectors.evaluation import golden_questions_list
+from knowledge.selectors.snapshots import snapshot_read
+from knowledge.services.evaluation import threshold_calibrate
 from knowledge.services.imports import entries_import, entries_parse
 from knowledge.services.namespaces import doc_pages_apply, namespace_apply_spec, prompt_packs_apply
 from knowledge.services.releases import release_request_build
@@ -55,6 +60,20 @@ def _people(namespace: Namespace, password: str | None) -> tuple[dict[str, Any],
     return people, created_password
 
 
+def _calibrate(namespace: Namespace) -> None:
+    """Set the `matched` threshold from the demo's dev golden questions, before the first release.
+
+    Calibrated on an index of the content about to be released, so the first release already
+    applies it (and keeps the seed's knowledgeVersion 1.2.0).
+    """
+    snapshot = snapshot_read(namespace=namespace)
+    index = SearchIndex.compile([entry.as_document() for entry in snapshot.entries])
+    questions = golden_questions_list(namespace=namespace, split="dev")
+    calibration = threshold_calibrate(index=index, questions=questions)
+    namespace.match_threshold = math.floor(calibration.threshold * 10_000) / 10_000
+    namespace.save(update_fields=["match_threshold"])
+
+
 @transaction.atomic
 def demo_load(*, password: str | None = None, base_url: str | None = None) -> DemoResult:
     """Create or refresh the demo namespace; safe to run again (nothing changes the second time)."""
@@ -86,5 +105,7 @@ def demo_load(*, password: str | None = None, base_url: str | None = None) -> De
         publish=True,
         source="demo",
     )
+    if namespace.match_threshold is None:
+        _calibrate(namespace)
     release_request_build(namespace=namespace)
     return DemoResult(namespace=namespace, created_password=created_password)

@@ -19,6 +19,7 @@ from knowledge.retrieval.evaluation import (
     calibrate_threshold,
     summarize_outcomes,
 )
+from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.packing import clamp_budget
 from knowledge.retrieval.payload import ContextQuery, context_pack, context_payload
 from knowledge.selectors.serving import LoadedRelease
@@ -133,28 +134,28 @@ def evaluation_run_record(*, namespace: Namespace, release: Release, evaluation:
     )
 
 
-def match_scores(*, release: LoadedRelease, questions: Sequence[EvalQuestion]) -> list[float]:
+def match_scores(*, index: SearchIndex, questions: Sequence[EvalQuestion]) -> list[float]:
     """Each question's match score with the gate open; -inf where no entry has any of its words."""
-    options = release.index.options
+    options = index.options
     if options.ranker != "bm25f":
         raise ValueError(SEED_HAS_NO_THRESHOLD)
     ungated = replace(options, match_threshold=-math.inf, expand=False)
     scores = []
     for question in questions:
-        ranking = release.index.search(question.text.strip()[:TOPIC_MAX], options=ungated)
+        ranking = index.search(question.text.strip()[:TOPIC_MAX], options=ungated)
         scores.append(-math.inf if ranking.match_score is None else ranking.match_score)
     return scores
 
 
 def threshold_calibrate(
-    *, release: LoadedRelease, questions: Sequence[EvalQuestion], target_matched: float = 0.95
+    *, index: SearchIndex, questions: Sequence[EvalQuestion], target_matched: float = 0.95
 ) -> Calibration:
     """The highest threshold that still matches `target_matched` of the covered questions.
 
     Without uncovered questions nothing says how much refusing is worth, so nothing is refused:
     0, as evaluation.calibrate_threshold decides (Cranfield's dev split is such a set).
     """
-    scores = match_scores(release=release, questions=questions)
+    scores = match_scores(index=index, questions=questions)
     covered = [s for q, s in zip(questions, scores, strict=True) if q.relevant]
     uncovered = [s for q, s in zip(questions, scores, strict=True) if not q.relevant]
     if not covered:

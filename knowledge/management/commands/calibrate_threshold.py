@@ -46,7 +46,7 @@ class Command(BaseCommand):
         self.stderr.write(f"Scoring {len(questions)} questions against release #{namespace.active_release.sequence}…")
         try:
             calibration = threshold_calibrate(
-                release=release_for_evaluation(release=namespace.active_release),
+                index=release_for_evaluation(release=namespace.active_release).index,
                 questions=questions,
                 target_matched=target,
             )
