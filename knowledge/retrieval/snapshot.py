@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 
 import orjson
 
+from knowledge.retrieval import ENGINE_VERSION
 from knowledge.retrieval.documents import Document
 
 
@@ -107,8 +108,9 @@ class Snapshot:
     ranking: RankingSettings = field(default_factory=RankingSettings)
 
     def inputs_hash(self) -> str:
-        """A content hash of the snapshot: equal hashes build byte-identical releases."""
-        return hashlib.sha256(orjson.dumps(asdict(self), option=orjson.OPT_SORT_KEYS)).hexdigest()
+        """A content hash of the snapshot and engine: equal hashes build byte-identical releases."""
+        inputs = {"engine": ENGINE_VERSION, "snapshot": asdict(self)}
+        return hashlib.sha256(orjson.dumps(inputs, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
     @property
     def total_tokens(self) -> int:

@@ -11,20 +11,28 @@ from knowledge.services.releases import release_build
 
 
 class Command(BaseCommand):
-    help = "Build and activate the release of a namespace's published content (no-op when unchanged)."
+    help = (
+        "Build and activate the release of a namespace's published content (no-op when unchanged). "
+        "Run it with --all after upgrading Evergreen: a new engine version rebuilds every release."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--namespace", required=True)
+        target = parser.add_mutually_exclusive_group(required=True)
+        target.add_argument("--namespace", help="Slug of one namespace.")
+        target.add_argument("--all", action="store_true", help="Every namespace.")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        namespace = Namespace.objects.filter(slug=options["namespace"]).first()
-        if namespace is None:
-            raise CommandError(f"No namespace “{options['namespace']}”.")
-        self.stderr.write(f"Building the release of {namespace.slug}…")
-        outcome = release_build(namespace_id=namespace.pk)
-        release = outcome.release
-        state = "built" if outcome.created else "unchanged"
-        self.stdout.write(
-            f"{namespace.slug}: release #{release.sequence} v{release.knowledge_version} {state}, "
-            f"{release.entry_count} entries, {release.total_tokens} tokens, {release.build_seconds:.2f}s."
-        )
+        namespaces = Namespace.objects.order_by("slug")
+        if not options["all"]:
+            namespaces = namespaces.filter(slug=options["namespace"])
+            if not namespaces.exists():
+                raise CommandError(f"No namespace “{options['namespace']}”.")
+        for namespace in namespaces:
+            self.stderr.write(f"Building the release of {namespace.slug}…")
+            outcome = release_build(namespace_id=namespace.pk)
+            release = outcome.release
+            state = "built" if outcome.created else "unchanged"
+            self.stdout.write(
+                f"{namespace.slug}: release #{release.sequence} v{release.knowledge_version} {state}, "
+                f"{release.entry_count} entries, {release.total_tokens} tokens, {release.build_seconds:.2f}s."
+            )
