@@ -14,7 +14,7 @@ from django.utils.safestring import SafeString, mark_safe
 from knowledge.models import Entry, EntryVersion
 from knowledge.retrieval.authoring import Draft, authoring_warnings
 from knowledge.retrieval.render.context_json import entry_payload
-from knowledge.retrieval.snapshot import EntryRecord
+from knowledge.selectors.snapshots import entry_record
 
 DIFF_FIELDS = ["title", "summary", "body", "tags", "links", "confidence", "updated"]
 
@@ -50,20 +50,7 @@ def diff_table(version: EntryVersion) -> SafeString:
 
 def preview_html(version: EntryVersion) -> SafeString:
     """The entry as /api/context returns it, and its body rendered from Markdown (sanitised)."""
-    record = EntryRecord(
-        id=version.entry.public_id,
-        category=version.entry.category.slug,
-        title=version.title,
-        summary=version.summary,
-        body=version.body,
-        tags=tuple(version.tags),
-        confidence=float(version.confidence),
-        tokens=version.tokens,
-        updated=version.updated.isoformat(),
-        version=version.number,
-        content_hash=version.content_hash,
-        links=tuple(version.links),
-    )
+    record = entry_record(entry=version.entry, version=version)
     url = version.entry.namespace.base_url.rstrip("/") + f"/api/entries/{record.id}"
     payload = json.dumps(entry_payload(record, url=url), ensure_ascii=False, indent=2)
     body = nh3.clean(markdown.markdown(version.body, extensions=["tables", "fenced_code"]))

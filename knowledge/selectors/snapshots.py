@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from knowledge.models import DocPage, Entry, Namespace, PromptPack
+from knowledge.models import DocPage, Entry, EntryVersion, Namespace, PromptPack
 from knowledge.retrieval.snapshot import (
     CategoryInfo,
     DocRecord,
@@ -38,6 +38,24 @@ def namespace_info(*, namespace: Namespace) -> NamespaceInfo:
     )
 
 
+def entry_record(*, entry: Entry, version: EntryVersion) -> EntryRecord:
+    """A version of an entry as agents see it (the live one in a release, any one in a preview)."""
+    return EntryRecord(
+        id=entry.public_id,
+        category=entry.category.slug,
+        title=version.title,
+        summary=version.summary,
+        body=version.body,
+        tags=tuple(version.tags),
+        confidence=float(version.confidence),
+        tokens=version.tokens,
+        updated=version.updated.isoformat(),
+        version=version.number,
+        content_hash=version.content_hash,
+        links=tuple(version.links),
+    )
+
+
 def snapshot_read(*, namespace: Namespace) -> Snapshot:
     """The published versions, tombstones, docs and prompt packs of a namespace, in ID order."""
     entries = Entry.objects.filter(namespace=namespace).select_related("category", "live_version").order_by("number")
@@ -56,22 +74,7 @@ def snapshot_read(*, namespace: Namespace) -> Snapshot:
                 )
             )
         elif live is not None:
-            records.append(
-                EntryRecord(
-                    id=entry.public_id,
-                    category=entry.category.slug,
-                    title=live.title,
-                    summary=live.summary,
-                    body=live.body,
-                    tags=tuple(live.tags),
-                    confidence=float(live.confidence),
-                    tokens=live.tokens,
-                    updated=live.updated.isoformat(),
-                    version=live.number,
-                    content_hash=live.content_hash,
-                    links=tuple(live.links),
-                )
-            )
+            records.append(entry_record(entry=entry, version=live))
     docs = tuple(
         DocRecord(slug=d.slug, title=d.title, body=d.body) for d in DocPage.objects.filter(namespace=namespace)
     )

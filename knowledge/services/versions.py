@@ -159,10 +159,12 @@ def version_approve(
     """Approve another person's version (four eyes), optionally scheduling its go-live."""
     version = _locked(version)
     namespace = version.entry.namespace
+    check_transition(version.state, VersionState.APPROVED)
+    require_role(user=actor, namespace=namespace, role=Role.REVIEWER)
     own = version.author_id is not None and version.author_id == getattr(actor, "pk", None)
     if own and not namespace.allow_self_approval:
         raise NotAllowedError(SELF_APPROVAL)
-    version = _transition(version, target=VersionState.APPROVED, actor=actor, note=note)
+    version = _transition(version, target=VersionState.APPROVED, actor=actor, note=note, check_permission=False)
     version.reviewer = _actor_or_none(actor)
     version.review_note = note
     version.reviewed_at = timezone.now()
