@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from knowledge.management.questions import add_questions_argument, questions_load
 from knowledge.models import Namespace
-from knowledge.retrieval.evaluation import EvalQuestion, QuestionFileError, questions_parse
-from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
+from knowledge.selectors.evaluation import release_for_evaluation
 from knowledge.services.evaluation import namespace_match_threshold_set, threshold_calibrate
 
 
@@ -22,12 +21,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument(
-            "queries",
-            nargs="?",
-            type=Path,
-            help="JSON Lines {id, text, relevant: {ID: grade} or {}, split} (default: the golden questions).",
-        )
+        add_questions_argument(parser)
         parser.add_argument("--namespace", required=True)
         parser.add_argument("--split", default="dev", help="Questions of this split only (default: dev).")
         parser.add_argument("--target-matched", type=float, default=0.95, help="Share of covered questions to match.")
@@ -42,7 +36,9 @@ class Command(BaseCommand):
             raise CommandError(f"No namespace “{options['namespace']}”.")
         if namespace.active_release is None:
             raise CommandError(f"{namespace.slug} has no active release; publish or build one first.")
-        questions = self._questions(namespace, options["queries"], options["split"])
+        questions = questions_load(
+            namespace=namespace, path=options["queries"], split=options["split"], stderr=self.stderr
+        )
         self.stderr.write(f"Scoring {len(questions)} questions against release #{namespace.active_release.sequence}…")
         try:
             calibration = threshold_calibrate(
@@ -70,16 +66,3 @@ class Command(BaseCommand):
             note=f"calibrate_threshold on {len(questions)} {options['split']} questions, target {target}",
         )
         self.stdout.write("Stored; a release build is queued, and the new release applies the threshold.")
-
-    def _questions(self, namespace: Namespace, path: Path | None, split: str) -> list[EvalQuestion]:
-        if path is None:
-            return golden_questions_list(namespace=namespace, split=split)
-        if not path.is_file():
-            raise CommandError(f"No such file: {path}")
-        with path.open(encoding="utf-8") as handle:
-            try:
-                return questions_parse(handle, split=split)
-            except QuestionFileError as error:
-                for line_no, message in error.errors:
-                    self.stderr.write(f"{path}:{line_no}: {message}")
-                raise CommandError(f"{len(error.errors)} bad line(s) in {path}; nothing was calibrated.") from None

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.management.progress import Progress
+from knowledge.management.questions import add_questions_argument, questions_load
 from knowledge.models import Namespace, Release
-from knowledge.retrieval.evaluation import EvalQuestion, EvaluationReport, QuestionFileError, questions_parse
+from knowledge.retrieval.evaluation import EvaluationReport
 from knowledge.retrieval.packing import BUDGET_DEFAULT
-from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
+from knowledge.selectors.evaluation import release_for_evaluation
 from knowledge.services.evaluation import Evaluation, evaluation_run_record, questions_evaluate
 
 ROWS = (
@@ -43,12 +43,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument(
-            "queries",
-            nargs="?",
-            type=Path,
-            help="JSON Lines {id, text, relevant: {ID: grade} or {}, split} (default: the golden questions).",
-        )
+        add_questions_argument(parser)
         parser.add_argument("--namespace", required=True)
         parser.add_argument("--split", help="Only questions of this split (e.g. dev); others are not read.")
         parser.add_argument("--budget", type=int, default=BUDGET_DEFAULT, help="Token budget (clamped to 200..8000).")
@@ -61,7 +56,9 @@ class Command(BaseCommand):
         if namespace is None:
             raise CommandError(f"No namespace “{options['namespace']}”.")
         release = self._release(namespace, options["release"])
-        questions = self._questions(namespace, options["queries"], options["split"])
+        questions = questions_load(
+            namespace=namespace, path=options["queries"], split=options["split"], stderr=self.stderr
+        )
         if not questions:
             raise CommandError("No questions to evaluate (check the file and --split).")
         loaded = release_for_evaluation(release=release)
@@ -88,19 +85,6 @@ class Command(BaseCommand):
         if release is None:
             raise CommandError(f"{namespace.slug} has no release #{sequence}.")
         return release
-
-    def _questions(self, namespace: Namespace, path: Path | None, split: str | None) -> list[EvalQuestion]:
-        if path is None:
-            return golden_questions_list(namespace=namespace, split=split)
-        if not path.is_file():
-            raise CommandError(f"No such file: {path}")
-        with path.open(encoding="utf-8") as handle:
-            try:
-                return questions_parse(handle, split=split)
-            except QuestionFileError as error:
-                for line_no, message in error.errors:
-                    self.stderr.write(f"{path}:{line_no}: {message}")
-                raise CommandError(f"{len(error.errors)} bad line(s) in {path}; nothing was evaluated.") from None
 
     def _print(self, evaluation: Evaluation, release: Release, *, as_json: bool) -> None:
         if as_json:
