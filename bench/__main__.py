@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import engine, evaluate_datasets
-from bench.http import format_http, measure_http
+from bench.http import FULL_ROUNDS, QUICK_ROUNDS, format_http, measure_http
 from bench.memory import FULL_SIZE, QUICK_SIZE, format_memory, measure_memory
 from bench.publish import POSTGRES, REDIS, BenchStack, bench_stack, format_publish, log, measure_publish
 
@@ -204,7 +204,7 @@ def run_datasets(report: Report) -> None:
 
 def run_http(report: Report, stack: BenchStack, *, quick: bool) -> None:
     log("== HTTP")
-    rounds, seconds = (2, 3.0) if quick else (4, 5.0)
+    rounds, seconds = QUICK_ROUNDS if quick else FULL_ROUNDS
     scenarios = {s.name: s for s in measure_http(stack, rounds=rounds, seconds=seconds)}
     report.section(
         "HTTP: Evergreen under gunicorn vs a minimal WSGI app serving the same bytes (bench.http)",

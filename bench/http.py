@@ -19,6 +19,7 @@ import argparse
 import base64
 import http.client
 import json
+import os
 import socket
 import statistics
 import subprocess
@@ -28,13 +29,15 @@ import urllib.parse
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bench.publish import ROOT, BenchStack, bench_stack, log, slug_for, stop_process_group, wait_for
 
 WRK = "wrk"
 WRK_DIR = Path(__file__).resolve().with_name("wrk")
+FULL_ROUNDS = (5, 5.0)  # (alternated rounds, seconds per wrk run)
+QUICK_ROUNDS = (2, 3.0)
 WORKERS = 2  # one per core; the same for Evergreen and the baseline
 CONNECTIONS = 4
 MISS_SIZE = 10_000
@@ -75,6 +78,14 @@ class Server:
     def worker_pids(self) -> list[int]:
         children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text()
         return [int(pid) for pid in children.split()]
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time its workers have used so far (/proc/<pid>/stat)."""
+        ticks = 0
+        for pid in self.worker_pids():
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _answers(port: int, probe: str) -> bool:
@@ -120,6 +131,7 @@ class WrkRun:
     bytes_per_request: float
     errors: int
     wrapped: bool  # a cache-miss run asked for more paths than its pool holds
+    cpu_us: float = 0.0  # the server's worker CPU time per answer (steadier than req/s on a busy machine)
 
     @property
     def rps(self) -> float:
@@ -256,13 +268,15 @@ def prepare_scenarios(stack: BenchStack, *, seconds: float, recording: Path) -> 
     ]
 
 
-def _run(port: int, scenario: Scenario, seconds: float, workdir: Path) -> WrkRun:
+def _run(server: Server, scenario: Scenario, seconds: float, workdir: Path) -> WrkRun:
     headers = [f"{name}: {value}" for name, value in scenario.headers.items()]
     paths = None
     if scenario.paths:
         paths = workdir / "miss.txt"
         paths.write_text("\n".join(scenario.paths) + "\n", encoding="utf-8")
-    return wrk(port, scenario.target, seconds=seconds, headers=headers, paths=paths)
+    cpu = server.cpu_seconds()
+    run = wrk(server.port, scenario.target, seconds=seconds, headers=headers, paths=paths)
+    return replace(run, cpu_us=(server.cpu_seconds() - cpu) / run.requests * 1e6)
 
 
 @contextmanager
@@ -298,48 +312,48 @@ def measure_http(stack: BenchStack, *, rounds: int, seconds: float) -> list[Scen
                 for scenario in scenarios:
                     log(f"http: round {round_ + 1}/{rounds}: {scenario.name}")
                     for server, side in order:
-                        getattr(scenario, side).append(_run(server.port, scenario, seconds, stack.workdir))
+                        getattr(scenario, side).append(_run(server, scenario, seconds, stack.workdir))
     return scenarios
+
+
+def _median(runs: Sequence[WrkRun], name: str) -> float:
+    return statistics.median(getattr(run, name) for run in runs)
 
 
 def format_http(scenarios: Sequence[Scenario]) -> str:
     lines = [
-        f"{'scenario':16} {'EG req/s':>9} {'EG p50':>7} {'EG p99':>7} {'base req/s':>10} {'base p50':>8} "
-        f"{'base p99':>8} {'ratio':>6} {'spread':>11} {'bytes':>7}"
+        f"{'scenario':16} {'EG req/s':>9} {'p50':>6} {'p99':>6} {'CPU us':>6}   {'base req/s':>10} {'p50':>6} "
+        f"{'p99':>6} {'CPU us':>6}   {'ratio':>5} {'spread':>9} {'bytes':>6}"
     ]
     warnings = []
     for s in scenarios:
-        eg, base = s.evergreen, s.baseline
-        ratios = s.ratios()
-
-        def med(runs: list[WrkRun], name: str) -> float:
-            return statistics.median(getattr(run, name) for run in runs)
-
+        eg, base, ratios = s.evergreen, s.baseline, s.ratios()
         lines.append(
-            f"{s.name:16} {med(eg, 'rps'):>9.0f} {med(eg, 'p50_ms'):>7.2f} {med(eg, 'p99_ms'):>7.2f} "
-            f"{med(base, 'rps'):>10.0f} {med(base, 'p50_ms'):>8.2f} {med(base, 'p99_ms'):>8.2f} "
-            f"{s.ratio:>6.2f} {min(ratios):>5.2f}-{max(ratios):<5.2f} {med(eg, 'bytes_per_request'):>7.0f}"
+            f"{s.name:16} {_median(eg, 'rps'):>9.0f} {_median(eg, 'p50_ms'):>6.2f} {_median(eg, 'p99_ms'):>6.2f} "
+            f"{_median(eg, 'cpu_us'):>6.0f}   {_median(base, 'rps'):>10.0f} {_median(base, 'p50_ms'):>6.2f} "
+            f"{_median(base, 'p99_ms'):>6.2f} {_median(base, 'cpu_us'):>6.0f}   {s.ratio:>5.2f} "
+            f"{min(ratios):>4.2f}-{max(ratios):<4.2f} {_median(eg, 'bytes_per_request'):>6.0f}"
         )
         if any(run.errors for run in eg + base):
             warnings.append(f"{s.name}: {sum(r.errors for r in eg + base)} errors (timeouts, 4xx/5xx, resets)")
         if any(run.wrapped for run in eg):
             warnings.append(f"{s.name}: a run used up its pool of distinct paths, so some requests were hits")
-        if not s.paths and abs(med(eg, "bytes_per_request") - med(base, "bytes_per_request")) > 0.02 * med(
-            eg, "bytes_per_request"
-        ):
+        eg_bytes, base_bytes = _median(eg, "bytes_per_request"), _median(base, "bytes_per_request")
+        if not s.paths and abs(eg_bytes - base_bytes) > 0.02 * eg_bytes:
             warnings.append(f"{s.name}: the two apps sent different amounts of bytes per answer")
     lines.append(
-        f"(p50/p99 in ms; ratio = Evergreen req/s / baseline req/s, median of {len(scenarios[0].evergreen)} "
-        f"alternated rounds; gunicorn sync x{WORKERS}, wrk -t1 -c{CONNECTIONS}; bytes = per answer on the wire)"
+        f"(p50/p99 in ms; CPU us = the gunicorn workers' CPU time per answer; ratio = Evergreen req/s / baseline "
+        f"req/s, median of {len(scenarios[0].evergreen)} alternated rounds, spread = min-max; gunicorn sync "
+        f"x{WORKERS}, wrk -t1 -c{CONNECTIONS}; bytes = per answer on the wire)"
     )
     return "\n".join(lines + [f"WARNING {w}" for w in warnings])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="2 rounds of 3 s instead of 4 of 5 s")
+    parser.add_argument("--quick", action="store_true", help="2 rounds of 3 s runs instead of 5 of 5 s")
     args = parser.parse_args(argv)
-    rounds, seconds = (2, 3.0) if args.quick else (4, 5.0)
+    rounds, seconds = QUICK_ROUNDS if args.quick else FULL_ROUNDS
     with bench_stack() as stack:
         print(format_http(measure_http(stack, rounds=rounds, seconds=seconds)))
     return 0
