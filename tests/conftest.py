@@ -49,12 +49,12 @@ def _fresh_cache() -> Any:
 
 @pytest.fixture
 def ns_a(db: Any) -> Namespace:
-    return NamespaceFactory(slug="alpha", prefix="AL", name="Alpha")
+    return NamespaceFactory.create(slug="alpha", prefix="AL", name="Alpha")
 
 
 @pytest.fixture
 def ns_b(db: Any) -> Namespace:
-    return NamespaceFactory(slug="beta", prefix="BE", name="Beta")
+    return NamespaceFactory.create(slug="beta", prefix="BE", name="Beta")
 
 
 @pytest.fixture

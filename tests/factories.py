@@ -49,7 +49,7 @@ class NamespaceFactory(factory.django.DjangoModelFactory):
     rules = ["Cite every fact with its entry ID, e.g. [XX-001]."]
 
     @factory.post_generation
-    def categories(self, create: bool, extracted: Any, **kwargs: Any) -> None:
+    def categories(self: Namespace, create: bool, extracted: Any, **kwargs: Any) -> None:
         if not create:
             return
         for position, (slug, blocks) in enumerate(CATEGORY_BLOCKS.items()):

@@ -27,7 +27,15 @@ class VersionInline(admin.TabularInline):
     model = EntryVersion
     extra = 0
     fields = readonly_fields = (
-        "number_link", "state", "title", "tokens", "confidence", "updated", "author", "reviewer", "modified_at",
+        "number_link",
+        "state",
+        "title",
+        "tokens",
+        "confidence",
+        "updated",
+        "author",
+        "reviewer",
+        "modified_at",
     )
     ordering = ["-number"]
     can_delete = False

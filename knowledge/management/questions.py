@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TextIO
 
-from django.core.management.base import CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser, OutputWrapper
 
 from knowledge.models import Namespace
 from knowledge.retrieval.evaluation import EvalQuestion, QuestionFileError, questions_parse
@@ -21,7 +20,9 @@ def add_questions_argument(parser: CommandParser) -> None:
     )
 
 
-def questions_load(*, namespace: Namespace, path: Path | None, split: str | None, stderr: TextIO) -> list[EvalQuestion]:
+def questions_load(
+    *, namespace: Namespace, path: Path | None, split: str | None, stderr: OutputWrapper
+) -> list[EvalQuestion]:
     """The questions of one split; a bad file is reported line by line and stops the command."""
     if path is None:
         return golden_questions_list(namespace=namespace, split=split)
@@ -32,5 +33,5 @@ def questions_load(*, namespace: Namespace, path: Path | None, split: str | None
             return questions_parse(handle, split=split)
         except QuestionFileError as error:
             for line_no, message in error.errors:
-                stderr.write(f"{path}:{line_no}: {message}\n")
+                stderr.write(f"{path}:{line_no}: {message}")
             raise CommandError(f"{len(error.errors)} bad line(s) in {path}; nothing was done.") from None

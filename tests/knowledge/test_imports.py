@@ -30,7 +30,7 @@ def run(*args: Any) -> str:
     return out.getvalue()
 
 
-GOOD = [
+GOOD: list[dict[str, Any]] = [
     {"id": "AL-001", "title": "Budgets", "body": "Ask for 2000 tokens.", "category": "rule", "tags": ["budget"]},
     {"title": "Without an ID", "body": "Gets one allocated.", "confidence": 0.8, "updated": "2026-01-02"},
     {"id": "XX-009", "title": "Foreign ID", "body": "Gets a new ID of this namespace."},
@@ -81,6 +81,7 @@ def test_a_changed_line_makes_a_new_version(ns_a: Namespace, tmp_path: Path) -> 
     changed = [{**GOOD[0], "body": "Ask for 4000 tokens."}]
     assert "1 changed" in run("import_entries", str(write(tmp_path, changed)), "--namespace", "alpha", "--publish")
     entry = Entry.objects.get(public_id="AL-001")
+    assert entry.live_version is not None
     assert entry.live_version.number == 2
     assert entry.versions.get(number=1).state == VersionState.SUPERSEDED
 
@@ -118,6 +119,7 @@ def test_the_shared_datasets_import_with_their_ids(name: str, prefix: str, count
     out = run("import_entries", str(path), "--namespace", name, "--create-namespace", "--prefix", prefix, "--publish")
     assert f"{count} created" in out
     namespace = Namespace.objects.get(slug=name)
+    assert namespace.active_release is not None
     assert namespace.active_release.entry_count == count
     assert Entry.objects.filter(namespace=namespace, public_id=first).exists()
     assert "0 created, 0 changed" in run("import_entries", str(path), "--namespace", name, "--publish")

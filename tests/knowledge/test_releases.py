@@ -152,6 +152,7 @@ def test_rollback_restores_the_earlier_release_byte_for_byte(ns_a: Namespace, ed
     release_rollback(namespace=ns_a, release=first, actor=reviewer)
     ns_a.refresh_from_db()
     assert ns_a.active_release_id == first.pk
+    assert ns_a.active_release is not None
     assert artifacts(ns_a.active_release) == before
 
 
@@ -168,5 +169,7 @@ def test_retired_entries_become_tombstones(ns_a: Namespace, editor: Any, reviewe
     with committed():
         entry_retire(entry=live.entry, actor=reviewer, reason="Superseded by the 2027 policy.")
     ns_a.refresh_from_db()
-    assert ns_a.active_release.manifest == {"entries": [], "retired": ["AL-000"]}
-    assert b'"retired":[{"id":"AL-000"' in artifacts(ns_a.active_release)["context.json"]
+    active = ns_a.active_release
+    assert active is not None
+    assert active.manifest == {"entries": [], "retired": ["AL-000"]}
+    assert b'"retired":[{"id":"AL-000"' in artifacts(active)["context.json"]
