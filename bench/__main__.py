@@ -177,14 +177,18 @@ def engine_section(report: Report, text: str, rows: dict[int, dict[str, str]]) -
 
 
 def scaling_section(report: Report, rows: dict[int, dict[str, str]]) -> None:
+    """p50 by size from the engine rows; the pack column (search + packing) is shown when present."""
     p50 = {size: _number(row, "EG p50") for size, row in sorted(rows.items())}
-    body = "\n".join(f"{size:>8} entries: p50 {value:.3f} ms" for size, value in p50.items() if value is not None)
+    lines = []
+    for size, row in sorted(rows.items()):
+        pack = _number(row, "pack p50")
+        lines.append(f"{size:>8} entries: p50 {row.get('EG p50', '?')} ms" + (f" (pack p50 {pack} ms)" if pack else ""))
     known = [value for value in p50.values() if value]
     growth = known[-1] / known[0] if len(known) > 1 else None
     span = f"{min(rows)} -> {max(rows)}" if rows else "1k -> 100k"
     report.section(
         "Scaling: engine p50 by namespace size (from the engine part)",
-        body or "(no engine rows)",
+        "\n".join(lines) or "(no engine rows)",
         [Check("scaling", f"p50 growth {span} entries", growth, "< 3", lambda v: v < 3)],
     )
 
