@@ -181,7 +181,7 @@ def scaling_section(report: Report, rows: dict[int, dict[str, str]]) -> None:
     p50 = {size: _number(row, "EG p50") for size, row in sorted(rows.items())}
     lines = []
     for size, row in sorted(rows.items()):
-        pack = _number(row, "pack p50")
+        pack = row.get("pack p50")
         lines.append(f"{size:>8} entries: p50 {row.get('EG p50', '?')} ms" + (f" (pack p50 {pack} ms)" if pack else ""))
     known = [value for value in p50.values() if value]
     growth = known[-1] / known[0] if len(known) > 1 else None
