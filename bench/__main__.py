@@ -23,7 +23,16 @@ from pathlib import Path
 from bench import engine, evaluate_datasets
 from bench.http import FULL_ROUNDS, QUICK_ROUNDS, format_http, measure_http
 from bench.memory import FULL_SIZE, QUICK_SIZE, format_memory, measure_memory
-from bench.publish import POSTGRES, REDIS, BenchStack, bench_stack, format_publish, log, measure_publish
+from bench.publish import (
+    POSTGRES,
+    REDIS,
+    BenchStack,
+    bench_stack,
+    exit_on_sigterm,
+    format_publish,
+    log,
+    measure_publish,
+)
 
 PARTS = ("engine", "datasets", "http", "memory", "scaling", "publish")
 UNSTABLE = (
@@ -274,6 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown part(s) {', '.join(sorted(unknown))}; choose from {', '.join(PARTS)}")
     parts = set(args.parts or PARTS)
+    exit_on_sigterm()
     started = time.monotonic()
     print("Evergreen benchmarks" + (" (--quick: smaller sizes, shorter rounds)" if args.quick else ""))
     print(machine_facts())

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bench.publish import ROOT, BenchStack, bench_stack, log, slug_for, stop_process_group, wait_for
+from bench.publish import ROOT, BenchStack, bench_stack, exit_on_sigterm, log, slug_for, stop_process_group, wait_for
 
 WRK = "wrk"
 WRK_DIR = Path(__file__).resolve().with_name("wrk")
@@ -354,6 +354,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="2 rounds of 3 s runs instead of 5 of 5 s")
     args = parser.parse_args(argv)
     rounds, seconds = QUICK_ROUNDS if args.quick else FULL_ROUNDS
+    exit_on_sigterm()
     with bench_stack() as stack:
         print(format_http(measure_http(stack, rounds=rounds, seconds=seconds)))
     return 0

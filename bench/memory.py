@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.publish import BenchStack, NamespaceTimes, bench_stack, log, slug_for
+from bench.publish import BenchStack, NamespaceTimes, bench_stack, exit_on_sigterm, log, slug_for
 
 FULL_SIZE = 100_000
 QUICK_SIZE = 10_000
@@ -94,6 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_SIZE} entries instead of {FULL_SIZE}")
     args = parser.parse_args(argv)
+    exit_on_sigterm()
     with bench_stack() as stack:
         print(format_memory(measure_memory(stack, size=QUICK_SIZE if args.quick else FULL_SIZE)))
     return 0

@@ -185,6 +185,11 @@ def bench_stack(workdir: Path | None = None) -> Iterator[BenchStack]:
         yield BenchStack.create(Path(directory))
 
 
+def exit_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit, so the servers and workers a bench started are stopped on the way out."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+
+
 def stop_process_group(process: subprocess.Popen[Any], *, timeout: float = 20) -> None:
     """SIGTERM the process group we started, then SIGKILL it if it does not leave in time."""
     if process.poll() is not None:
@@ -391,6 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="three publishes instead of six")
     args = parser.parse_args(argv)
+    exit_on_sigterm()
     with bench_stack() as stack:
         print(format_publish(measure_publish(stack, rounds=3 if args.quick else 6)))
     return 0
