@@ -20,7 +20,7 @@ from knowledge.retrieval.analysis import (
 from knowledge.retrieval.container import ContainerError, pack_arrays, unpack_arrays
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.hits import Accumulators, QueryHits, term_min_tokens
-from knowledge.retrieval.postings import BM25FParams, bm25_idf, build_postings
+from knowledge.retrieval.postings import Analyze, BM25FParams, analyze_fields, bm25_idf, build_postings
 from knowledge.retrieval.ranking import ArrayHits, Hit, Prefix, Ranking, SearchOptions
 from knowledge.retrieval.scoring import (
     QueryPlan,
@@ -95,11 +95,12 @@ class SearchIndex:
         analyzer: AnalyzerConfig | None = None,
         params: BM25FParams | None = None,
         progress: Callable[[int], None] | None = None,
+        analyze: Analyze = analyze_fields,
     ) -> SearchIndex:
-        """Index `documents` (sorted by ID: position i is documents[i])."""
+        """Index `documents` (sorted by ID: position i is documents[i]); see build_postings for `analyze`."""
         analyzer = analyzer or AnalyzerConfig()
         params = params or BM25FParams()
-        postings, _ = build_postings(documents, config=analyzer, params=params, progress=progress)
+        postings, _ = build_postings(documents, config=analyzer, params=params, progress=progress, analyze=analyze)
         categories = sorted({d.category for d in documents})
         code = {c: i for i, c in enumerate(categories)}
         position_of = {d.id: i for i, d in enumerate(documents)}

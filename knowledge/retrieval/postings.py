@@ -90,10 +90,14 @@ class _Occurrences:
     sentence_counts: np.ndarray  # int64 per doc
 
 
+Analyze = Callable[[Document, AnalyzerConfig], tuple[list[list[str]], ...]]
+
+
 def _collect_terms(
     documents: Sequence[Document],
     config: AnalyzerConfig,
     progress: Callable[[int], None] | None,
+    analyze: Analyze,
 ) -> _Occurrences:
     term_ids: dict[str, int] = {}
     occurrences: list[int] = []
@@ -102,7 +106,7 @@ def _collect_terms(
     sentence_counts = np.zeros(len(documents), dtype=np.int64)
     for position, document in enumerate(documents):
         sentence = 0
-        for field_index, parts in enumerate(analyze_fields(document, config)):
+        for field_index, parts in enumerate(analyze(document, config)):
             context = FIELDS[field_index] in CONTEXT_FIELDS
             for terms in parts:
                 lengths[position, field_index] += len(terms)
@@ -134,9 +138,14 @@ def build_postings(
     config: AnalyzerConfig,
     params: BM25FParams,
     progress: Callable[[int], None] | None = None,
+    analyze: Analyze = analyze_fields,
 ) -> tuple[Postings, np.ndarray]:
-    """Postings for `documents` and the per-(doc, field) term counts (document lengths)."""
-    found = _collect_terms(documents, config, progress)
+    """Postings for `documents` and the per-(doc, field) term counts (document lengths).
+
+    `analyze` turns one document into its fields' terms; a caller may pass a memoizing one
+    (incremental builds), which must return what analyze_fields would.
+    """
+    found = _collect_terms(documents, config, progress, analyze)
     terms, occurrences, lengths = found.terms, found.term_ids, found.lengths
     vocabulary, new_id = Vocabulary.build(terms)
     count, n_fields = len(documents), len(FIELDS)

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import orjson
 
-from knowledge.retrieval import postings
 from knowledge.retrieval.analysis import AnalyzerConfig
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.index import SearchIndex
+from knowledge.retrieval.postings import Analyze, analyze_fields
 from knowledge.retrieval.ranking import SearchOptions
 from knowledge.retrieval.render.context_json import render_context_json
 from knowledge.retrieval.render.llms import render_llms_full_txt, render_llms_txt
@@ -75,7 +75,6 @@ def search_options(snapshot: Snapshot) -> SearchOptions:
 
 
 Fields = tuple[list[list[str]], ...]  # what postings.analyze_fields returns for one document
-Analyze = Callable[[Document, AnalyzerConfig], Fields]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +108,7 @@ class AnalysisCache:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._build_lock = threading.Lock()
         self._config: AnalyzerConfig | None = None
         self._entries: dict[bytes, _Analysed] = {}
         self._shared: dict[str, str] = {}  # during a build: one string object per distinct term
@@ -139,48 +139,32 @@ class AnalysisCache:
             self._entries[key] = _Analysed(terms, shape)
         return fields
 
-    def begin(self) -> None:
-        with self._lock:
-            self._used, self._shared = set(), {}
-            self.reused = self.analysed = 0
+    def analyze(self, document: Document, config: AnalyzerConfig) -> Fields:
+        """The engine's per-document analysis, through this cache (SearchIndex.compile's `analyze`)."""
+        return self.fields(document, config, analyze=analyze_fields)
 
-    def keep_used(self) -> None:
-        """Forget the documents the last build did not use (deleted or changed since)."""
-        with self._lock:
-            self._entries = {key: value for key, value in self._entries.items() if key in self._used}
-            self._used, self._shared = set(), {}
-
-
-# Compiling with a cache routes the engine's per-document analysis through it; one compile at a time
-# per process, so concurrent builds never see each other's cache.
-_compile_lock = threading.Lock()
-
-
-@contextmanager
-def _analysis_through(cache: AnalysisCache) -> Iterator[None]:
-    with _compile_lock:
-        original: Analyze = postings.analyze_fields
-
-        def analyze(document: Document, config: AnalyzerConfig) -> Fields:
-            return cache.fields(document, config, analyze=original)
-
-        cache.begin()
-        setattr(postings, "analyze_fields", analyze)  # noqa: B010  # patched on purpose, restored below
-        try:
+    @contextmanager
+    def building(self) -> Iterator[None]:
+        """One build at a time per cache; afterwards, forget documents the build did not use."""
+        with self._build_lock:
+            with self._lock:
+                self._used, self._shared = set(), {}
+                self.reused = self.analysed = 0
             yield
-        finally:
-            setattr(postings, "analyze_fields", original)  # noqa: B010
-        cache.keep_used()
+            with self._lock:
+                self._entries = {key: value for key, value in self._entries.items() if key in self._used}
+                self._used, self._shared = set(), {}
 
 
 def compile_index(
     documents: Sequence[Document], snapshot: Snapshot, *, analysis: AnalysisCache | None = None
 ) -> SearchIndex:
     """The release's index; with `analysis`, unchanged documents are not analysed again."""
+    options = search_options(snapshot)
     if analysis is None:
-        return SearchIndex.compile(documents, options=search_options(snapshot))
-    with _analysis_through(analysis):
-        return SearchIndex.compile(documents, options=search_options(snapshot))
+        return SearchIndex.compile(documents, options=options)
+    with analysis.building():
+        return SearchIndex.compile(documents, options=options, analyze=analysis.analyze)
 
 
 def render_release(
