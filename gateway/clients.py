@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.conf import settings
 from django.http import HttpRequest
 
@@ -11,18 +14,22 @@ def trusted_proxies() -> int:
 
 
 def client_address(request: HttpRequest) -> str:
-    """The client address for rate limits.
+    return client_address_of(request.META)
+
+
+def client_address_of(meta: Mapping[str, Any]) -> str:
+    """The client address for rate limits, from a WSGI environ (request.META is one).
 
     With EVERGREEN_TRUSTED_PROXIES=n, each of the n proxies appends the address it saw to
     X-Forwarded-For, so the client is the n-th address from the right; anything left of it was sent by
     the client and is ignored. With 0 (the default) the header is ignored entirely, so sending
     X-Forwarded-For never dodges the limit.
     """
-    remote = str(request.META.get("REMOTE_ADDR", "") or "unknown")
+    remote = str(meta.get("REMOTE_ADDR", "") or "unknown")
     hops = trusted_proxies()
     if hops <= 0:
         return remote
-    forwarded = [part.strip() for part in str(request.META.get("HTTP_X_FORWARDED_FOR", "")).split(",") if part.strip()]
+    forwarded = [part.strip() for part in str(meta.get("HTTP_X_FORWARDED_FOR", "")).split(",") if part.strip()]
     if not forwarded:
         return remote
     return forwarded[-hops] if len(forwarded) >= hops else forwarded[0]

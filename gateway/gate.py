@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -54,6 +56,22 @@ def request_host(request: HttpRequest) -> str:
     return host.rsplit(":", 1)[0]
 
 
+def _state_for_host(host: str) -> NamespaceState | None:
+    """The namespace a host routes to, else the default namespace (the bare host)."""
+    return namespace_state_for_host(host=host) or namespace_state_get(slug=default_namespace())
+
+
+def default_namespace() -> str:
+    return str(settings.EVERGREEN.get("DEFAULT_NAMESPACE", "evergreen"))
+
+
+def state_resolver(request: HttpRequest, slug: str | None) -> Callable[[], NamespaceState | None]:
+    """Re-resolves the namespace exactly as this request addressed it (for gateway.replay)."""
+    if slug is not None:
+        return partial(namespace_state_get, slug=slug)
+    return partial(_state_for_host, request_host(request))
+
+
 def namespace_lookup(request: HttpRequest, slug: str | None) -> tuple[str, NamespaceState | None]:
     """(the name the request asked for, the namespace): by path prefix, else host, else the default."""
     if slug is not None:
@@ -62,7 +80,7 @@ def namespace_lookup(request: HttpRequest, slug: str | None) -> tuple[str, Names
     state = namespace_state_for_host(host=host)
     if state is not None:
         return host, state
-    default = str(settings.EVERGREEN.get("DEFAULT_NAMESPACE", "evergreen"))
+    default = default_namespace()
     return default, namespace_state_get(slug=default)
 
 

@@ -9,8 +9,9 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 
 from gateway.errors import METHOD_NOT_ALLOWED, GatewayError, MethodNotAllowedError
-from gateway.gate import Gate, request_gate
+from gateway.gate import Gate, request_gate, state_resolver
 from gateway.http import CachePolicy, Reply, error_reply, finish
+from gateway.replay import Replayable
 
 ReadView = Callable[..., Reply]
 ALLOWED_METHODS = ("GET", "HEAD")
@@ -28,8 +29,19 @@ def gateway_error_response(request: HttpRequest, error: GatewayError, *, gate: G
     return finish(request, reply, cache=gate.cache, rate=gate.rate)
 
 
+def not_replayed(func: ReadView) -> ReadView:
+    """Mark a read view whose answer changes without a new release (gateway.replay never repeats it)."""
+    func.replayed = False  # type: ignore[attr-defined]
+    return func
+
+
 def read_view(func: ReadView) -> Callable[..., HttpResponse]:
-    """Wrap `func(request, gate, **kwargs) -> Reply` as a GET/HEAD view served at / and /t/<namespace>/."""
+    """Wrap `func(request, gate, **kwargs) -> Reply` as a GET/HEAD view served at / and /t/<namespace>/.
+
+    Its 200 GET answers for public namespaces depend only on the release and the request's URL,
+    host and Accept header, so they are marked for gateway.replay (unless the view is not_replayed).
+    """
+    replayed = getattr(func, "replayed", True)
 
     @wraps(func)
     def view(request: HttpRequest, *args: Any, namespace: str | None = None, **kwargs: Any) -> HttpResponse:
@@ -45,7 +57,12 @@ def read_view(func: ReadView) -> Callable[..., HttpResponse]:
             reply = func(request, gate, *args, **kwargs)
         except GatewayError as error:
             return gateway_error_response(request, error, gate=gate)
-        return finish(request, reply, cache=gate.cache, rate=gate.rate)
+        response = finish(request, reply, cache=gate.cache, rate=gate.rate)
+        if replayed and gate.namespace.is_public and gate.namespace.release_key:
+            response.evergreen_replayable = Replayable(  # type: ignore[attr-defined]
+                state=state_resolver(request, namespace), release_key=gate.namespace.release_key
+            )
+        return response
 
     view.csrf_exempt = True  # type: ignore[attr-defined]
     return view

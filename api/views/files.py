@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from gateway.errors import BadParameterError, NotFoundError
 from gateway.gate import Gate
 from gateway.http import JSON, TEXT, Reply, not_modified
-from gateway.views import read_view
+from gateway.views import not_replayed, read_view
 from knowledge.selectors.serving import evaluation_latest, release_metrics
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schemas" / "knowledge.schema.json"
@@ -65,6 +65,7 @@ def prompt_pack_get(request: HttpRequest, gate: Gate) -> Reply:
 
 
 @read_view
+@not_replayed  # the latest evaluation run changes without a new release
 def metrics_get(request: HttpRequest, gate: Gate) -> Reply:
     """/metrics.json and /api/metrics: measured at build time, plus the latest evaluation run."""
     document = release_metrics(release_id=gate.release.release_id)

@@ -1,0 +1,189 @@
+"""A WSGI layer in front of Django that replays the answers agents repeat, and their 304s.
+
+Agents ask the same questions again and revalidate with If-None-Match. Django's request handling
+(request object, URL resolution, middleware) costs about twice what Evergreen's own view does, so a
+read view marks each 200 GET answer of a public namespace as replayable; this layer remembers it
+per process, keyed by everything that selects it (scheme, host, path, query string, Accept), and
+answers a repeat — a 200, a HEAD or a 304 — without entering Django, as long as:
+
+- the request carries no Authorization and no cookie (keys and the admin always go through Django);
+- the namespace the request addresses still serves the same release, read through the same
+  one-second namespace cache the gate uses (a publish is visible within a second either way);
+- the namespace's rate limit admits the client (the same shared limiter; over it, Django answers 429).
+
+Everything else — misses, writes, errors, private namespaces — goes to Django unchanged.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.http import parse_etags
+
+from gateway.clients import client_address_of
+from gateway.ratelimit import rate_for, rate_limit_hit
+from knowledge.selectors.serving import NamespaceState
+
+StartResponse = Callable[..., Any]
+WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+
+REPLAY_ENTRIES = 4096
+REPLAY_BYTES = 64 * 1024 * 1024
+RATE_HEADERS = frozenset({"ratelimit", "ratelimit-policy"})
+NOT_MODIFIED_DROPS = frozenset({"content-type", "content-length"})
+
+
+@dataclass(frozen=True, slots=True)
+class Replayable:
+    """What a read view attaches to a replayable answer: how to re-check that it still holds."""
+
+    state: Callable[[], NamespaceState | None]  # the namespace as this request addressed it
+    release_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Remembered:
+    replayable: Replayable
+    headers: tuple[tuple[str, str], ...]  # as Django sent them, without the per-request rate headers
+    body: bytes
+    etag: str
+
+
+def replay_key(environ: dict[str, Any]) -> tuple[str, ...] | None:
+    """What selects an answer; None when the request must go to Django."""
+    if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
+        return None
+    if "HTTP_AUTHORIZATION" in environ or "HTTP_COOKIE" in environ:
+        return None
+    return (
+        environ.get("wsgi.url_scheme", "http"),
+        environ.get("HTTP_X_FORWARDED_PROTO", ""),
+        environ.get("HTTP_HOST", ""),
+        environ.get("PATH_INFO", ""),
+        environ.get("QUERY_STRING", ""),
+        environ.get("HTTP_ACCEPT", ""),
+    )
+
+
+def if_none_match(header: str, etag: str) -> bool:
+    """RFC 9110 §13.1.2, weak comparison (the same rule as gateway.http.not_modified)."""
+    if header == etag or header.strip() == "*":
+        return True
+    return etag.removeprefix("W/") in {tag.removeprefix("W/") for tag in parse_etags(header)}
+
+
+class ReplayMemory:
+    """A bounded LRU of remembered answers (entries and bytes), safe across threads."""
+
+    def __init__(self, *, entries: int = REPLAY_ENTRIES, size: int = REPLAY_BYTES) -> None:
+        self._items: OrderedDict[tuple[str, ...], Remembered] = OrderedDict()
+        self._bytes = 0
+        self._entries = entries
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, ...]) -> Remembered | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[str, ...], remembered: Remembered) -> None:
+        if len(remembered.body) > self._size // 16:
+            return
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._bytes -= len(old.body)
+            self._items[key] = remembered
+            self._bytes += len(remembered.body)
+            while len(self._items) > self._entries or self._bytes > self._size:
+                _, dropped = self._items.popitem(last=False)
+                self._bytes -= len(dropped.body)
+
+    def forget(self, key: tuple[str, ...]) -> None:
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._bytes -= len(old.body)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._bytes = 0
+
+
+memory = ReplayMemory()
+
+
+class ReplayApp:
+    """Wraps Django's WSGI application (evergreen_site.wsgi)."""
+
+    def __init__(self, app: WsgiApp, *, remembered: ReplayMemory = memory) -> None:
+        self.app = app
+        self.memory = remembered
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        key = replay_key(environ)
+        if key is not None:
+            found = self.memory.get(key)
+            if found is not None:
+                answer = self._replay(environ, start_response, key, found)
+                if answer is not None:
+                    return answer
+        return self._through_django(environ, start_response, key)
+
+    def _replay(
+        self, environ: dict[str, Any], start_response: StartResponse, key: tuple[str, ...], found: Remembered
+    ) -> Iterable[bytes] | None:
+        state = found.replayable.state()
+        if state is None or not state.is_public or state.release_key != found.replayable.release_key:
+            self.memory.forget(key)
+            return None
+        headers = list(found.headers)
+        rate = rate_for(state.rate_limit)
+        decision = rate_limit_hit(scope=state.slug, client=client_address_of(environ), rate=rate)
+        if decision is not None:
+            if not decision.admitted:
+                return None  # Django answers the 429 with every header
+            headers += decision.headers().items()
+        conditional = environ.get("HTTP_IF_NONE_MATCH")
+        if conditional and if_none_match(conditional, found.etag):
+            start_response("304 Not Modified", [h for h in headers if h[0].lower() not in NOT_MODIFIED_DROPS])
+            return []
+        start_response("200 OK", headers)
+        return [] if environ["REQUEST_METHOD"] == "HEAD" else [found.body]
+
+    def _through_django(
+        self, environ: dict[str, Any], start_response: StartResponse, key: tuple[str, ...] | None
+    ) -> Iterable[bytes]:
+        seen: list[Any] = []
+
+        def capture(status: str, headers: list[tuple[str, str]], *args: Any) -> Any:
+            seen.append((status, headers))
+            return start_response(status, headers, *args)
+
+        response = self.app(environ, capture)
+        replayable = getattr(response, "evergreen_replayable", None)
+        if key is not None and replayable is not None and environ["REQUEST_METHOD"] == "GET" and seen:
+            self._remember(key, replayable, seen[0], response)
+        return response
+
+    def _remember(self, key: tuple[str, ...], replayable: Replayable, sent: Any, response: Any) -> None:
+        status, headers = sent
+        names = {name.lower() for name, _ in headers}
+        vary = ",".join(value for name, value in headers if name.lower() == "vary").lower()
+        if not status.startswith("200") or "set-cookie" in names or "cookie" in vary:
+            return
+        if getattr(response, "streaming", False):
+            return
+        etag = next((value for name, value in headers if name.lower() == "etag"), None)
+        if etag is None:
+            return
+        kept = tuple((name, value) for name, value in headers if name.lower() not in RATE_HEADERS)
+        self.memory.put(key, Remembered(replayable, kept, bytes(response.content), etag))

@@ -1,0 +1,151 @@
+"""gateway.replay: repeated reads and their 304s answered in front of Django, never stale, never past a limit."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.core.handlers.wsgi import WSGIHandler
+
+from gateway.replay import ReplayApp, ReplayMemory
+from knowledge.models import Namespace
+from knowledge.selectors.serving import serving_caches_clear
+from tests.servingfixtures import BUILT_AT, alpha_rows, publish
+
+pytestmark = pytest.mark.django_db
+
+
+class CountingDjango:
+    """Django's WSGI handler, counting the requests that reach it."""
+
+    def __init__(self) -> None:
+        self.handler = WSGIHandler()
+        self.calls = 0
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        self.calls += 1
+        return self.handler(environ, start_response)
+
+
+@pytest.fixture
+def django_app() -> CountingDjango:
+    return CountingDjango()
+
+
+@pytest.fixture
+def app(django_app: CountingDjango) -> ReplayApp:
+    return ReplayApp(django_app, remembered=ReplayMemory())
+
+
+def call(app: ReplayApp, path: str, *, method: str = "GET", **headers: str) -> tuple[str, dict[str, str], bytes]:
+    route, _, query = path.partition("?")
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": method,
+        "PATH_INFO": route,
+        "QUERY_STRING": query,
+        "SERVER_NAME": "testserver",
+        "SERVER_PORT": "80",
+        "HTTP_HOST": "testserver",
+        "REMOTE_ADDR": "203.0.113.9",
+        "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(b""),
+        "wsgi.errors": io.StringIO(),
+        **{f"HTTP_{name.upper()}": value for name, value in headers.items()},
+    }
+    sent: list[Any] = []
+    body = b"".join(app(environ, lambda status, headers, *_: sent.append((status, headers))))
+    status, header_list = sent[0]
+    return status, dict(header_list), body
+
+
+@pytest.fixture
+def served(alpha: Namespace, no_rate_limit: None) -> Iterator[Namespace]:
+    yield alpha
+
+
+def test_a_repeated_read_is_answered_without_django(
+    served: Namespace, app: ReplayApp, django_app: CountingDjango
+) -> None:
+    first = call(app, "/t/alpha/api/context?topic=token")
+    second = call(app, "/t/alpha/api/context?topic=token")
+    assert django_app.calls == 1
+    assert second == first
+    assert first[0] == "200 OK"
+    assert first[1]["Content-Length"] == str(len(first[2]))
+
+
+def test_revalidation_and_head_are_replayed_with_the_same_headers(
+    served: Namespace, app: ReplayApp, django_app: CountingDjango
+) -> None:
+    status, headers, body = call(app, "/t/alpha/llms.txt")
+    not_modified = call(app, "/t/alpha/llms.txt", if_none_match=headers["ETag"])
+    head = call(app, "/t/alpha/llms.txt", method="HEAD")
+    assert django_app.calls == 1
+    assert not_modified[0] == "304 Not Modified"
+    assert not_modified[2] == b""
+    assert not_modified[1]["ETag"] == headers["ETag"]
+    assert not_modified[1]["Cache-Control"] == headers["Cache-Control"]
+    assert "Content-Type" not in not_modified[1]
+    assert head[0] == "200 OK"
+    assert head[1] == headers
+    assert head[2] == b""
+
+
+def test_a_new_release_is_never_answered_from_memory(
+    served: Namespace, app: ReplayApp, django_app: CountingDjango
+) -> None:
+    before = call(app, "/t/alpha/context.json")
+    publish(
+        served,
+        [*alpha_rows(), {"id": "AL-003", "title": "A new fact", "body": "Fresh.", "category": "fact"}],
+        now=BUILT_AT.replace(day=3),
+    )
+    serving_caches_clear()  # as the one-second namespace cache would expire
+    after = call(app, "/t/alpha/context.json")
+    assert django_app.calls == 2
+    assert after[1]["ETag"] != before[1]["ETag"]
+    assert b"AL-003" in after[2]
+
+
+def test_different_parameters_and_accept_headers_are_different_answers(
+    served: Namespace, app: ReplayApp, django_app: CountingDjango
+) -> None:
+    html = call(app, "/t/alpha/index.html")
+    markdown = call(app, "/t/alpha/index.html", accept="text/markdown")
+    call(app, "/t/alpha/api/context?topic=alpha")
+    call(app, "/t/alpha/api/context?topic=pricing")
+    assert django_app.calls == 4
+    assert html[1]["Content-Type"].startswith("text/html")
+    assert markdown[1]["Content-Type"].startswith("text/markdown")
+
+
+def test_keys_cookies_and_errors_always_reach_django(
+    served: Namespace, app: ReplayApp, django_app: CountingDjango
+) -> None:
+    for _ in range(2):
+        call(app, "/t/alpha/api/context?topic=token", authorization="Bearer nope")
+        call(app, "/t/alpha/api/context?topic=token", cookie="sessionid=x")
+        call(app, "/t/alpha/api/entries/AL-999")
+        call(app, "/t/nowhere/llms.txt")
+    assert django_app.calls == 8
+
+
+def test_the_rate_limit_still_counts_replayed_answers(
+    alpha: Namespace, app: ReplayApp, django_app: CountingDjango, settings: Any
+) -> None:
+    settings.EVERGREEN = {**settings.EVERGREEN, "RATE_LIMIT": "3/min"}
+    answers = [call(app, "/t/alpha/llms.txt") for _ in range(4)]
+    assert [status for status, _, _ in answers] == ["200 OK", "200 OK", "200 OK", "429 Too Many Requests"]
+    assert answers[1][1]["RateLimit"] != answers[0][1]["RateLimit"], "replayed answers carry their own count"
+    assert "Retry-After" in answers[3][1]
+    assert django_app.calls == 2  # the first read, and the refusal
+
+
+def test_answers_that_change_without_a_release_are_not_replayed(
+    served: Namespace, app: ReplayApp, django_app: CountingDjango
+) -> None:
+    call(app, "/t/alpha/metrics.json")
+    call(app, "/t/alpha/metrics.json")
+    assert django_app.calls == 2
