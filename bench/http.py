@@ -227,8 +227,9 @@ class Recorder:
 
 
 def _comparable(answer: Answer) -> Answer:
+    """Status, headers but Date (in any order: HTTP gives the order of distinct fields no meaning), bytes."""
     status, reason, headers, body = answer
-    return status, reason, [(k, v) for k, v in headers if k.lower() != "date"], body
+    return status, reason, sorted((k, v) for k, v in headers if k.lower() != "date"), body
 
 
 def check_same_answers(evergreen: int, baseline: int, targets: Sequence[tuple[str, dict[str, str]]]) -> None:

@@ -34,7 +34,7 @@ WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 REPLAY_ENTRIES = 4096
 REPLAY_BYTES = 64 * 1024 * 1024
 RATE_HEADERS = frozenset({"ratelimit", "ratelimit-policy"})
-NOT_MODIFIED_DROPS = frozenset({"content-type", "content-length"})
+NOT_MODIFIED_DROPS = frozenset({"content-type"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +154,15 @@ class ReplayApp:
             headers += decision.headers().items()
         conditional = environ.get("HTTP_IF_NONE_MATCH")
         if conditional and if_none_match(conditional, found.etag):
-            start_response("304 Not Modified", [h for h in headers if h[0].lower() not in NOT_MODIFIED_DROPS])
+            # As Django's HttpResponseNotModified: no Content-Type, an empty body.
+            start_response(
+                "304 Not Modified",
+                [
+                    (name, "0" if name.lower() == "content-length" else value)
+                    for name, value in headers
+                    if name.lower() not in NOT_MODIFIED_DROPS
+                ],
+            )
             return []
         start_response("200 OK", headers)
         return [] if environ["REQUEST_METHOD"] == "HEAD" else [found.body]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -61,8 +60,8 @@ def call(app: ReplayApp, path: str, *, method: str = "GET", **headers: str) -> t
 
 
 @pytest.fixture
-def served(alpha: Namespace, no_rate_limit: None) -> Iterator[Namespace]:
-    yield alpha
+def served(alpha: Namespace, no_rate_limit: None) -> Namespace:
+    return alpha
 
 
 def test_a_repeated_read_is_answered_without_django(
@@ -79,7 +78,7 @@ def test_a_repeated_read_is_answered_without_django(
 def test_revalidation_and_head_are_replayed_with_the_same_headers(
     served: Namespace, app: ReplayApp, django_app: CountingDjango
 ) -> None:
-    status, headers, body = call(app, "/t/alpha/llms.txt")
+    _, headers, _ = call(app, "/t/alpha/llms.txt")
     not_modified = call(app, "/t/alpha/llms.txt", if_none_match=headers["ETag"])
     head = call(app, "/t/alpha/llms.txt", method="HEAD")
     assert django_app.calls == 1
@@ -88,6 +87,7 @@ def test_revalidation_and_head_are_replayed_with_the_same_headers(
     assert not_modified[1]["ETag"] == headers["ETag"]
     assert not_modified[1]["Cache-Control"] == headers["Cache-Control"]
     assert "Content-Type" not in not_modified[1]
+    assert not_modified[1]["Content-Length"] == "0"
     assert head[0] == "200 OK"
     assert head[1] == headers
     assert head[2] == b""
