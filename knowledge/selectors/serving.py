@@ -218,15 +218,23 @@ def api_key_valid(*, namespace_id: int, token: str) -> bool:
 
 
 def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
-    rows = Artifact.objects.filter(release_id=release_id).values_list("name", "content", "content_type", "etag")
-    artifacts: dict[str, ServedArtifact] = {}
+    # Only the bytes this process keeps or parses are read, a row at a time (a server-side cursor on
+    # PostgreSQL), so loading never holds every large file at once: bytea arrives as hex, twice its size.
+    files = Artifact.objects.filter(release_id=release_id)
+    described = list(files.values_list("name", "content_type", "etag", "size"))
+    wanted = [name for name, _, _, size in described if name in LOAD_ONLY or size <= HELD_ARTIFACT_BYTES]
+    held: dict[str, bytes] = {}
     raw: dict[str, bytes] = {}
-    for name, content, content_type, etag in rows:
+    for name, content in files.filter(name__in=wanted).values_list("name", "content").iterator(chunk_size=1):
         data = bytes(content)
         if name in LOAD_ONLY:
             raw[name] = data
-        held = data if len(data) <= HELD_ARTIFACT_BYTES else None
-        artifacts[name] = ServedArtifact(content_type, etag, len(data), release_id, name, held)
+        if len(data) <= HELD_ARTIFACT_BYTES:
+            held[name] = data
+    artifacts = {
+        name: ServedArtifact(content_type, etag, size, release_id, name, held.get(name))
+        for name, content_type, etag, size in described
+    }
     if SITE_JSON in raw:
         snapshot, stamp = snapshot_from_artifacts(site_json=raw[SITE_JSON], context_json=raw[CONTEXT_JSON])
     else:  # a release built before site.json existed: take the rest of the snapshot from the database

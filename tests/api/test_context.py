@@ -175,6 +175,7 @@ def test_a_cold_process_touches_no_entry_rows(client: Any, demo: Any, django_ass
     with CaptureQueriesContext(connection) as queries:
         assert get(client, topic="token 预算").status_code == 200
 
-    # the host's namespace (none: the default), the namespace with its active release, the release's artifacts
-    assert len(queries) == 3
+    # the host's namespace (none: the default), the namespace with its active release, the release's
+    # artifact list, then the bytes of the artifacts the process keeps
+    assert len(queries) == 4
     assert not any("knowledge_entry" in q["sql"] for q in queries.captured_queries)
