@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler
+from django.db import close_old_connections
 
 from gateway.replay import ReplayApp, ReplayMemory
 from knowledge.models import Namespace
@@ -29,8 +32,13 @@ class CountingDjango:
 
 
 @pytest.fixture
-def django_app() -> CountingDjango:
-    return CountingDjango()
+def django_app() -> Iterator[CountingDjango]:
+    """As Django's test client does: requests must not close the test transaction's connection."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield CountingDjango()
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
 
 
 @pytest.fixture
