@@ -21,6 +21,7 @@ from knowledge.ids import ID_PATTERN
 from knowledge.models import EntryVersion, Namespace, VersionState
 from knowledge.retrieval.snapshot import EntryRecord
 from knowledge.selectors.serving import evaluation_latest, release_metrics
+from knowledge.selectors.snapshots import entry_record
 from knowledge.services.feedback import feedback_submit
 from mcp_bridge.ports import (
     CachePolicy,
@@ -144,24 +145,11 @@ class DjangoBackend:
             number=version,
             number__lt=current.version,
             state__in=(VersionState.PUBLISHED, VersionState.SUPERSEDED),
-        ).first()
+        ).select_related("entry__category").first()
         if row is None:
             message = UNKNOWN_VERSION.format(id=current.id, version=version, current=current.version)
             raise ParamError("unknown_version", message, "version")
-        record = EntryRecord(
-            id=current.id,
-            category=current.category,
-            title=row.title,
-            summary=row.summary,
-            body=row.body,
-            tags=tuple(row.tags),
-            confidence=float(row.confidence),
-            tokens=row.tokens,
-            updated=row.updated.isoformat(),
-            version=row.number,
-            content_hash=row.content_hash,
-            links=tuple(row.links),
-        )
+        record = entry_record(entry=row.entry, version=row)
         return entry_found(self.release, record)
 
     def entry_page(self, *, after: str | None, size: int) -> EntryPage:
