@@ -139,13 +139,17 @@ class DjangoBackend:
         Only numbers below the released one qualify, so a version published after the active release
         was built stays invisible until its release is (design: reads come from the active release).
         """
-        row = EntryVersion.objects.filter(
-            entry__namespace_id=self.gate.namespace.id,
-            entry__public_id=current.id,
-            number=version,
-            number__lt=current.version,
-            state__in=(VersionState.PUBLISHED, VersionState.SUPERSEDED),
-        ).select_related("entry__category").first()
+        row = (
+            EntryVersion.objects.filter(
+                entry__namespace_id=self.gate.namespace.id,
+                entry__public_id=current.id,
+                number=version,
+                number__lt=current.version,
+                state__in=(VersionState.PUBLISHED, VersionState.SUPERSEDED),
+            )
+            .select_related("entry__category")
+            .first()
+        )
         if row is None:
             message = UNKNOWN_VERSION.format(id=current.id, version=version, current=current.version)
             raise ParamError("unknown_version", message, "version")
