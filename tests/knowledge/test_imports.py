@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
+from bench.datasets import DATASETS  # EVERGREEN_DATASETS, else ../shared/datasets
 from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, VersionState
 from tests.factories import committed
 
 pytestmark = pytest.mark.django_db
-DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 
 
 def write(tmp_path: Path, rows: list[Any], name: str = "entries.jsonl") -> Path:
