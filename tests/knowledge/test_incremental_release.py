@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -18,10 +17,9 @@ from knowledge.retrieval import postings
 from knowledge.retrieval.analysis import AnalyzerConfig
 from knowledge.retrieval.render.release import AnalysisCache, render_release
 from knowledge.retrieval.snapshot import CategoryInfo, EntryRecord, NamespaceInfo, ReleaseStamp, Snapshot
-from knowledge.retrieval.tokens import entry_tokens
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services.releases import release_analysis_caches_clear
-from tests.retrieval.helpers import DEMO_ENTRIES, make_document
+from tests.retrieval.helpers import demo_records, make_document
 from tests.servingfixtures import alpha_rows, publish
 
 STAMP = ReleaseStamp(sequence=3, knowledge_version="1.1.0", revision="2026-09-02", generated_at="2026-09-02T10:52:47Z")
@@ -42,24 +40,7 @@ NAMESPACE = NamespaceInfo(
 )
 
 
-def record(row: dict[str, Any]) -> EntryRecord:
-    return EntryRecord(
-        id=row["id"],
-        category=row["category"],
-        title=row["title"],
-        summary=row["summary"],
-        body=row["body"],
-        tags=tuple(row["tags"]),
-        confidence=row["confidence"],
-        tokens=entry_tokens(title=row["title"], summary=row["summary"], body=row["body"]),
-        updated=row["updated"],
-        version=1,
-        content_hash="0" * 64,
-        links=tuple(row.get("links", ())),
-    )
-
-
-DEMO = tuple(sorted((record(json.loads(line)) for line in DEMO_ENTRIES.read_text("utf-8").splitlines()), key=str))
+DEMO = tuple(sorted(demo_records(), key=str))
 
 
 def snapshot_of(entries: tuple[EntryRecord, ...]) -> Snapshot:

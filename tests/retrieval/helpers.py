@@ -6,8 +6,10 @@ import json
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from knowledge.retrieval.documents import Document
+from knowledge.retrieval.snapshot import EntryRecord
 from knowledge.retrieval.tokens import entry_tokens
 
 DEMO_ENTRIES = Path(__file__).resolve().parents[2] / "knowledge" / "demo" / "entries.jsonl"
@@ -55,3 +57,28 @@ def demo_documents() -> tuple[Document, ...]:
         for row in rows
     ]
     return tuple(sorted(documents, key=lambda d: d.id))
+
+
+def demo_record(row: dict[str, Any]) -> EntryRecord:
+    """One line of the demo's entries.jsonl as a published entry record (version 1)."""
+    return EntryRecord(
+        id=row["id"],
+        category=row["category"],
+        title=row["title"],
+        summary=row["summary"],
+        body=row["body"],
+        tags=tuple(row["tags"]),
+        confidence=row["confidence"],
+        tokens=entry_tokens(title=row["title"], summary=row["summary"], body=row["body"]),
+        updated=row["updated"],
+        version=1,
+        content_hash="0" * 64,
+        links=tuple(row.get("links", ())),
+    )
+
+
+@cache
+def demo_records() -> tuple[EntryRecord, ...]:
+    """The 15 demo entries in ID order."""
+    rows = [json.loads(line) for line in DEMO_ENTRIES.read_text(encoding="utf-8").splitlines()]
+    return tuple(sorted((demo_record(row) for row in rows), key=lambda e: e.id))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from functools import cache
 
@@ -21,8 +20,7 @@ from knowledge.retrieval.payload import (
 )
 from knowledge.retrieval.ranking import SearchOptions
 from knowledge.retrieval.snapshot import CategoryInfo, EntryRecord, NamespaceInfo, ReleaseStamp
-from knowledge.retrieval.tokens import entry_tokens
-from tests.retrieval.helpers import DEMO_ENTRIES
+from tests.retrieval.helpers import demo_records
 
 SEED_FIELDS = [
     "query",
@@ -79,27 +77,8 @@ def namespace(language: str = "zh-CN") -> NamespaceInfo:
     )
 
 
-@cache
 def demo_entries() -> tuple[EntryRecord, ...]:
-    rows = [json.loads(line) for line in DEMO_ENTRIES.read_text(encoding="utf-8").splitlines()]
-    records = [
-        EntryRecord(
-            id=r["id"],
-            category=r["category"],
-            title=r["title"],
-            summary=r["summary"],
-            body=r["body"],
-            tags=tuple(r["tags"]),
-            confidence=r["confidence"],
-            tokens=entry_tokens(title=r["title"], summary=r["summary"], body=r["body"]),
-            updated=r["updated"],
-            version=1,
-            content_hash="0" * 64,
-            links=tuple(r.get("links", ())),
-        )
-        for r in rows
-    ]
-    return tuple(sorted(records, key=lambda e: e.id))
+    return demo_records()
 
 
 def build(
