@@ -17,7 +17,7 @@ from knowledge.admin.base import NamespaceScopedAdmin
 from knowledge.admin.forms import NoteForm, VersionForm
 from knowledge.admin.preview import diff_table, preview_html, warnings_html
 from knowledge.errors import ServiceError
-from knowledge.models import EntryVersion, Role, VersionState
+from knowledge.models import EntryVersion, Feedback, Role, VersionState
 from knowledge.models.review import ReviewItem
 from knowledge.selectors.permissions import namespaces_for_user
 from knowledge.services.versions import (
@@ -37,6 +37,7 @@ ACTIONS: dict[str, Callable[..., EntryVersion]] = {
     "publish": version_publish,
     "withdraw": version_withdraw,
 }
+FEEDBACK_SHOWN = 20
 BUTTONS = [
     ("submit", "Submit for review"),
     ("approve", "Approve"),
@@ -243,6 +244,17 @@ class ReviewQueueAdmin(VersionAdminBase):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
+        """The queue also shows open agent feedback: reports wait here for a person, never act alone."""
+        reviewable = namespaces_for_user(user=request.user, role=Role.REVIEWER)
+        feedback = Feedback.objects.filter(namespace__in=reviewable, status=Feedback.Status.OPEN)
+        context = {
+            **(extra_context or {}),
+            "open_feedback": feedback.select_related("namespace")[:FEEDBACK_SHOWN],
+            "open_feedback_count": feedback.count(),
+        }
+        return super().changelist_view(request, extra_context=context)
 
     @admin.display(description="Namespace")
     def namespace(self, obj: EntryVersion) -> str:

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from knowledge.models import EntryVersion, Namespace, VersionState
+from knowledge.models import EntryVersion, Feedback, Namespace, VersionState
 from knowledge.services.entries import entry_create
 from tests.factories import content
 
@@ -64,3 +64,15 @@ def test_the_review_queue_lists_others_versions_in_review(editor: Any, reviewer:
     assert draft.entry.public_id not in as_user(reviewer).get(queue).text
     as_user(editor).post(reverse("admin:knowledge_entryversion_transition", args=[draft.pk, "submit"]))
     assert draft.entry.public_id in as_user(reviewer).get(queue).text
+
+
+def test_agent_feedback_waits_in_the_reviewers_queue_escaped(
+    reviewer: Any, outsider: Any, ns_a: Namespace, ns_b: Namespace
+) -> None:
+    Feedback.objects.create(namespace=ns_a, kind="outdated", entry_public_id="AL-200", message="<script>x</script> old")
+    Feedback.objects.create(namespace=ns_b, kind="missing", message="Beta-only report")
+    page = as_user(reviewer).get(reverse("admin:knowledge_reviewitem_changelist")).text
+    assert "Agent feedback waiting (1)" in page
+    assert "&lt;script&gt;x&lt;/script&gt; old" in page
+    assert "<script>x</script>" not in page
+    assert "Beta-only report" not in page
