@@ -11,6 +11,7 @@ COPY api api
 COPY gateway gateway
 COPY mcp_bridge mcp_bridge
 COPY templates templates
+COPY schemas schemas
 COPY manage.py ./
 RUN pip install --no-cache-dir . \
     && EVERGREEN_DEBUG=0 EVERGREEN_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
