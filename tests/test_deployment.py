@@ -69,3 +69,11 @@ def test_healthz_answers(client: Any, db: Any) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.json() == {"status": "ok", "database": "ok", "cache": "ok"}
+
+
+def test_the_image_copies_everything_the_application_reads() -> None:
+    """Every package and data folder the running application imports or reads is in the image."""
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    copied = set(re.findall(r"^COPY (\S+) ", dockerfile, re.MULTILINE))
+    packages = {"evergreen_site", "knowledge", "api", "gateway", "mcp_bridge"}
+    assert packages | {"templates", "schemas", "manage.py"} <= copied
