@@ -16,28 +16,14 @@ from knowledge.models import Artifact, Namespace, Release
 from knowledge.retrieval import postings
 from knowledge.retrieval.analysis import AnalyzerConfig
 from knowledge.retrieval.render.release import AnalysisCache, render_release
-from knowledge.retrieval.snapshot import CategoryInfo, EntryRecord, NamespaceInfo, ReleaseStamp, Snapshot
+from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services.releases import release_analysis_caches_clear
-from tests.retrieval.helpers import demo_records, make_document
+from tests.retrieval.helpers import demo_namespace, demo_records, make_document
 from tests.servingfixtures import alpha_rows, publish
 
 STAMP = ReleaseStamp(sequence=3, knowledge_version="1.1.0", revision="2026-09-02", generated_at="2026-09-02T10:52:47Z")
-NAMESPACE = NamespaceInfo(
-    slug="evergreen",
-    name="Evergreen",
-    prefix="EG",
-    title="Evergreen",
-    summary="s",
-    contact="c",
-    license="CC-BY-4.0",
-    base_url="https://evergreen.example.com",
-    language="zh-CN",
-    is_public=True,
-    default_budget=2000,
-    rules=("rule one",),
-    categories=tuple(CategoryInfo(slug, slug, "") for slug in ("fact", "protocol", "rule", "principle", "workflow")),
-)
+NAMESPACE = demo_namespace(rules=("rule one",))
 
 
 DEMO = tuple(sorted(demo_records(), key=str))

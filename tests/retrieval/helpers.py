@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from knowledge.retrieval.documents import Document
-from knowledge.retrieval.snapshot import EntryRecord
+from knowledge.retrieval.snapshot import CategoryInfo, EntryRecord, NamespaceInfo
 from knowledge.retrieval.tokens import entry_tokens
 
 DEMO_ENTRIES = Path(__file__).resolve().parents[2] / "knowledge" / "demo" / "entries.jsonl"
@@ -82,3 +82,25 @@ def demo_records() -> tuple[EntryRecord, ...]:
     """The 15 demo entries in ID order."""
     rows = [json.loads(line) for line in DEMO_ENTRIES.read_text(encoding="utf-8").splitlines()]
     return tuple(sorted((demo_record(row) for row in rows), key=lambda e: e.id))
+
+
+DEMO_CATEGORIES = ("fact", "protocol", "rule", "principle", "workflow")
+
+
+def demo_namespace(*, language: str = "zh-CN", rules: tuple[str, ...] = ("rule one", "rule two")) -> NamespaceInfo:
+    """The demo namespace's public metadata, trimmed to what the renderers read."""
+    return NamespaceInfo(
+        slug="evergreen",
+        name="Evergreen",
+        prefix="EG",
+        title="Evergreen",
+        summary="s",
+        contact="c",
+        license="CC-BY-4.0",
+        base_url="https://evergreen.example.com",
+        language=language,
+        is_public=True,
+        default_budget=2000,
+        rules=rules,
+        categories=tuple(CategoryInfo(slug, slug, "") for slug in DEMO_CATEGORIES),
+    )

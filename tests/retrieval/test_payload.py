@@ -19,8 +19,8 @@ from knowledge.retrieval.payload import (
     suggested_budget,
 )
 from knowledge.retrieval.ranking import SearchOptions
-from knowledge.retrieval.snapshot import CategoryInfo, EntryRecord, NamespaceInfo, ReleaseStamp
-from tests.retrieval.helpers import demo_records
+from knowledge.retrieval.snapshot import EntryRecord, NamespaceInfo, ReleaseStamp
+from tests.retrieval.helpers import demo_namespace, demo_records
 
 SEED_FIELDS = [
     "query",
@@ -58,23 +58,7 @@ STAMP = ReleaseStamp(sequence=7, knowledge_version="1.2.0", revision="2026-09-02
 
 
 def namespace(language: str = "zh-CN") -> NamespaceInfo:
-    return NamespaceInfo(
-        slug="evergreen",
-        name="Evergreen",
-        prefix="EG",
-        title="Evergreen",
-        summary="s",
-        contact="c",
-        license="CC-BY-4.0",
-        base_url="https://evergreen.example.com",
-        language=language,
-        is_public=True,
-        default_budget=2000,
-        rules=("rule one", "rule two"),
-        categories=tuple(
-            CategoryInfo(slug, slug, "") for slug in ("fact", "protocol", "rule", "principle", "workflow")
-        ),
-    )
+    return demo_namespace(language=language)
 
 
 def demo_entries() -> tuple[EntryRecord, ...]:
