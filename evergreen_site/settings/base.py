@@ -54,6 +54,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "gateway.security.SecurityEventMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -194,6 +195,10 @@ EVERGREEN: dict[str, Any] = {
     "FEEDBACK_RATE_LIMIT": os.environ.get("EVERGREEN_FEEDBACK_RATE_LIMIT", "20/hour"),
     # How long A2A tasks can be fetched with tasks/get (stated in the agent card).
     "A2A_TASK_RETENTION_SECONDS": int(os.environ.get("EVERGREEN_A2A_TASK_RETENTION_SECONDS", str(24 * 3600))),
+    # Key of the security log's client/key hashes (HMAC-SHA256); empty means one derived from SECRET_KEY.
+    "SECURITY_LOG_KEY": os.environ.get("EVERGREEN_SECURITY_LOG_KEY", ""),
+    # Identical security events (kind, reason, client, namespace) within this many seconds are counted, not written.
+    "SECURITY_LOG_REPEAT_SECONDS": float(os.environ.get("EVERGREEN_SECURITY_LOG_REPEAT_SECONDS", "60")),
     # Seconds a burst of publishes waits before one release build picks them all up.
     "BUILD_COALESCE_SECONDS": float(os.environ.get("EVERGREEN_BUILD_COALESCE_SECONDS", "1")),
     # Fault injection for the crash-recovery test: seconds the build sleeps before committing.
@@ -203,11 +208,21 @@ EVERGREEN: dict[str, Any] = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "message": {"format": "%(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "security": {"class": "logging.StreamHandler", "formatter": "message"},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("EVERGREEN_LOG_LEVEL", "INFO")},
-    # The in-process broker of embedded mode has no host name; kombu warns about it at every task.
-    "loggers": {"kombu.connection": {"level": "ERROR"}},
+    "loggers": {
+        # The in-process broker of embedded mode has no host name; kombu warns about it at every task.
+        "kombu.connection": {"level": "ERROR"},
+        # One JSON object per line (knowledge.security_events), for a log shipper to parse as is.
+        "evergreen.security": {"handlers": ["security"], "level": "WARNING", "propagate": False},
+    },
 }
 
 # --- Production hardening (manage.py check --deploy passes with docker-compose.yml's environment).
