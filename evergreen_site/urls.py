@@ -8,6 +8,9 @@ from api.openapi.views import api_docs, schema_view
 from evergreen_site.health import healthz
 from mcp_bridge import urls as agents
 
+# Refusals inside the admin render as admin pages that name the missing role.
+handler403 = "knowledge.admin.denied.permission_denied"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),

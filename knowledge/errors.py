@@ -25,7 +25,7 @@ class InvalidInputError(ServiceError):
     code = "invalid"
 
 
-NOT_A_MEMBER = "You are not a {role} of the namespace “{namespace}”."
+NOT_A_MEMBER = "You are not {role} of the namespace “{namespace}”."
 SELF_APPROVAL = (
     "You wrote this version, so someone else must review it (four eyes). "
     "A namespace admin can enable single-person mode for this namespace."

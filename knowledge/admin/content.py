@@ -12,8 +12,8 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from knowledge.admin.base import NamespaceScopedAdmin
-from knowledge.models import DocPage, EvaluationRun, Feedback, GoldenQuestion, Namespace, PromptPack, Release
+from knowledge.admin.base import NamespaceScopedAdmin, ReadOnlyAdmin, namespace_action
+from knowledge.models import DocPage, EvaluationRun, Feedback, GoldenQuestion, Namespace, PromptPack, Release, Role
 from knowledge.retrieval.evaluation import EvalQuestion
 from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
 from knowledge.services.evaluation import evaluation_run_record, questions_evaluate
@@ -103,7 +103,7 @@ class GoldenQuestionAdmin(NamespaceScopedAdmin):
     def expected(self, obj: GoldenQuestion) -> str:
         return ", ".join(obj.relevant) if obj.relevant else "not covered"
 
-    @admin.action(description="Evaluate against the active release", permissions=["change"])
+    @namespace_action(role=Role.EDITOR, description="Evaluate against the active release")
     def evaluate_active_release(self, request: HttpRequest, queryset: QuerySet[GoldenQuestion]) -> None:
         """One run per namespace of the selected questions, through /api/context's own path."""
         for namespace_id in sorted(set(queryset.values_list("namespace_id", flat=True))):
@@ -117,14 +117,12 @@ class GoldenQuestionAdmin(NamespaceScopedAdmin):
 
 
 @admin.register(EvaluationRun)
-class EvaluationRunAdmin(NamespaceScopedAdmin):
+class EvaluationRunAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "namespace", "release", "summary"]
     list_filter = ["namespace"]
+    list_select_related = ["namespace", "release"]
     fields = ["namespace", "release", "created_at", "metrics_table", "results_table"]
     readonly_fields = ["namespace", "release", "created_at", "metrics_table", "results_table"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
 
     @admin.display(description="Metrics")
     def summary(self, obj: EvaluationRun) -> str:
@@ -183,10 +181,10 @@ class FeedbackAdmin(NamespaceScopedAdmin):
     def short_message(self, obj: Feedback) -> str:
         return obj.message[:80]
 
-    @admin.action(description="Mark as handled")
+    @namespace_action(role=Role.EDITOR, description="Mark as handled")
     def mark_done(self, request: HttpRequest, queryset: QuerySet[Feedback]) -> None:
         queryset.update(status=Feedback.Status.DONE)
 
-    @admin.action(description="Dismiss")
+    @namespace_action(role=Role.EDITOR, description="Dismiss")
     def mark_dismissed(self, request: HttpRequest, queryset: QuerySet[Feedback]) -> None:
         queryset.update(status=Feedback.Status.DISMISSED)

@@ -5,16 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from knowledge.admin.base import NamespaceScopedAdmin
+from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline
 from knowledge.admin.forms import EntryCreateForm, RetireForm
 from knowledge.errors import ServiceError
-from knowledge.models import Entry, EntryVersion, Role
+from knowledge.models import Entry, EntryVersion, Role, VersionState
+from knowledge.models.entry import OPEN_STATES
 from knowledge.services.entries import entry_create, entry_retire
 from knowledge.services.versions import version_draft_for_entry
 
@@ -23,7 +25,7 @@ def version_url(version: EntryVersion) -> str:
     return reverse("admin:knowledge_entryversion_change", args=[version.pk])
 
 
-class VersionInline(admin.TabularInline):
+class VersionInline(NamespaceScopedInline, admin.TabularInline):
     model = EntryVersion
     extra = 0
     fields = readonly_fields = (
@@ -40,9 +42,7 @@ class VersionInline(admin.TabularInline):
     ordering = ["-number"]
     can_delete = False
     show_change_link = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+    read_only = True
 
     @admin.display(description="Version")
     def number_link(self, obj: EntryVersion) -> str:
@@ -53,7 +53,7 @@ class VersionInline(admin.TabularInline):
 class EntryAdmin(NamespaceScopedAdmin):
     list_display = ["public_id", "title", "category", "namespace", "status", "confidence", "tokens", "updated"]
     list_filter = ["namespace", "category__slug", ("retired_at", admin.EmptyFieldListFilter)]
-    list_select_related = ["live_version", "category", "namespace"]
+    list_select_related = ["live_version", "category__namespace", "namespace"]
     search_fields = ["public_id", "versions__title", "versions__tags"]
     readonly_fields = [
         "public_id",
@@ -112,18 +112,31 @@ class EntryAdmin(NamespaceScopedAdmin):
             messages.error(request, str(error))
             return HttpResponseRedirect(request.get_full_path())
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Entry]:
+        """Each row's latest title and open version come with the row: a list costs the same at any length."""
+        latest = EntryVersion.objects.filter(entry=OuterRef("pk")).order_by("-number")
+        open_version = EntryVersion.objects.filter(entry=OuterRef("pk"), state__in=OPEN_STATES)
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                latest_title=Subquery(latest.values("title")[:1]),
+                open_number=Subquery(open_version.values("number")[:1]),
+                open_state=Subquery(open_version.values("state")[:1]),
+            )
+        )
+
     @admin.display(description="Title")
     def title(self, obj: Entry) -> str:
-        version = obj.live_version or obj.versions.order_by("-number").first()
-        return version.title if version else ""
+        return obj.live_version.title if obj.live_version else (getattr(obj, "latest_title", None) or "")
 
     @admin.display(description="Status")
     def status(self, obj: Entry) -> str:
         if obj.retired_at:
             return f"retired {obj.retired_at:%Y-%m-%d}"
         live = f"live v{obj.live_version.number}" if obj.live_version else "not published"
-        pending = obj.versions.exclude(state__in=["published", "superseded", "rejected", "withdrawn"]).first()
-        return f"{live} · v{pending.number} {pending.get_state_display().lower()}" if pending else live
+        state = getattr(obj, "open_state", None)
+        return f"{live} · v{getattr(obj, 'open_number', '')} {VersionState(state).label.lower()}" if state else live
 
     @admin.display(description="Confidence")
     def confidence(self, obj: Entry) -> Any:
@@ -156,6 +169,7 @@ class EntryAdmin(NamespaceScopedAdmin):
     def edit_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         """Open the entry's draft, making one from the live version; the live one keeps serving."""
         entry = self._entry(request, pk)
+        self.require(request, entry, Role.EDITOR)
         try:
             draft = version_draft_for_entry(entry=entry, actor=request.user)
         except ServiceError as error:
@@ -165,6 +179,7 @@ class EntryAdmin(NamespaceScopedAdmin):
 
     def retire_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         entry = self._entry(request, pk)
+        self.require(request, entry, Role.REVIEWER)
         form = RetireForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
             try:
@@ -191,7 +206,5 @@ class EntryAdmin(NamespaceScopedAdmin):
     def render_change_form(self, request: HttpRequest, context: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         obj = kwargs.get("obj")
         if obj is not None:
-            context["can_retire"] = (
-                obj.retired_at is None and self._namespaces(request, Role.REVIEWER).filter(pk=obj.namespace_id).exists()
-            )
+            context["can_retire"] = obj.retired_at is None and self.may(request, obj, Role.REVIEWER)
         return super().render_change_form(request, context, *args, **kwargs)

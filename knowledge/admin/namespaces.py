@@ -10,15 +10,16 @@ from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from knowledge.admin.base import NamespaceScopedAdmin
+from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline, namespace_action
 from knowledge.models import ApiKey, Category, IdBlock, Membership, Namespace, NamespaceHost, Role
 from knowledge.services.api_keys import api_key_create, api_key_revoke
 from knowledge.services.releases import release_request_build
 
 
-class HostInline(admin.TabularInline):
+class HostInline(NamespaceScopedInline, admin.TabularInline):
     model = NamespaceHost
     extra = 0
+    deletable = True
 
 
 class MembershipForm(forms.ModelForm):
@@ -44,10 +45,12 @@ class MembershipForm(forms.ModelForm):
         return username
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(NamespaceScopedInline, admin.TabularInline):
     model = Membership
     form = MembershipForm
     extra = 0
+    view_role = Role.ADMIN
+    deletable = True
 
 
 @admin.register(Namespace)
@@ -81,14 +84,14 @@ class NamespaceAdmin(NamespaceScopedAdmin):
         super().save_model(request, obj, form, change)
         release_request_build(namespace=obj)
 
-    @admin.action(description="Build a release now")
+    @namespace_action(role=Role.REVIEWER, description="Build a release now")
     def build_release(self, request: HttpRequest, queryset: QuerySet[Namespace]) -> None:
         for namespace in queryset:
             release_request_build(namespace=namespace)
         self.message_user(request, f"Queued a release build for {queryset.count()} namespace(s).")
 
 
-class IdBlockInline(admin.TabularInline):
+class IdBlockInline(NamespaceScopedInline, admin.TabularInline):
     model = IdBlock
     extra = 0
 
@@ -109,13 +112,14 @@ class CategoryAdmin(NamespaceScopedAdmin):
 
 @admin.register(Membership)
 class MembershipAdmin(NamespaceScopedAdmin):
-    change_role = Role.ADMIN
+    view_role = change_role = Role.ADMIN
     form = MembershipForm
     list_display = ["user", "namespace", "role"]
     list_filter = ["namespace", "role"]
+    list_select_related = ["user", "namespace"]
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self._namespaces(request, Role.ADMIN).exists()
+        return self.has_change_permission(request, obj)
 
 
 class ApiKeyForm(forms.ModelForm):
@@ -126,7 +130,7 @@ class ApiKeyForm(forms.ModelForm):
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(NamespaceScopedAdmin):
-    change_role = Role.ADMIN
+    view_role = change_role = Role.ADMIN
     form = ApiKeyForm
     list_display = ["name", "namespace", "lookup", "created_by", "created_at", "revoked_at"]
     list_filter = ["namespace"]
@@ -144,7 +148,7 @@ class ApiKeyAdmin(NamespaceScopedAdmin):
             request, f"The key “{key.name}” is {raw} — copy it now: it is stored hashed and never shown again."
         )
 
-    @admin.action(description="Revoke the selected keys")
+    @namespace_action(role=Role.ADMIN, description="Revoke the selected keys")
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
         for key in queryset:
             api_key_revoke(key=key, actor=request.user)

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from knowledge.admin.base import ReadOnlyAdmin
+from knowledge.admin.base import NamespaceScopedInline, ReadOnlyAdmin, namespace_action
 from knowledge.admin.content import evaluate_and_report
 from knowledge.errors import ServiceError
 from knowledge.models import Artifact, AuditRecord, Release, ReleaseBuild, Role
@@ -16,14 +14,12 @@ from knowledge.selectors.evaluation import golden_questions_list
 from knowledge.services.releases import release_rollback
 
 
-class ArtifactInline(admin.TabularInline):
+class ArtifactInline(NamespaceScopedInline, admin.TabularInline):
     model = Artifact
     fields = readonly_fields = ("name", "content_type", "size", "etag")
     extra = 0
     can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+    read_only = True
 
 
 @admin.register(Release)
@@ -59,15 +55,11 @@ class ReleaseAdmin(ReadOnlyAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Release]:
         return super().get_queryset(request).select_related("namespace")
 
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        # Needed for actions to show; the form itself has only read-only fields.
-        return self._namespaces(request, Role.REVIEWER).exists()
-
     @admin.display(boolean=True, description="Active")
     def is_active(self, obj: Release) -> bool:
         return obj.namespace.active_release_id == obj.pk
 
-    @admin.action(description="Roll back to the selected release")
+    @namespace_action(role=Role.REVIEWER, description="Roll back to the selected release")
     def rollback(self, request: HttpRequest, queryset: QuerySet[Release]) -> None:
         if queryset.count() != 1:
             messages.error(request, "Select exactly one release to roll back to.")
@@ -84,7 +76,7 @@ class ReleaseAdmin(ReadOnlyAdmin):
             "The next publish builds a new release from the current published versions.",
         )
 
-    @admin.action(description="Evaluate golden questions against this release", permissions=["change"])
+    @namespace_action(role=Role.REVIEWER, description="Evaluate golden questions against this release")
     def evaluate_golden_questions(self, request: HttpRequest, queryset: QuerySet[Release]) -> None:
         """A candidate or older release answers the namespace's golden questions as it would serve them."""
         for release in queryset.select_related("namespace"):
@@ -103,6 +95,7 @@ class ReleaseBuildAdmin(ReadOnlyAdmin):
 class AuditRecordAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "namespace", "actor", "action", "entry", "version", "from_state", "to_state", "note"]
     list_filter = ["namespace", "action"]
+    list_select_related = ["namespace", "actor", "entry", "version__entry"]
     search_fields = ["entry__public_id", "note"]
     readonly_fields = [
         "created_at",

@@ -13,14 +13,15 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from knowledge.admin.base import NamespaceScopedAdmin
+from knowledge.admin.base import NamespaceScopedAdmin, namespace_action
 from knowledge.admin.forms import NoteForm, VersionForm
 from knowledge.admin.preview import diff_table, preview_html, warnings_html
+from knowledge.admin.roles import request_roles
 from knowledge.errors import ServiceError
 from knowledge.models import EntryVersion, Feedback, Role, VersionState
 from knowledge.models.review import ReviewItem
-from knowledge.selectors.permissions import namespaces_for_user
 from knowledge.services.versions import (
+    ACTION_ROLES,
     version_approve,
     version_publish,
     version_reject,
@@ -69,6 +70,10 @@ class VersionAdminBase(NamespaceScopedAdmin):
     search_fields = ["entry__public_id", "title"]
     actions = ["bulk_submit", "bulk_approve", "bulk_publish", "bulk_withdraw"]
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        # Selecting related rows here replaces list_select_related, so name them all.
+        return super().get_queryset(request).select_related("entry__namespace", "author", "reviewer")
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # a version starts from its entry: "Add entry" or "Edit" on an entry
 
@@ -81,19 +86,19 @@ class VersionAdminBase(NamespaceScopedAdmin):
         if done:
             messages.success(request, f"{action.title()}: {done} version(s).")
 
-    @admin.action(description="Submit the selected drafts for review")
+    @namespace_action(role=Role.EDITOR, description="Submit the selected drafts for review")
     def bulk_submit(self, request: HttpRequest, queryset: QuerySet[EntryVersion]) -> None:
         self._bulk(request, queryset, "submit")
 
-    @admin.action(description="Approve the selected versions")
+    @namespace_action(role=Role.REVIEWER, description="Approve the selected versions")
     def bulk_approve(self, request: HttpRequest, queryset: QuerySet[EntryVersion]) -> None:
         self._bulk(request, queryset, "approve")
 
-    @admin.action(description="Publish the selected approved versions")
+    @namespace_action(role=Role.REVIEWER, description="Publish the selected approved versions")
     def bulk_publish(self, request: HttpRequest, queryset: QuerySet[EntryVersion]) -> None:
         self._bulk(request, queryset, "publish")
 
-    @admin.action(description="Withdraw the selected versions")
+    @namespace_action(role=Role.EDITOR, description="Withdraw the selected versions")
     def bulk_withdraw(self, request: HttpRequest, queryset: QuerySet[EntryVersion]) -> None:
         self._bulk(request, queryset, "withdraw")
 
@@ -136,16 +141,13 @@ class EntryVersionAdmin(VersionAdminBase):
             obj is not None
             and obj.state == VersionState.DRAFT
             and obj.entry.retired_at is None
-            and self._namespaces(request, Role.EDITOR).filter(pk=obj.entry.namespace_id).exists()
+            and self.may(request, obj, Role.EDITOR)
         )
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if self._is_editable(request, obj):
             return self.readonly_fields
         return [*self.readonly_fields, "title", "summary", "body", "tags", "confidence", "links", "updated"]
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self.has_view_permission(request, obj)
 
     def save_model(self, request: HttpRequest, obj: EntryVersion, form: Any, change: bool) -> None:
         saved = version_save(
@@ -196,6 +198,7 @@ class EntryVersionAdmin(VersionAdminBase):
         if action not in ACTIONS:
             messages.error(request, f"Unknown action “{action}”.")
             return HttpResponseRedirect(back)
+        self.require(request, version, ACTION_ROLES[action])
         form = NoteForm(request.POST)
         form.is_valid()
         extra: dict[str, Any] = {}
@@ -229,26 +232,23 @@ class ReviewQueueAdmin(VersionAdminBase):
     actions = ["bulk_approve"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
-        reviewable = namespaces_for_user(user=request.user, role=Role.REVIEWER)
         return (
-            ReviewItem.objects.filter(state=VersionState.IN_REVIEW, entry__namespace__in=reviewable)
+            super()
+            .get_queryset(request)
+            .filter(state=VersionState.IN_REVIEW)
             .select_related("entry__namespace", "author")
             .order_by("submitted_at")
         )
-
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return namespaces_for_user(user=request.user, role=Role.REVIEWER).exists()
-
-    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self.has_module_permission(request)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
         """The queue also shows open agent feedback: reports wait here for a person, never act alone."""
-        reviewable = namespaces_for_user(user=request.user, role=Role.REVIEWER)
-        feedback = Feedback.objects.filter(namespace__in=reviewable, status=Feedback.Status.OPEN)
+        feedback = Feedback.objects.filter(status=Feedback.Status.OPEN)
+        roles = request_roles(request)
+        if not roles.is_superuser:
+            feedback = feedback.filter(namespace__in=roles.namespace_ids(Role.REVIEWER))
         context = {
             **(extra_context or {}),
             "open_feedback": feedback.select_related("namespace")[:FEEDBACK_SHOWN],

@@ -8,9 +8,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from knowledge.models import Entry, EntryVersion, Namespace, VersionState
+from knowledge.models import Entry, EntryVersion, Namespace, Role, VersionState
 from knowledge.services.entries import entry_create
-from tests.factories import content
+from tests.factories import UserFactory, content, membership
 
 pytestmark = pytest.mark.django_db
 
@@ -93,14 +93,20 @@ def test_category_choices_exclude_other_namespaces(editor: Any, ns_b: Namespace)
     assert "beta/" not in response.text
 
 
-def test_autocomplete_offers_only_own_namespaces(editor: Any, ns_a: Namespace, ns_b: Namespace) -> None:
-    response = _client(editor).get(
-        reverse("admin:autocomplete"),
-        {"app_label": "knowledge", "model_name": "category", "field_name": "namespace", "term": ""},
-    )
-    assert response.status_code == 200
-    slugs = {item["text"] for item in response.json()["results"]}
-    assert slugs == {"alpha"}
+def test_autocomplete_offers_only_namespaces_where_the_form_may_be_saved(
+    ns_a: Namespace, ns_b: Namespace, editor: Any
+) -> None:
+    """Categories need the namespace-admin role: an admin of alpha who edits beta is offered alpha only."""
+    admin_of_alpha = membership(UserFactory(username="ada"), ns_a, Role.ADMIN)
+    membership(admin_of_alpha, ns_b, Role.EDITOR)
+    query = {"app_label": "knowledge", "model_name": "category", "field_name": "namespace", "term": ""}
+
+    offered = _client(admin_of_alpha).get(reverse("admin:autocomplete"), query)
+    to_an_editor = _client(editor).get(reverse("admin:autocomplete"), query)
+
+    assert offered.status_code == 200
+    assert {item["text"] for item in offered.json()["results"]} == {"alpha"}
+    assert to_an_editor.json()["results"] == []
 
 
 def test_superuser_sees_every_namespace(django_user_model: Any, entry_a: EntryVersion, entry_b: EntryVersion) -> None:
@@ -114,3 +120,45 @@ def test_nobody_can_delete_entries(editor: Any, entry_a: EntryVersion) -> None:
     response = _client(editor).get(reverse("admin:knowledge_entry_delete", args=[entry_a.entry_id]))
     assert response.status_code in {302, 403, 404}
     assert Entry.objects.filter(pk=entry_a.entry_id).exists()
+
+
+def test_filters_name_only_the_users_namespaces(editor: Any, ns_b: Namespace, entry_a: EntryVersion) -> None:
+    """Issue 9 item 5: "By namespace" and category filters listed every tenant, private ones too."""
+    ns_b.categories.create(slug="beta-only-plans", name="Plans", position=9)
+    pages = [
+        reverse("admin:knowledge_entry_changelist"),
+        reverse("admin:knowledge_entryversion_changelist"),
+        reverse("admin:knowledge_auditrecord_changelist"),
+        reverse("admin:knowledge_category_changelist"),
+    ]
+    for url in pages:
+        response = _client(editor).get(url)
+        assert response.status_code == 200, url
+        assert "beta" not in response.text, url
+
+
+def test_a_refusal_is_a_403_inside_the_admin_that_names_the_missing_role(editor: Any, entry_a: EntryVersion) -> None:
+    response = _client(editor).get(reverse("admin:knowledge_entry_retire", args=[entry_a.entry_id]))
+
+    assert response.status_code == 403
+    assert "You are not a reviewer of the namespace “alpha”." in response.text
+    assert 'id="site-name"' in response.text  # the admin's own page, not Django's bare 403
+
+
+def test_an_action_on_a_selection_across_namespaces_acts_only_where_the_role_is_held(
+    ns_a: Namespace, ns_b: Namespace, entry_a: EntryVersion, entry_b: EntryVersion
+) -> None:
+    both = membership(UserFactory(username="bea"), ns_a, Role.EDITOR)
+    membership(both, ns_b, Role.REVIEWER)
+
+    response = _client(both).post(
+        reverse("admin:knowledge_entryversion_changelist"),
+        {"action": "bulk_submit", "_selected_action": [entry_a.pk, entry_b.pk]},
+        follow=True,
+    )
+
+    entry_a.refresh_from_db()
+    entry_b.refresh_from_db()
+    assert entry_a.state == VersionState.IN_REVIEW
+    assert entry_b.state == VersionState.DRAFT
+    assert "Skipped 1 selected entry versions in beta: you are not an editor there." in response.text
