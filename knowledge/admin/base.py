@@ -13,6 +13,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
+from knowledge.admin.denied import admin_refusal_logged
 from knowledge.admin.filters import NamespaceListFilter, ScopedValuesListFilter
 from knowledge.admin.roles import DENIAL_ATTRIBUTE, refusal, request_roles, role_label
 from knowledge.models import Category, Namespace, Role
@@ -179,6 +180,9 @@ def namespace_action(*, role: str, description: str) -> Callable[[Callable[..., 
                             namespaces=", ".join(slugs),
                             role=role_label(role),
                         ),
+                    )
+                    admin_refusal_logged(
+                        request, reason="action_skipped", namespace=",".join(slugs), role=role, action=func.__name__
                     )
                     queryset = model_admin.in_namespaces(queryset, allowed_ids)
             if not queryset.exists():

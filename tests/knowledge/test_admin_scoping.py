@@ -11,6 +11,7 @@ from django.urls import reverse
 from knowledge.models import Entry, EntryVersion, Namespace, Role, VersionState
 from knowledge.services.entries import entry_create
 from tests.factories import UserFactory, content, membership
+from tests.security.events import security_records
 
 pytestmark = pytest.mark.django_db
 
@@ -146,8 +147,9 @@ def test_a_refusal_is_a_403_inside_the_admin_that_names_the_missing_role(editor:
 
 
 def test_an_action_on_a_selection_across_namespaces_acts_only_where_the_role_is_held(
-    ns_a: Namespace, ns_b: Namespace, entry_a: EntryVersion, entry_b: EntryVersion
+    ns_a: Namespace, ns_b: Namespace, entry_a: EntryVersion, entry_b: EntryVersion, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level("WARNING", logger="evergreen.security")
     both = membership(UserFactory(username="bea"), ns_a, Role.EDITOR)
     membership(both, ns_b, Role.REVIEWER)
 
@@ -162,3 +164,5 @@ def test_an_action_on_a_selection_across_namespaces_acts_only_where_the_role_is_
     assert entry_a.state == VersionState.IN_REVIEW
     assert entry_b.state == VersionState.DRAFT
     assert "Skipped 1 selected entry versions in beta: you are not an editor there." in response.text
+    (event,) = security_records(caplog, "permission_denied")
+    assert (event["namespace"], event["reason"], event["action"]) == ("beta", "action_skipped", "bulk_submit")
