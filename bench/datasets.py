@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
+from evergreen_site.settings.env import Env
+from evergreen_site.settings.evergreen import datasets_directory
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.tokens import entry_tokens
 
-DATASETS = Path(os.environ.get("EVERGREEN_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"))
+DATASETS = datasets_directory(Env())
 COLLECTIONS = ("cranfield", "cmrc2018")
 BUDGET = 2000
 

@@ -10,7 +10,7 @@ from django.http import HttpRequest
 
 
 def trusted_proxies() -> int:
-    return int(str(settings.EVERGREEN.get("TRUSTED_PROXIES", 0) or 0))
+    return settings.EVERGREEN.trusted_proxies
 
 
 def client_address(request: HttpRequest) -> str:

@@ -62,7 +62,7 @@ def _state_for_host(host: str) -> NamespaceState | None:
 
 
 def default_namespace() -> str:
-    return str(settings.EVERGREEN.get("DEFAULT_NAMESPACE", "evergreen"))
+    return settings.EVERGREEN.default_namespace
 
 
 def state_resolver(request: HttpRequest, slug: str | None) -> Callable[[], NamespaceState | None]:

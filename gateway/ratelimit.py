@@ -16,7 +16,6 @@ import itertools
 import logging
 import math
 import os
-import re
 import threading
 import time
 from collections import deque
@@ -26,14 +25,14 @@ from typing import Any
 import redis
 from django.conf import settings
 
+from evergreen_site.settings.env import Rate, RateSpecError, parse_rate
+
 logger = logging.getLogger(__name__)
 
 REDIS_TIMEOUT_SECONDS = 0.25
 REDIS_RETRY_SECONDS = 5.0
 KEY_PREFIX = "evergreen:rl"
 LOCAL_KEYS_MAX = 100_000
-UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hour": 3600}
-_RATE = re.compile(r"^\s*(\d+)\s*(?:/\s*(\d*)\s*([a-z]+))?\s*$")
 
 # KEYS[1]: the window's sorted set. ARGV: limit, window in ms, a unique member for this request.
 # Returns {admitted (1|0), remaining, ms until the oldest counted request leaves the window}.
@@ -58,20 +57,6 @@ return {admitted, limit - count, reset}
 """
 
 
-class RateSpecError(ValueError):
-    """A rate setting that is not "<count>/<unit>" or "0"."""
-
-
-@dataclass(frozen=True, slots=True)
-class Rate:
-    limit: int
-    window: int  # seconds
-
-    @property
-    def enabled(self) -> bool:
-        return self.limit > 0
-
-
 @dataclass(frozen=True, slots=True)
 class RateDecision:
     admitted: bool
@@ -91,26 +76,14 @@ class RateDecision:
         return headers
 
 
-def parse_rate(spec: str) -> Rate:
-    """ "120/min", "10/s", "1000/h", "30/10s"; "0" or "off" turns the limit off."""
-    spec = (spec or "").strip().lower()
-    if spec in {"0", "off", "none"}:
-        return Rate(0, 60)
-    match = _RATE.match(spec)
-    if match is None or match[3] is None or match[3] not in UNITS:
-        raise RateSpecError(f"rate limit {spec!r} is not like 120/min")
-    window = int(match[2] or 1) * UNITS[match[3]]
-    return Rate(int(match[1]), window)
-
-
 def rate_for(namespace_setting: str) -> Rate:
-    """The namespace's own rate when it sets one, else EVERGREEN_RATE_LIMIT."""
-    spec = namespace_setting.strip() or str(settings.EVERGREEN.get("RATE_LIMIT", "120/min"))
-    try:
-        return parse_rate(spec)
-    except RateSpecError:
-        logger.warning("Ignoring invalid rate limit %r; using 120/min", spec)
-        return Rate(120, 60)
+    """The namespace's own rate when it sets a valid one, else EVERGREEN_RATE_LIMIT."""
+    if namespace_setting.strip():
+        try:
+            return parse_rate(namespace_setting)
+        except RateSpecError:
+            logger.warning("Ignoring invalid namespace rate limit %r; using EVERGREEN_RATE_LIMIT", namespace_setting)
+    return settings.EVERGREEN.rate_limit
 
 
 class LocalWindow:

@@ -55,7 +55,6 @@ KINDS: Final = frozenset(
 HASH_HEX_DIGITS: Final = 16
 TEXT_MAX: Final = 200  # route, namespace and string fields are attacker-controlled: bounded
 REPEAT_KEYS_MAX: Final = 10_000
-DEFAULT_REPEAT_SECONDS: Final = 60.0
 CLIENT_ATTRIBUTE: Final = "evergreen_client"  # set by gateway.security's middleware: the limiter's view
 LOGGED_ATTRIBUTE: Final = "evergreen_security_logged"  # so the middleware does not log a 403 twice
 
@@ -67,7 +66,7 @@ def _derived_key(secret: str) -> bytes:
 
 
 def _secret() -> str:
-    return str(settings.EVERGREEN.get("SECURITY_LOG_KEY") or settings.SECRET_KEY)
+    return settings.EVERGREEN.security_log_key or settings.SECRET_KEY
 
 
 def security_client_hash(value: str) -> str:
@@ -129,7 +128,7 @@ repeats = _Repeats()
 
 
 def _repeat_seconds() -> float:
-    return float(settings.EVERGREEN.get("SECURITY_LOG_REPEAT_SECONDS", DEFAULT_REPEAT_SECONDS))
+    return settings.EVERGREEN.security_log_repeat_seconds
 
 
 def security_event(

@@ -16,7 +16,7 @@ from gateway.entries import entry_found, entry_lookup, normalize_entry_id
 from gateway.errors import BadParameterError
 from gateway.gate import Gate
 from gateway.params import context_query
-from gateway.ratelimit import Rate, RateSpecError, parse_rate, rate_limit_hit
+from gateway.ratelimit import Rate, rate_limit_hit
 from knowledge.ids import ID_PATTERN
 from knowledge.models import EntryVersion, Namespace, VersionState
 from knowledge.retrieval.snapshot import EntryRecord
@@ -41,7 +41,6 @@ from mcp_bridge.ports import (
     Tombstone,
 )
 
-DEFAULT_FEEDBACK_RATE: Final = "20/hour"
 UNKNOWN_VERSION: Final = "{id} has no published version {version}; omit version for the current one ({current})."
 FEEDBACK_ENTRY_UNKNOWN: Final = "{id} is not an entry of this knowledge base; omit entryId or use an existing ID."
 SCENARIO_ORDER: Final = ("chat", "coding", "research", "support")
@@ -54,11 +53,8 @@ SCENARIO_PURPOSE: Final = {
 
 
 def feedback_rate() -> Rate:
-    """``EVERGREEN["FEEDBACK_RATE_LIMIT"]`` ("20/hour" by default): per caller per namespace, far below reads."""
-    try:
-        return parse_rate(str(settings.EVERGREEN.get("FEEDBACK_RATE_LIMIT", DEFAULT_FEEDBACK_RATE)))
-    except RateSpecError:
-        return parse_rate(DEFAULT_FEEDBACK_RATE)
+    """``EVERGREEN_FEEDBACK_RATE_LIMIT`` ("20/hour" by default): per caller per namespace, far below reads."""
+    return settings.EVERGREEN.feedback_rate_limit
 
 
 def _pack_title(scenario: str, template: str) -> str:

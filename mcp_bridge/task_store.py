@@ -4,19 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
-from typing import Any, Final
+from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
 
 from knowledge.models import A2ATask
 
-DEFAULT_RETENTION_SECONDS: Final = 24 * 3600
-
 
 def task_retention_seconds() -> int:
-    """``EVERGREEN["A2A_TASK_RETENTION_SECONDS"]``, 24 hours by default; stated in the agent card."""
-    return int(settings.EVERGREEN.get("A2A_TASK_RETENTION_SECONDS", DEFAULT_RETENTION_SECONDS))
+    """``EVERGREEN_A2A_TASK_RETENTION_SECONDS``, 24 hours by default; stated in the agent card."""
+    return settings.EVERGREEN.a2a_task_retention_seconds
 
 
 class DatabaseTaskStore:

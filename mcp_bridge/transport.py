@@ -15,7 +15,6 @@ from gateway.http import JSON
 from knowledge.models import Namespace
 from mcp_bridge.jsonrpc import INVALID_REQUEST, Outcome, decode_json, dumps, error_body, is_request_id
 
-DEFAULT_MAX_BODY_BYTES: Final = 64 * 1024
 # JSON-RPC 2.0 §5.1 leaves -32000..-32099 to the implementation; MCP (-32020..-32022) and A2A
 # (-32001..-32007) use parts of it, so the gateway's refusals (namespace, key, rate) take -32000
 # and carry the REST error object ({code, message, param}) as data.
@@ -30,8 +29,8 @@ CORS_EXPOSE_HEADERS: Final = "Mcp-Session-Id, Retry-After, RateLimit, RateLimit-
 
 
 def max_body_bytes() -> int:
-    """``EVERGREEN["MCP_MAX_BODY_BYTES"]``, 64 KiB by default: a tool call is a few hundred bytes."""
-    return int(settings.EVERGREEN.get("MCP_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
+    """``EVERGREEN_MCP_MAX_BODY_BYTES``, 64 KiB by default: a tool call is a few hundred bytes."""
+    return settings.EVERGREEN.mcp_max_body_bytes
 
 
 def read_body(request: HttpRequest, limit: int) -> bytes | None:
@@ -81,7 +80,7 @@ def origin_allowed(request: HttpRequest, namespace: str | None) -> bool:
     """Streamable HTTP §Security (2025-11-25 and 2026-07-28): a present ``Origin`` must be one we trust.
 
     Checked before anything else, so an untrusted Origin gets 403 whatever the method, key or rate
-    ("MUST respond with HTTP 403 Forbidden"). Trusted: ``EVERGREEN["MCP_ALLOWED_ORIGINS"]``, the
+    ("MUST respond with HTTP 403 Forbidden"). Trusted: ``EVERGREEN_MCP_ALLOWED_ORIGINS``, the
     origin of the host this request addressed — Django has already checked that host against
     ALLOWED_HOSTS, which is what defeats DNS rebinding (a rebound name is not an allowed host) — and
     the namespace's canonical origin (its base URL). Clients that send no Origin (every non-browser
@@ -93,7 +92,7 @@ def origin_allowed(request: HttpRequest, namespace: str | None) -> bool:
     origin = origin.strip().lower().rstrip("/")
     if origin == _origin_of(request.build_absolute_uri("/")):
         return True
-    if _listed(origin, list(settings.EVERGREEN.get("MCP_ALLOWED_ORIGINS") or [])):
+    if _listed(origin, list(settings.EVERGREEN.mcp_allowed_origins)):
         return True
     return origin == _canonical_origin(request, namespace)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.db import connections
 
 CHROMIUM = Path(os.environ.get("EVERGREEN_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -41,6 +42,9 @@ def chromium_page() -> Iterator[Any]:
                 page.set_default_timeout(20_000)
                 yield page
             finally:
+                # While Playwright's loop runs, asgiref gives ORM calls made here their own connections;
+                # close them in the same context, or they keep the test database busy at teardown.
+                connections.close_all()
                 browser.close()
     finally:
         if previous is None:

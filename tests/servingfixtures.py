@@ -17,6 +17,7 @@ from knowledge.selectors.serving import serving_caches_clear
 from knowledge.services.demo import demo_load
 from knowledge.services.imports import entries_import, entries_parse
 from knowledge.services.releases import release_build
+from tests.configure import configure
 from tests.factories import UserFactory
 
 BUILT_AT = datetime(2026, 9, 2, 10, 52, 47, tzinfo=UTC)
@@ -37,7 +38,7 @@ def clean_serving_state() -> Iterator[None]:
 
 @pytest.fixture
 def no_rate_limit(settings: Any) -> None:
-    settings.EVERGREEN = {**settings.EVERGREEN, "RATE_LIMIT": "0"}
+    configure(settings, rate_limit="0")
 
 
 def publish(namespace: Namespace, rows: list[dict[str, Any]], *, now: datetime = BUILT_AT) -> Namespace:

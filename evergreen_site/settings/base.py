@@ -6,37 +6,27 @@ DATABASE_URL, REDIS_URL and EVERGREEN_DEBUG=0 turn it into the production deploy
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from evergreen_site.settings.env import LOG_LEVELS, Env
+from evergreen_site.settings.evergreen import EvergreenSettings
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
+env = Env()
 
+DEBUG = env.flag("EVERGREEN_DEBUG", True)
 
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
-def env_list(name: str, default: str = "") -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
-
-
-DEBUG = env_bool("EVERGREEN_DEBUG", True)
-
-SECRET_KEY = os.environ.get("EVERGREEN_SECRET_KEY", "")
+SECRET_KEY = env.text("EVERGREEN_SECRET_KEY")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("EVERGREEN_SECRET_KEY must be set when EVERGREEN_DEBUG=0.")
     SECRET_KEY = "insecure-development-key-only-for-make-run-and-tests"  # noqa: S105
 
-ALLOWED_HOSTS = env_list("EVERGREEN_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]" if DEBUG else "")
-CSRF_TRUSTED_ORIGINS = env_list("EVERGREEN_CSRF_TRUSTED_ORIGINS")
+ALLOWED_HOSTS = env.items("EVERGREEN_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]" if DEBUG else "")
+CSRF_TRUSTED_ORIGINS = env.items("EVERGREEN_CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -83,11 +73,14 @@ TEMPLATES = [
     },
 ]
 
+DATABASE_URL = env.url(
+    "DATABASE_URL",
+    f"sqlite:///{BASE_DIR / 'var' / 'evergreen.sqlite3'}",
+    schemes=("postgres", "postgresql", "pgsql", "sqlite"),
+)
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'var' / 'evergreen.sqlite3'}",
-        conn_max_age=int(os.environ.get("EVERGREEN_DB_CONN_MAX_AGE", "60")),
-        conn_health_checks=True,
+        DATABASE_URL, conn_max_age=env.whole("EVERGREEN_DB_CONN_MAX_AGE", 60), conn_health_checks=True
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -97,7 +90,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-REDIS_URL = os.environ.get("REDIS_URL", "")
+REDIS_URL = env.url("REDIS_URL", "", schemes=("redis", "rediss", "unix"))
 
 if REDIS_URL:
     CACHES = {
@@ -137,7 +130,7 @@ STORAGES = {
 LOGIN_URL = "admin:login"
 
 # --- Celery: Redis in production; without a broker, tasks run in-process on commit. -------------
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
+CELERY_BROKER_URL = env.text("CELERY_BROKER_URL", REDIS_URL)
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 if CELERY_TASK_ALWAYS_EAGER:
     CELERY_BROKER_URL = "memory://"
@@ -152,9 +145,9 @@ CELERY_TASK_IGNORE_RESULT = True
 # A build whose worker died unacknowledged is redelivered after `visibility_timeout` seconds (keep it
 # longer than the longest build); workers look for such messages every interval x throttle seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(os.environ.get("EVERGREEN_BROKER_VISIBILITY_TIMEOUT", "3600")),
-    "unacked_restore_interval": int(os.environ.get("EVERGREEN_BROKER_RESTORE_INTERVAL", "10")),
-    "unacked_restore_throttle": int(os.environ.get("EVERGREEN_BROKER_RESTORE_THROTTLE", "10")),
+    "visibility_timeout": env.whole("EVERGREEN_BROKER_VISIBILITY_TIMEOUT", 3600, minimum=1),
+    "unacked_restore_interval": env.whole("EVERGREEN_BROKER_RESTORE_INTERVAL", 10, minimum=1),
+    "unacked_restore_throttle": env.whole("EVERGREEN_BROKER_RESTORE_THROTTLE", 10, minimum=1),
 }
 CELERY_BEAT_SCHEDULE = {
     "publish-scheduled-versions": {
@@ -179,31 +172,8 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
 }
 
-# --- Evergreen ----------------------------------------------------------------------------------
-EVERGREEN: dict[str, Any] = {
-    # The namespace the bare host serves when no host name matches.
-    "DEFAULT_NAMESPACE": os.environ.get("EVERGREEN_DEFAULT_NAMESPACE", "evergreen"),
-    # "120/min" style; "0" turns rate limiting off (benchmarks, evaluations).
-    "RATE_LIMIT": os.environ.get("EVERGREEN_RATE_LIMIT", "120/min"),
-    # How many reverse proxies in front of Evergreen append to X-Forwarded-For.
-    "TRUSTED_PROXIES": int(os.environ.get("EVERGREEN_TRUSTED_PROXIES", "0")),
-    # Origins allowed to call /mcp from a browser; requests without Origin are always allowed.
-    "MCP_ALLOWED_ORIGINS": env_list("EVERGREEN_MCP_ALLOWED_ORIGINS"),
-    # Largest JSON-RPC body /mcp and /a2a accept (413 beyond it).
-    "MCP_MAX_BODY_BYTES": int(os.environ.get("EVERGREEN_MCP_MAX_BODY_BYTES", str(64 * 1024))),
-    # submit_feedback per caller per namespace, far below the read limit.
-    "FEEDBACK_RATE_LIMIT": os.environ.get("EVERGREEN_FEEDBACK_RATE_LIMIT", "20/hour"),
-    # How long A2A tasks can be fetched with tasks/get (stated in the agent card).
-    "A2A_TASK_RETENTION_SECONDS": int(os.environ.get("EVERGREEN_A2A_TASK_RETENTION_SECONDS", str(24 * 3600))),
-    # Key of the security log's client/key hashes (HMAC-SHA256); empty means one derived from SECRET_KEY.
-    "SECURITY_LOG_KEY": os.environ.get("EVERGREEN_SECURITY_LOG_KEY", ""),
-    # Identical security events (kind, reason, client, namespace) within this many seconds are counted, not written.
-    "SECURITY_LOG_REPEAT_SECONDS": float(os.environ.get("EVERGREEN_SECURITY_LOG_REPEAT_SECONDS", "60")),
-    # Seconds a burst of publishes waits before one release build picks them all up.
-    "BUILD_COALESCE_SECONDS": float(os.environ.get("EVERGREEN_BUILD_COALESCE_SECONDS", "1")),
-    # Fault injection for the crash-recovery test: seconds the build sleeps before committing.
-    "BUILD_PAUSE_SECONDS": float(os.environ.get("EVERGREEN_BUILD_PAUSE_SECONDS", "0")),
-}
+# --- Evergreen (typed; see evergreen_site/settings/evergreen.py) --------------------------------
+EVERGREEN = EvergreenSettings.from_env(env)
 
 LOGGING = {
     "version": 1,
@@ -216,7 +186,7 @@ LOGGING = {
         "console": {"class": "logging.StreamHandler", "formatter": "plain"},
         "security": {"class": "logging.StreamHandler", "formatter": "message"},
     },
-    "root": {"handlers": ["console"], "level": os.environ.get("EVERGREEN_LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": env.choice("EVERGREEN_LOG_LEVEL", "INFO", LOG_LEVELS)},
     "loggers": {
         # The in-process broker of embedded mode has no host name; kombu warns about it at every task.
         "kombu.connection": {"level": "ERROR"},
@@ -228,10 +198,10 @@ LOGGING = {
 # --- Production hardening (manage.py check --deploy passes with docker-compose.yml's environment).
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_SSL_REDIRECT = env_bool("EVERGREEN_SSL_REDIRECT", True)
+    SECURE_SSL_REDIRECT = env.flag("EVERGREEN_SSL_REDIRECT", True)
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
-    SECURE_HSTS_SECONDS = int(os.environ.get("EVERGREEN_HSTS_SECONDS", "31536000"))
-    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("EVERGREEN_HSTS_INCLUDE_SUBDOMAINS", True)
-    SECURE_HSTS_PRELOAD = env_bool("EVERGREEN_HSTS_PRELOAD", True)
+    SECURE_HSTS_SECONDS = env.whole("EVERGREEN_HSTS_SECONDS", 31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.flag("EVERGREEN_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env.flag("EVERGREEN_HSTS_PRELOAD", True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True

@@ -3,11 +3,13 @@
 Tests that need the real Celery worker switch the app to the broker themselves (tests/worker.py).
 """
 
+from dataclasses import replace
+
 from evergreen_site.settings.base import *  # noqa: F403
 from evergreen_site.settings.base import EVERGREEN
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 LOGGING = {"version": 1, "disable_existing_loggers": False, "root": {"level": "WARNING"}}
-EVERGREEN["BUILD_COALESCE_SECONDS"] = 0.0
-EVERGREEN["SECURITY_LOG_REPEAT_SECONDS"] = 0.0  # every event is written, so tests can see each one
+# Every security event is written (no folding of repeats), so tests can see each one.
+EVERGREEN = replace(EVERGREEN, build_coalesce_seconds=0.0, security_log_repeat_seconds=0.0)
 CELERY_TASK_ALWAYS_EAGER = True

@@ -159,7 +159,8 @@ def build_postings(
     pair_keys, posting_of = np.unique(pair, return_inverse=True)
     term_of, doc_idx = pair_keys // count, pair_keys % count
 
-    average = np.maximum(lengths.mean(axis=0), 1e-9)
+    # An empty namespace has no lengths to average; 1.0 keeps every later division finite.
+    average = np.maximum(lengths.mean(axis=0), 1e-9) if count else np.ones(n_fields)
     b = np.array(params.b)[field_idx]
     norm = 1.0 - b + b * lengths[pair % count, field_idx] / average[field_idx]
     weighted_tf = np.zeros(len(pair_keys))

@@ -100,7 +100,7 @@ def _enqueue_build(namespace_id: int) -> None:
     # Coalescing: while a build is queued and not yet started, later requests ride along with it.
     if not cache.add(PENDING_KEY.format(namespace_id=namespace_id), 1, timeout=PENDING_TTL_SECONDS):
         return
-    delay = float(str(settings.EVERGREEN["BUILD_COALESCE_SECONDS"]))
+    delay = settings.EVERGREEN.build_coalesce_seconds
     release_build_task.apply_async(args=[namespace_id], countdown=delay or None)
 
 
@@ -205,7 +205,7 @@ def _build(*, namespace: Namespace, now: datetime) -> BuildOutcome:
     logger.info("Release of %s: %d entries analysed, %d reused", namespace.slug, analysis.analysed, analysis.reused)
     metrics = release_metrics_measure(snapshot, stamp, artifacts)
     _validate(snapshot, artifacts)
-    pause = float(str(settings.EVERGREEN["BUILD_PAUSE_SECONDS"]))
+    pause = settings.EVERGREEN.build_pause_seconds
     if pause:
         time.sleep(pause)
 

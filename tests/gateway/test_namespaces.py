@@ -10,6 +10,7 @@ from knowledge.models import Namespace, NamespaceHost
 from knowledge.selectors import serving
 from knowledge.services.api_keys import api_key_create, api_key_revoke
 from knowledge.services.releases import release_build
+from tests.configure import configure
 from tests.servingfixtures import BUILT_AT, publish
 
 pytestmark = pytest.mark.django_db
@@ -66,7 +67,7 @@ def test_the_path_prefix_selects_the_namespace_on_any_host(client: Any, hosts: N
 
 
 def test_the_bare_host_serves_the_default_namespace(client: Any, alpha: Namespace, settings: Any) -> None:
-    settings.EVERGREEN = {**settings.EVERGREEN, "DEFAULT_NAMESPACE": "alpha"}
+    configure(settings, default_namespace="alpha")
 
     assert client.get("/api/entries/AL-001").status_code == 200
 

@@ -17,9 +17,11 @@ import httpx
 import pytest
 import redis
 
-from gateway.ratelimit import LocalWindow, Rate, RateSpecError, SlidingWindowLimiter, parse_rate
+from evergreen_site.settings.env import Rate, RateSpecError, parse_rate
+from gateway.ratelimit import LocalWindow, SlidingWindowLimiter
 from knowledge.models import Namespace
 from tests import worker
+from tests.configure import configure
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,7 +48,7 @@ def test_bad_rates_are_refused(spec: str) -> None:
 
 
 def limited(settings: Any, spec: str) -> None:
-    settings.EVERGREEN = {**settings.EVERGREEN, "RATE_LIMIT": spec}
+    configure(settings, rate_limit=spec)
 
 
 @pytest.mark.django_db
@@ -77,7 +79,7 @@ def test_x_forwarded_for_does_not_dodge_the_limit(client: Any, demo: Namespace, 
 @pytest.mark.django_db
 def test_trusted_proxies_make_the_forwarded_address_the_client(client: Any, demo: Namespace, settings: Any) -> None:
     limited(settings, "2/min")
-    settings.EVERGREEN = {**settings.EVERGREEN, "TRUSTED_PROXIES": 1}
+    configure(settings, trusted_proxies=1)
 
     def get(forwarded: str) -> int:
         return int(client.get("/llms.txt", headers={"X-Forwarded-For": forwarded}).status_code)

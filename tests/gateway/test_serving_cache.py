@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from knowledge.selectors import serving
+from tests.configure import configure
 
 pytestmark = pytest.mark.django_db
 
@@ -14,7 +15,7 @@ pytestmark = pytest.mark.django_db
 def test_unknown_namespace_names_do_not_grow_the_cache_without_bound(
     client: Any, monkeypatch: Any, settings: Any
 ) -> None:
-    settings.EVERGREEN = {**settings.EVERGREEN, "RATE_LIMIT": "0"}
+    configure(settings, rate_limit="0")
     monkeypatch.setattr(serving, "_states", serving._TtlCache(size=5))
 
     for n in range(20):

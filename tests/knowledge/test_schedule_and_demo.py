@@ -14,6 +14,7 @@ from knowledge.models import AuditRecord, EntryVersion, Namespace, Release, Vers
 from knowledge.services.entries import entry_create
 from knowledge.services.versions import version_approve, version_submit
 from knowledge.tasks import versions_publish_due_task
+from tests.configure import configure
 from tests.factories import committed, content
 
 pytestmark = pytest.mark.django_db
@@ -34,8 +35,8 @@ def test_an_approved_version_goes_live_at_its_scheduled_time(ns_a: Namespace, ed
     assert ns_a.active_release is not None
 
 
-def test_the_demo_loads_the_seed_table_once_and_again_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("EVERGREEN_DEMO_PASSWORD", raising=False)
+def test_the_demo_loads_the_seed_table_once_and_again_changes_nothing(settings: Any) -> None:
+    configure(settings, demo_password="")
     first, second = StringIO(), StringIO()
     with committed():
         call_command("load_demo", stdout=first)

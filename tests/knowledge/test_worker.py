@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 import redis
-from django.conf import settings
 
 from evergreen_site.celery import app as celery_app
 from knowledge.models import BuildStatus, Namespace, Release, ReleaseBuild
 from knowledge.services.entries import entry_create
 from knowledge.services.versions import version_approve, version_publish, version_submit
+from tests.configure import configure
 from tests.factories import content
 from tests.worker import celery_worker, kill_hard, wait_for
 
@@ -21,10 +21,10 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def broker(monkeypatch: pytest.MonkeyPatch) -> Any:
+def broker(settings: Any) -> Any:
     """Send tasks to Redis for real (the test settings run them in-process) and coalesce as in production."""
     queue = f"evergreen-test-{uuid.uuid4().hex[:12]}"
-    monkeypatch.setitem(settings.EVERGREEN, "BUILD_COALESCE_SECONDS", 1.0)
+    configure(settings, build_coalesce_seconds=1.0)
     celery_app.conf.update(task_always_eager=False, broker_url=settings.REDIS_URL, task_default_queue=queue)
     yield queue
     celery_app.conf.update(task_always_eager=True, task_default_queue="celery")

@@ -10,6 +10,7 @@ from django.test import Client
 from knowledge.errors import InvalidInputError
 from knowledge.models import EntryVersion, Feedback, Namespace, Release
 from knowledge.services.feedback import feedback_submit
+from tests.configure import configure
 from tests.mcp_bridge.http_calls import details, tool
 from tests.servingfixtures import alpha, clean_serving_state
 
@@ -61,7 +62,7 @@ def test_feedback_never_touches_published_content(
 
 
 def test_feedback_is_rate_limited_per_caller_and_namespace(client: Client, alpha: Namespace, settings: Any) -> None:
-    settings.EVERGREEN = {**settings.EVERGREEN, "FEEDBACK_RATE_LIMIT": "2/hour", "RATE_LIMIT": "0"}
+    configure(settings, feedback_rate_limit="2/hour", rate_limit="0")
     arguments = {"kind": "other", "message": "Please add a glossary."}
 
     answers = [tool(client, "/t/alpha/mcp", "submit_feedback", arguments) for _ in range(3)]

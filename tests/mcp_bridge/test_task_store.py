@@ -9,6 +9,7 @@ import pytest
 
 from knowledge.models import A2ATask, Namespace
 from mcp_bridge.task_store import DatabaseTaskStore, task_retention_seconds
+from tests.configure import configure
 
 pytestmark = pytest.mark.django_db
 
@@ -70,5 +71,5 @@ def test_it_hides_other_namespaces_tasks(ns_a: Namespace, ns_b: Namespace) -> No
 
 def test_the_retention_defaults_to_a_day_and_is_configurable(settings: Any) -> None:
     assert task_retention_seconds() == 86400
-    settings.EVERGREEN = {**settings.EVERGREEN, "A2A_TASK_RETENTION_SECONDS": 600}
+    configure(settings, a2a_task_retention_seconds=600)
     assert task_retention_seconds() == 600

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.test import Client, RequestFactory, override_settings
 
@@ -60,7 +62,7 @@ def test_the_client_and_the_key_are_keyed_hashes_never_in_clear(caplog: pytest.L
 
 def test_the_hash_depends_on_the_server_secret() -> None:
     first = security_client_hash(ADDRESS)
-    with override_settings(EVERGREEN={"SECURITY_LOG_KEY": "another secret"}):
+    with override_settings(EVERGREEN=replace(settings.EVERGREEN, security_log_key="another secret")):
         assert security_client_hash(ADDRESS) != first
     assert security_client_hash(ADDRESS) == first
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from knowledge.services.demo import demo_load
@@ -17,7 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", help="Public URL the demo is served at (default: the seed's).")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        password = os.environ.get("EVERGREEN_DEMO_PASSWORD") or None
+        password = settings.EVERGREEN.demo_password or None
         result = demo_load(password=password, base_url=options["base_url"])
         namespace = result.namespace
         namespace.refresh_from_db()
