@@ -10,6 +10,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.options import InlineModelAdmin
 from django.contrib.admin.utils import get_fields_from_path
 from django.core.exceptions import PermissionDenied
+from django.db import models
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
@@ -34,6 +35,8 @@ class NamespaceScopedAdmin(admin.ModelAdmin):
     namespace_path = "namespace"
     view_role: str | None = None
     change_role: str = Role.EDITOR
+    # A URL typed without a scheme means https (Django 6's default; 5.2 warns until it is chosen).
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
     # -- the object's namespace ------------------------------------------------------------------
 
