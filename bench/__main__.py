@@ -1,6 +1,6 @@
-"""`make bench`: every benchmark of issue 6 in one run, with its targets and PASS/MISS beside each ratio.
+"""`make bench`: every benchmark of issues 6 and 12 in one run, with its targets and PASS/MISS beside each ratio.
 
-Run: .venv/bin/python -m bench [engine datasets http memory scaling publish] [--quick]
+Run: .venv/bin/python -m bench [engine datasets scanner http memory scaling publish] [--quick]
 Without part names it runs them all. Progress goes to stderr, the report to stdout. --quick runs
 smaller sizes and shorter rounds (1k/10k entries instead of up to 100k; memory on 10k) in a few
 minutes; its numbers are for checking the harness, the full run's for the README.
@@ -33,8 +33,9 @@ from bench.publish import (
     log,
     measure_publish,
 )
+from bench.scanner import measure_scanner
 
-PARTS = ("engine", "datasets", "http", "memory", "scaling", "publish")
+PARTS = ("engine", "datasets", "scanner", "http", "memory", "scaling", "publish")
 UNSTABLE = (
     "Absolute numbers on a shared machine are unstable (other jobs share its cores); "
     "the ratios, measured side by side in the same run, are what count."
@@ -215,6 +216,27 @@ def run_datasets(report: Report) -> None:
     )
 
 
+def run_scanner(report: Report, *, quick: bool) -> None:
+    log("== safety scanner")
+    result = measure_scanner(rounds=1 if quick else 3)
+    holdout = result.report["holdout"]
+    report.section(
+        "Safety scanner: labelled corpus, tuning and held-out halves, and throughput (bench.scanner, issue 12)",
+        result.text(),
+        [
+            Check("scanner", "detection, held-out half", 100 * holdout.detection, ">= 95 %", _ge(95), unit=" %"),
+            Check(
+                "scanner",
+                "false positives, held-out half",
+                100 * holdout.false_positives,
+                "<= 2 %",
+                lambda v: v <= 2,
+                unit=" %",
+            ),
+        ],
+    )
+
+
 def run_http(report: Report, stack: BenchStack, *, quick: bool) -> None:
     log("== HTTP")
     rounds, seconds = QUICK_ROUNDS if quick else FULL_ROUNDS
@@ -293,6 +315,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         engine_section(report, engine_text, engine_rows)
     if "datasets" in parts:
         run_datasets(report)
+    if "scanner" in parts:
+        run_scanner(report, quick=args.quick)
     with bench_stack() as stack:
         if "http" in parts:
             run_http(report, stack, quick=args.quick)
@@ -302,7 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             scaling_section(report, engine_rows)
         if "publish" in parts:
             run_publish(report, stack, quick=args.quick)
-    print("\n== Targets of issue 6 " + "=" * 75)
+    print("\n== Targets (issue 6; the scanner's from issue 12) " + "=" * 47)
     print(f"{'target':52} {'measured':>12} {'wanted':>12}  verdict")
     for check in report.checks:
         print(check.line())
