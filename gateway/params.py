@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote_to_bytes
 
 from django.core.handlers.wsgi import get_bytes_from_wsgi
 from django.http import HttpRequest
@@ -18,12 +19,13 @@ TOPIC_MAX = 500
 PARAMETERS = ("topic", "budget", "category")
 MAX_FIELDS = 100
 TOO_MANY_FIELDS = "The query string has more than 100 parameters."
-_INTEGER = re.compile(r"^[+-]?\d{1,12}$")
+_INTEGER = re.compile(r"^[+-]?\d{1,12}(?:\.0*)?$")
 
 REPEATED = "The parameter {param} appears more than once; send it once."
 TOPIC_TOO_LONG = "topic is longer than 500 characters; shorten it to the key words."
 TOPIC_CONTROL = "topic contains control characters; send plain text."
 BUDGET_NOT_INTEGER = "budget must be an integer number of tokens (it is clamped to 200..8000)."
+QUERY_NOT_UTF8 = "The parameter {param} is not valid UTF-8 text (percent-encode the UTF-8 bytes of the text)."
 CATEGORY_UNKNOWN = "category {category!r} is not a category of this namespace; use one of: {known}."
 
 
@@ -40,17 +42,25 @@ def topic_parse(topic: str | None) -> str:
     return topic.strip()
 
 
-def budget_parse(budget: str | int | None, *, default: int) -> int:
-    """An integer (any sign or size up to 12 digits) clamped to [200, 8000]; empty means the default."""
+def budget_parse(budget: str | float | None, *, default: int) -> int:
+    """A whole number clamped to [200, 8000]; empty means the default.
+
+    Whole floats count (``600.0`` from JSON, ``budget=600.0`` in a URL: clients and models send them);
+    anything else, fractions included, is a 400 ``invalid_budget``.
+    """
     if budget is None or budget == "":
         return clamp_budget(default)
     if isinstance(budget, bool):
         raise BadParameterError(BUDGET_NOT_INTEGER, param="budget", code="invalid_budget")
     if isinstance(budget, int):
         return clamp_budget(budget)
-    if not _INTEGER.match(budget.strip()):
+    if isinstance(budget, float):
+        if not math.isfinite(budget) or not budget.is_integer():
+            raise BadParameterError(BUDGET_NOT_INTEGER, param="budget", code="invalid_budget")
+        return clamp_budget(int(budget))
+    if not isinstance(budget, str) or not _INTEGER.match(budget.strip()):
         raise BadParameterError(BUDGET_NOT_INTEGER, param="budget", code="invalid_budget")
-    return clamp_budget(int(budget.strip()))
+    return clamp_budget(int(budget.strip().split(".")[0]))
 
 
 def category_parse(category: str | None, *, categories: Iterable[str]) -> str | None:
@@ -69,7 +79,7 @@ def category_parse(category: str | None, *, categories: Iterable[str]) -> str | 
 def context_query(
     *,
     topic: str | None,
-    budget: str | int | None,
+    budget: str | float | None,
     category: str | None,
     categories: Sequence[str],
     default_budget: int = 2000,
@@ -82,6 +92,31 @@ def context_query(
         category=category_parse(category, categories=categories),
         limit=limit,
     )
+
+
+def _utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")  # strict: invalid bytes and encoded surrogates (ED A0 80) both fail
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def query_text_check(request: HttpRequest) -> None:
+    """Refuse a query string whose names or values are not UTF-8 (400 ``invalid_text`` naming the parameter).
+
+    Django and parse_qsl would silently turn such bytes into U+FFFD, so an agent would get an answer
+    to a question it did not ask; a clear refusal is more useful (issue 9: no input is guessed at).
+    """
+    raw = get_bytes_from_wsgi(request.META, "QUERY_STRING", "")
+    if not raw or (raw.isascii() and b"%" not in raw):
+        return
+    for pair in raw.split(b"&"):
+        name, _, value = pair.partition(b"=")
+        name_bytes = unquote_to_bytes(name.replace(b"+", b" "))
+        if not (_utf8(name_bytes) and _utf8(unquote_to_bytes(value.replace(b"+", b" ")))):
+            param = name_bytes.decode("utf-8", "replace")[:64]
+            raise BadParameterError(QUERY_NOT_UTF8.format(param=param), param=param, code="invalid_text")
 
 
 def query_string(request: HttpRequest) -> str:

@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from gateway.errors import METHOD_NOT_ALLOWED, GatewayError, MethodNotAllowedError
 from gateway.gate import Gate, request_gate, state_resolver
 from gateway.http import CachePolicy, Reply, error_reply, finish
+from gateway.params import query_text_check
 from gateway.replay import Replayable
 
 ReadView = Callable[..., Reply]
@@ -54,6 +55,7 @@ def read_view(func: ReadView) -> Callable[..., HttpResponse]:
         except GatewayError as error:
             return gateway_error_response(request, error)
         try:
+            query_text_check(request)
             reply = func(request, gate, *args, **kwargs)
         except GatewayError as error:
             return gateway_error_response(request, error, gate=gate)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 # JSON-RPC 2.0 §5.1 codes, used with the same meaning by MCP (both eras) and A2A v0.3.0 §8.1.
 PARSE_ERROR: Final = -32700
@@ -19,6 +20,18 @@ INVALID_BODY_MESSAGE: Final = "Body must be a single JSON-RPC request or notific
 INVALID_ID_MESSAGE: Final = "Request id must be a string or an integer"
 METHOD_NOT_FOUND_MESSAGE: Final = "Method not found"
 INTERNAL_ERROR_MESSAGE: Final = "Internal error"
+INVALID_TEXT_MESSAGE: Final = (
+    "{param} is not text this server can store or send back: it holds a lone UTF-16 surrogate "
+    "(such as \\ud800) or a NUL character; send well-formed Unicode."
+)
+INVALID_NUMBER_MESSAGE: Final = "{param} is not a finite number"
+TOO_DEEP_MESSAGE: Final = "{param} is nested more than {depth} levels deep"
+# data.code of each refusal, shared with the REST API's 400 codes where one exists.
+INVALID_TEXT_CODE: Final = "invalid_text"
+INVALID_NUMBER_CODE: Final = "invalid_number"
+TOO_DEEP_CODE: Final = "too_deep"
+MAX_DEPTH: Final = 32  # no request of either protocol nests half as deep; deeper only costs stack
+_PATH_SEGMENT_MAX: Final = 64
 
 RequestId = str | int
 
@@ -58,7 +71,106 @@ def decode_json(raw: bytes) -> Any:
         raise JsonRpcError(PARSE_ERROR, PARSE_ERROR_MESSAGE) from exc
 
 
-def is_request_id(value: object) -> bool:
+def is_clean_text(text: str) -> bool:
+    """Encodable as UTF-8 (no lone surrogate) and storable in PostgreSQL text and jsonb (no NUL)."""
+    if text.isascii():
+        return "\x00" not in text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return "\x00" not in text
+
+
+def _segment(key: str) -> str:
+    """A path segment that is safe to send back even when the key itself is not (escaped, bounded)."""
+    return key.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")[:_PATH_SEGMENT_MAX]
+
+
+def _problem(item: Any, depth: int) -> str | None:
+    if isinstance(item, str):
+        return None if is_clean_text(item) else INVALID_TEXT_CODE
+    if isinstance(item, float):
+        return None if math.isfinite(item) else INVALID_NUMBER_CODE  # 1e999 decodes to infinity
+    if isinstance(item, dict | list) and depth > MAX_DEPTH:
+        return TOO_DEEP_CODE
+    return None
+
+
+def request_problem(value: Any) -> tuple[str, str] | None:
+    """(code, path) of the first value the server cannot safely handle, in document order, else None.
+
+    Paths read like ``params.message.parts[0].text``. Checked: text (keys too) that is not clean, numbers
+    that are not finite, nesting deeper than ``MAX_DEPTH``. Iterative, so the walk itself needs no stack.
+    """
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        code = _problem(item, depth)
+        if code is not None:
+            return code, where or "$"
+        if isinstance(item, dict):
+            children = []
+            for key, child in item.items():
+                child_path = f"{where}.{_segment(key)}" if where else _segment(key)
+                if not is_clean_text(key):
+                    return INVALID_TEXT_CODE, child_path
+                children.append((child, child_path, depth + 1))
+            stack.extend(reversed(children))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{i}]", depth + 1) for i, child in reversed(list(enumerate(item))))
+    return None
+
+
+_PROBLEM_MESSAGES: Final = {
+    INVALID_TEXT_CODE: INVALID_TEXT_MESSAGE,
+    INVALID_NUMBER_CODE: INVALID_NUMBER_MESSAGE,
+    TOO_DEEP_CODE: TOO_DEEP_MESSAGE,
+}
+
+
+def request_refusal(message: Mapping[str, Any]) -> JsonRpcError | None:
+    """A value no handler should meet: -32602 naming the parameter, or -32600 outside ``params``.
+
+    Checked once at the edge, right after decoding, so no handler, database or response encoder ever
+    meets a lone surrogate, a NUL, an infinity or a pathological nesting (issue 9: lone surrogates used
+    to answer -32603 from seven places).
+    """
+    found = request_problem(dict(message))
+    if found is None:
+        return None
+    code, where = found
+    if where == "params" or where.startswith(("params.", "params[")):
+        message_text = _PROBLEM_MESSAGES[code].format(param=where, depth=MAX_DEPTH)
+        return JsonRpcError(INVALID_PARAMS, message_text, {"code": code, "param": where})
+    if where == "id" or where.startswith(("id.", "id[")):
+        return JsonRpcError(INVALID_REQUEST, INVALID_ID_MESSAGE)
+    return JsonRpcError(INVALID_REQUEST, INVALID_BODY_MESSAGE)
+
+
+def clean_request_id(message: Mapping[str, Any]) -> RequestId | None:
+    """The id to answer with: a valid id made of clean text, else None (an error's id is then null)."""
+    value = message.get("id")
+    if not is_request_id(value) or (isinstance(value, str) and not is_clean_text(value)):
+        return None
+    return value
+
+
+def whole_number(value: object) -> int | None:
+    """An integer, or a float with no fractional part (``600.0``, as a2a-sdk 1.x and many models send); else None.
+
+    JSON has one number type; JSON Schema's "integer" accepts 600.0 too (2020-12 validation §6.1.1).
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return None
+
+
+def is_request_id(value: object) -> TypeGuard[RequestId]:
     """A usable request id: a string or an integer, not a bool and not null (MCP ``basic/index.mdx``)."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 

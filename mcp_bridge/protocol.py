@@ -24,11 +24,13 @@ from mcp_bridge.jsonrpc import (
     JsonRpcError,
     Outcome,
     RequestId,
+    clean_request_id,
     decode_json,
     envelope_is_valid,
     error_body,
     is_request_id,
     is_response,
+    request_refusal,
     result_body,
 )
 from mcp_bridge.mcp_methods import Call
@@ -245,6 +247,16 @@ def _request(message: Mapping[str, Any], headers: McpHeaders, backend: Backend, 
     return Outcome(200, result_body(request_id, result))
 
 
+def _refused(message: Mapping[str, Any], *, modern: bool) -> Outcome | None:
+    """A value no handler may meet (``jsonrpc.request_refusal``): answered before any dispatch."""
+    refusal = request_refusal(message)
+    if refusal is None:
+        return None
+    if "id" not in message:  # a notification has no id to answer: any refusal of one is a 400
+        return Outcome(400, error_body(None, refusal.code, refusal.message, refusal.data))
+    return _error(clean_request_id(message), refusal, modern=modern)
+
+
 def _handle(body: bytes, headers: McpHeaders, backend: Backend) -> Outcome:
     try:
         message = decode_json(body)
@@ -253,11 +265,12 @@ def _handle(body: bytes, headers: McpHeaders, backend: Backend) -> Outcome:
     if not isinstance(message, dict):
         return Outcome(400, error_body(None, INVALID_REQUEST, INVALID_BODY_MESSAGE))
     modern = _claims_modern(message, headers)
+    refused = _refused(message, modern=modern)
+    if refused is not None:
+        return refused
     if is_response(message):
         # 2025-11-25 transports.mdx §Sending Messages 4 accepts posted responses; 2026-07-28 §4 forbids them.
-        if modern:
-            return Outcome(400, error_body(None, INVALID_REQUEST, POSTED_RESPONSE_MESSAGE))
-        return Outcome(202)
+        return Outcome(400, error_body(None, INVALID_REQUEST, POSTED_RESPONSE_MESSAGE)) if modern else Outcome(202)
     if "id" not in message:
         return _notification(message, headers, modern=modern)
     return _request(message, headers, backend, modern=modern)

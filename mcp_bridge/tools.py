@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from mcp_bridge import schemas
-from mcp_bridge.jsonrpc import dumps
+from mcp_bridge.jsonrpc import dumps, whole_number
 from mcp_bridge.ports import (
     Backend,
     EntryFound,
@@ -287,6 +287,17 @@ def _argument_problem(tool: Tool, arguments: Mapping[str, Any]) -> ToolResult | 
     return _failure("invalid_arguments", note, {"error": "invalid_arguments", "param": where})
 
 
+def _with_whole_integers(tool: Tool, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Integer arguments sent as whole floats (``600.0``) become ints; the schema already refused ``600.5``."""
+    properties = tool.input_schema.get("properties", {})
+    converted = dict(arguments)
+    for name, value in arguments.items():
+        number = whole_number(value) if isinstance(value, float) else None
+        if number is not None and properties.get(name, {}).get("type") == "integer":
+            converted[name] = number
+    return converted
+
+
 def call_tool(tool: Tool, arguments: Mapping[str, Any], backend: Backend) -> ToolResult:
     """Validate ``arguments`` against the tool's ``inputSchema`` and run it.
 
@@ -299,7 +310,7 @@ def call_tool(tool: Tool, arguments: Mapping[str, Any], backend: Backend) -> Too
     if problem is not None:
         return problem
     try:
-        result = tool.handler(backend, arguments)
+        result = tool.handler(backend, _with_whole_integers(tool, arguments))
     except ParamError as exc:
         note = INVALID_ARGUMENTS_MESSAGE.format(tool=tool.name, where=f"$.{exc.param}", problem=exc.message)
         return _failure("invalid_arguments", note, {"error": exc.code, "param": exc.param})
