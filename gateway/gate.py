@@ -13,10 +13,12 @@ from gateway.clients import client_address
 from gateway.errors import NamespaceNotFoundError, RateLimitedError
 from gateway.http import CachePolicy
 from gateway.ratelimit import RateDecision, rate_for, rate_limit_hit
+from knowledge.security_events import ACCESS_DENIED, BAD_KEY, RATE_LIMITED, security_event
 from knowledge.selectors.serving import (
+    KEY_VALID,
     LoadedRelease,
     NamespaceState,
-    api_key_valid,
+    api_key_status,
     namespace_state_for_host,
     namespace_state_get,
     release_loaded,
@@ -84,17 +86,27 @@ def namespace_lookup(request: HttpRequest, slug: str | None) -> tuple[str, Names
     return default, namespace_state_get(slug=default)
 
 
-def _authorized(request: HttpRequest, state: NamespaceState | None) -> NamespaceState | None:
+def _authorized(request: HttpRequest, state: NamespaceState | None, client: str) -> NamespaceState | None:
+    """The namespace if the request may read it; a refusal is answered exactly like a namespace that does not
+    exist, and only the security log tells the reasons apart."""
     if state is None or state.is_public:
         return state
     token = bearer_token(request)
-    if token is None or not api_key_valid(namespace_id=state.id, token=token):
-        return None  # answered exactly like a namespace that does not exist
+    if token is None:
+        security_event(ACCESS_DENIED, request=request, namespace=state.slug, reason="no_key", client=client)
+        return None
+    status = api_key_status(namespace_id=state.id, token=token)
+    if status != KEY_VALID:
+        security_event(BAD_KEY, request=request, namespace=state.slug, reason=status, client=client)
+        return None
     return state
 
 
-def _refuse_over_limit(decision: RateDecision | None) -> None:
+def _refuse_over_limit(request: HttpRequest, decision: RateDecision | None, *, scope: str, client: str) -> None:
     if decision is not None and not decision.admitted:
+        security_event(
+            RATE_LIMITED, request=request, namespace=scope, reason="over_limit", client=client, limit=decision.limit
+        )
         error = RateLimitedError(limit=decision.limit, window=decision.window, retry_after=decision.reset)
         error.headers = decision.headers()
         raise error
@@ -107,16 +119,16 @@ def request_gate(request: HttpRequest, *, namespace: str | None = None) -> Gate:
     against the global limit under the requested name and answered alike, so nothing tells them apart.
     """
     asked, state = namespace_lookup(request, namespace)
-    state = _authorized(request, state)
     client = client_address(request)
+    state = _authorized(request, state, client)
     if state is None or state.release_id is None or state.release_key is None:
         decision = rate_limit_hit(scope=f"?{asked}", client=client, rate=rate_for(""))
-        _refuse_over_limit(decision)
+        _refuse_over_limit(request, decision, scope=asked, client=client)
         error = NamespaceNotFoundError()
         error.headers = decision.headers() if decision else {}
         raise error
     decision = rate_limit_hit(scope=state.slug, client=client, rate=rate_for(state.rate_limit))
-    _refuse_over_limit(decision)
+    _refuse_over_limit(request, decision, scope=state.slug, client=client)
     release = release_loaded(release_id=state.release_id, key=state.release_key, namespace_id=state.id)
     prefix = f"/t/{state.slug}" if namespace is not None else ""
     return Gate(namespace=state, release=release, prefix=prefix, client=client, rate=decision)

@@ -35,7 +35,6 @@ ORIGIN_REFUSED: Final = "origin_refused"  # MCP/A2A Origin not trusted (403)
 BODY_TOO_LARGE: Final = "body_too_large"  # MCP/A2A body over the cap (413)
 PERMISSION_DENIED: Final = "permission_denied"  # a 403 from the admin or any other page
 LOGIN_FAILED: Final = "login_failed"  # django.contrib.auth's user_login_failed
-INVALID_INPUT: Final = "invalid_input"  # input refused at the edge (undecodable text, surrogates)
 A2A_QUOTA: Final = "a2a_quota"  # an A2A task refused because a storage quota is full
 
 KINDS: Final = frozenset(
@@ -47,7 +46,6 @@ KINDS: Final = frozenset(
         BODY_TOO_LARGE,
         PERMISSION_DENIED,
         LOGIN_FAILED,
-        INVALID_INPUT,
         A2A_QUOTA,
     }
 )
@@ -176,6 +174,7 @@ def _write(
         "key": security_client_hash(key) if key else None,
         "namespace": _bounded(namespace),
         "method": request.method if request is not None else None,
+        "host": _bounded(request.META.get("HTTP_HOST", "")) if request is not None else None,
         "route": _bounded(request.path) if request is not None else None,
     }
     record.update({name: _bounded(value) for name, value in fields.items() if name not in record})

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
+from django.utils import timezone
 
+from knowledge.services.a2a_tasks import a2a_task_limits, a2a_tasks_prune
 from knowledge.services.releases import ConcurrentBuildError, release_build
 from knowledge.services.versions import versions_publish_due
 
@@ -29,3 +31,9 @@ def release_build_task(self, namespace_id: int) -> int:
 def versions_publish_due_task() -> int:
     """Publish approved versions whose `publish at` time has come (Celery beat, every minute)."""
     return versions_publish_due()
+
+
+@shared_task(acks_late=True)
+def a2a_tasks_prune_task() -> int:
+    """Delete A2A tasks past their retention in every namespace (Celery beat, hourly); returns how many."""
+    return a2a_tasks_prune(limits=a2a_task_limits(), now=timezone.now())

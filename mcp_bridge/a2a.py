@@ -6,7 +6,7 @@ import logging
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any, Final, TypeGuard
+from typing import Any, Final, Literal, TypeGuard
 
 from mcp_bridge.a2a_card import OUTPUT_MODES, SUPPORTED_EXTENSIONS, build_agent_card
 from mcp_bridge.jsonrpc import (
@@ -20,12 +20,15 @@ from mcp_bridge.jsonrpc import (
     JsonRpcError,
     Outcome,
     RequestId,
+    clean_request_id,
     decode_json,
     envelope_is_valid,
     error_body,
+    request_refusal,
     result_body,
+    whole_number,
 )
-from mcp_bridge.ports import Backend, TaskStore
+from mcp_bridge.ports import Backend, TaskQuotaError, TaskStore
 from mcp_bridge.tools import ToolResult, build_tools, call_tool, find_tool
 
 __all__ = ["activated_extensions", "build_agent_card", "handle_a2a_post"]
@@ -48,11 +51,21 @@ TERMINAL_TASK_MESSAGE: Final = "This operation is not supported: task {id} is {s
 EXTENDED_CARD_MESSAGE: Final = "Authenticated Extended Card is not configured"
 FILE_PART_MESSAGE: Final = "Incompatible content types: file parts are not supported; send text or data parts"
 OUTPUT_MODES_MESSAGE: Final = "Incompatible content types: this agent answers in {modes}"
-INVALID_MESSAGE_MESSAGE: Final = "params.message must be a message with a messageId, role and at least one part"
+INVALID_MESSAGE_MESSAGE: Final = (
+    "params.message must be a message with a messageId, role and at least one part "
+    "(messageId, contextId and taskId at most 128 characters)"
+)
 INVALID_PART_MESSAGE: Final = "Unrecognized part: each part needs kind text (text) or data (data object)"
 UNKNOWN_DATA_KEYS_MESSAGE: Final = "Unsupported data part keys: {keys}"
 UNKNOWN_SKILL_MESSAGE: Final = "Unknown skill: {skill}"
 INVALID_TASK_PARAMS_MESSAGE: Final = "params.id must be a task id string; historyLength a non-negative integer"
+
+# Implementation-defined server error (JSON-RPC 2.0 §5.1), as the gateway's refusals; data says which quota.
+QUOTA_EXCEEDED: Final = -32000
+QUOTA_CODE: Final = "a2a_task_quota"
+ID_MAX_LENGTH: Final = 128
+HISTORY_TEXT_MAX: Final = 2000
+HISTORY_PARTS_MAX: Final = 8
 
 TERMINAL_STATES: Final = frozenset({"completed", "canceled", "failed", "rejected"})
 DEFAULT_SKILL: Final = "search_context"
@@ -115,10 +128,10 @@ class _Dispatch:
         raise JsonRpcError(METHOD_NOT_FOUND, METHOD_NOT_FOUND_MESSAGE)
 
     def _load(self, params: Mapping[str, Any]) -> tuple[dict[str, Any], int | None]:
+        """The task ``params.id`` names and the history length asked for (None: all of it)."""
         task_id = params.get("id")
-        length = params.get("historyLength")
-        valid_length = length is None or (isinstance(length, int) and not isinstance(length, bool) and length >= 0)
-        if not isinstance(task_id, str) or not valid_length:
+        length = _history_length(params.get("historyLength"))
+        if not isinstance(task_id, str) or length is False:
             raise JsonRpcError(INVALID_PARAMS, INVALID_TASK_PARAMS_MESSAGE)
         task = self.tasks.load(task_id)
         if task is None:
@@ -153,12 +166,21 @@ class _Dispatch:
         tool = find_tool(build_tools(self.backend.namespace()), skill)
         if tool is None:
             raise JsonRpcError(INVALID_PARAMS, UNKNOWN_SKILL_MESSAGE.format(skill=skill))
+        self._admit()
         result = call_tool(tool, arguments, self.backend)
         if result.error == "invalid_arguments":
             raise JsonRpcError(INVALID_PARAMS, result.note, result.details)
-        task = self._task(message, skill, result)
+        task = self._task(_recorded(message, texts, data, skill, arguments), skill, result)
         self.tasks.save(task)
         return _trim_history(task, configuration.get("historyLength"))
+
+    def _admit(self) -> None:
+        """The storage quotas, checked before the skill runs so a refusal has no side effect."""
+        try:
+            self.tasks.admit()
+        except TaskQuotaError as exc:
+            data = {"code": QUOTA_CODE, "message": exc.message, "param": None, "scope": exc.scope}
+            raise JsonRpcError(QUOTA_EXCEEDED, exc.message, {**data, "retryAfter": exc.retry_after}) from exc
 
     def _refuse_continuation(self, message: Mapping[str, Any]) -> None:
         """§7.1: a task in a terminal state cannot be restarted; an unknown one is not found."""
@@ -204,11 +226,33 @@ def _is_user_message(message: object) -> TypeGuard[dict[str, Any]]:
         isinstance(message, dict)
         and message.get("role") == "user"
         and isinstance(message.get("messageId"), str)
-        and bool(message["messageId"])
+        and 0 < len(message["messageId"]) <= ID_MAX_LENGTH
         and isinstance(message.get("parts"), list)
         and bool(message["parts"])
         and message.get("kind", "message") == "message"
+        and all(_is_short_id(message.get(name)) for name in ("contextId", "taskId"))
     )
+
+
+def _is_short_id(value: object) -> bool:
+    return value is None or not isinstance(value, str) or len(value) <= ID_MAX_LENGTH
+
+
+def _recorded(
+    message: Mapping[str, Any], texts: list[str], data: Mapping[str, Any], skill: str, arguments: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The user's message as the task keeps it: its ids, its text (bounded) and the call it was understood as.
+
+    Metadata, unknown part fields and data keys that were not used are not stored: a task keeps what
+    ``tasks/get`` needs, not whatever a client chose to send along (issue 9: storage quotas).
+    """
+    parts: list[dict[str, Any]] = [
+        {"kind": "text", "text": text[:HISTORY_TEXT_MAX]} for text in texts[:HISTORY_PARTS_MAX]
+    ]
+    if data:
+        parts.append({"kind": "data", "data": {"skill": skill, "arguments": dict(arguments)}})
+    recorded = {"kind": "message", "role": "user", "messageId": message["messageId"], "parts": parts}
+    return recorded | {name: message[name] for name in ("contextId", "taskId") if isinstance(message.get(name), str)}
 
 
 def _check_configuration(configuration: Mapping[str, Any]) -> None:
@@ -219,8 +263,7 @@ def _check_configuration(configuration: Mapping[str, Any]) -> None:
         raise JsonRpcError(INVALID_PARAMS, INVALID_MESSAGE_MESSAGE)
     if accepted and not ({mode.lower() for mode in accepted} & {*OUTPUT_MODES, "*/*"}):
         raise JsonRpcError(CONTENT_TYPE_NOT_SUPPORTED, OUTPUT_MODES_MESSAGE.format(modes=", ".join(OUTPUT_MODES)))
-    length = configuration.get("historyLength")
-    if length is not None and (not isinstance(length, int) or isinstance(length, bool) or length < 0):
+    if _history_length(configuration.get("historyLength")) is False:
         raise JsonRpcError(INVALID_PARAMS, INVALID_TASK_PARAMS_MESSAGE)
 
 
@@ -268,10 +311,19 @@ def _skill_call(texts: list[str], data: Mapping[str, Any]) -> tuple[str, dict[st
     return skill, arguments
 
 
+def _history_length(value: object) -> int | None | Literal[False]:
+    """``historyLength``: None when absent, a non-negative whole number (``2.0`` too), else False."""
+    if value is None:
+        return None
+    length = whole_number(value)
+    return length if length is not None and length >= 0 else False
+
+
 def _trim_history(task: dict[str, Any], length: object) -> dict[str, Any]:
-    if isinstance(length, int) and not isinstance(length, bool) and length >= 0:
+    wanted = _history_length(length)
+    if isinstance(wanted, int) and not isinstance(wanted, bool):
         history = task.get("history") or []
-        return {**task, "history": history[len(history) - length :] if length else []}
+        return {**task, "history": history[len(history) - wanted :] if wanted else []}
     return task
 
 
@@ -295,8 +347,10 @@ def handle_a2a_post(
     try:
         message = decode_json(body)
         if isinstance(message, dict):
-            raw_id = message.get("id")
-            request_id = raw_id if isinstance(raw_id, str | int) and not isinstance(raw_id, bool) else None
+            request_id = clean_request_id(message)
+            refusal = request_refusal(message)
+            if refusal is not None:
+                raise refusal
         if not isinstance(message, dict) or not envelope_is_valid(message):
             raise JsonRpcError(INVALID_REQUEST, INVALID_BODY_MESSAGE)
         result = _Dispatch(backend, tasks, now, new_id).run(message["method"], message.get("params") or {})

@@ -8,6 +8,7 @@ from typing import Any, Final
 
 import orjson
 from django.conf import settings
+from django.http import HttpRequest
 
 from gateway.context import context_body
 from gateway.entries import EntryFound as FoundInRelease
@@ -20,6 +21,7 @@ from gateway.ratelimit import Rate, rate_limit_hit
 from knowledge.ids import ID_PATTERN
 from knowledge.models import EntryVersion, Namespace, VersionState
 from knowledge.retrieval.snapshot import EntryRecord
+from knowledge.security_events import RATE_LIMITED, security_event
 from knowledge.selectors.serving import evaluation_latest, release_metrics
 from knowledge.selectors.snapshots import entry_record
 from knowledge.services.feedback import feedback_submit
@@ -69,8 +71,9 @@ class DjangoBackend:
     ``/t/<namespace>`` prefix), so the endpoints named in results are the ones the client can reach.
     """
 
-    def __init__(self, *, gate: Gate, base_url: str, source: str) -> None:
+    def __init__(self, *, gate: Gate, base_url: str, source: str, request: HttpRequest | None = None) -> None:
         self.gate = gate
+        self.request = request  # for the security log's route
         self.release = gate.release
         self.base_url = base_url.rstrip("/")
         self.source = source
@@ -134,18 +137,20 @@ class DjangoBackend:
 
         Only numbers below the released one qualify, so a version published after the active release
         was built stays invisible until its release is (design: reads come from the active release).
+        A number outside that range is refused before the query, so no integer is too large for it.
         """
-        row = (
-            EntryVersion.objects.filter(
-                entry__namespace_id=self.gate.namespace.id,
-                entry__public_id=current.id,
-                number=version,
-                number__lt=current.version,
-                state__in=(VersionState.PUBLISHED, VersionState.SUPERSEDED),
+        row = None
+        if 1 <= version < current.version:
+            row = (
+                EntryVersion.objects.filter(
+                    entry__namespace_id=self.gate.namespace.id,
+                    entry__public_id=current.id,
+                    number=version,
+                    state__in=(VersionState.PUBLISHED, VersionState.SUPERSEDED),
+                )
+                .select_related("entry__category")
+                .first()
             )
-            .select_related("entry__category")
-            .first()
-        )
         if row is None:
             message = UNKNOWN_VERSION.format(id=current.id, version=version, current=current.version)
             raise ParamError("unknown_version", message, "version")
@@ -202,6 +207,14 @@ class DjangoBackend:
             scope=f"feedback:{self.gate.namespace.slug}", client=self.gate.client, rate=feedback_rate()
         )
         if decision is not None and not decision.admitted:
+            security_event(
+                RATE_LIMITED,
+                request=self.request,
+                namespace=self.gate.namespace.slug,
+                reason="feedback_over_limit",
+                client=self.gate.client,
+                limit=decision.limit,
+            )
             raise RateLimitedError(retry_after=decision.reset)
         namespace = Namespace.objects.get(pk=self.gate.namespace.id)
         stored = feedback_submit(

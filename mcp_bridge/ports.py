@@ -27,6 +27,16 @@ class RateLimitedError(Exception):
         self.retry_after = retry_after
 
 
+class TaskQuotaError(Exception):
+    """A new A2A task would go over a storage quota (``scope`` "client" or "namespace")."""
+
+    def __init__(self, message: str, *, scope: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.scope = scope
+        self.retry_after = retry_after
+
+
 @dataclass(frozen=True)
 class NamespaceInfo:
     """Who the namespace is. ``base_url`` is absolute, without a trailing slash, and includes any
@@ -212,6 +222,10 @@ class TaskStore(Protocol):
     """
 
     retention_seconds: int
+
+    def admit(self) -> None:
+        """Before a new task runs: raise ``TaskQuotaError`` when this caller may store no more tasks now."""
+        ...
 
     def save(self, task: Mapping[str, Any]) -> None:
         """Insert or replace the task under ``task["id"]``."""

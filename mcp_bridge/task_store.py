@@ -6,15 +6,19 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
+from django.http import HttpRequest
 from django.utils import timezone
 
 from knowledge.models import A2ATask
+from knowledge.security_events import A2A_QUOTA, security_client_hash, security_event
+from knowledge.services import a2a_tasks
+from knowledge.services.a2a_tasks import TaskLimits, a2a_task_limits
+from mcp_bridge.ports import TaskQuotaError
 
 
 def task_retention_seconds() -> int:
     """``EVERGREEN_A2A_TASK_RETENTION_SECONDS``, 24 hours by default; stated in the agent card."""
-    return settings.EVERGREEN.a2a_task_retention_seconds
+    return a2a_task_limits().retention_seconds
 
 
 class DatabaseTaskStore:
@@ -22,31 +26,51 @@ class DatabaseTaskStore:
 
     The database, not Redis with a TTL: it is there in every deployment (SQLite in the embedded mode
     has no Redis), and any web worker can answer ``tasks/get`` for a task another one created. A task
-    past its retention loads as None whether or not it was pruned yet; saving prunes the namespace's
-    expired tasks, so the table stays as small as one retention period of traffic.
+    past its retention loads as None whether or not it was pruned yet. New tasks count against the
+    client's and the namespace's quotas (knowledge.services.a2a_tasks); ``client`` is the address the
+    rate limiter counts, stored only as the security log's keyed hash.
     """
 
     def __init__(
-        self, *, namespace_id: int, retention_seconds: int, now: Callable[[], datetime] = timezone.now
+        self,
+        *,
+        namespace_id: int,
+        client: str = "",
+        limits: TaskLimits | None = None,
+        request: HttpRequest | None = None,
+        namespace: str | None = None,
+        now: Callable[[], datetime] = timezone.now,
+        retention_seconds: int | None = None,
     ) -> None:
+        limits = limits or a2a_task_limits()
+        if retention_seconds is not None:
+            limits = TaskLimits(retention_seconds, limits.client_bytes, limits.namespace_bytes)
         self.namespace_id = namespace_id
-        self.retention_seconds = retention_seconds
+        self.limits = limits
+        self.retention_seconds = limits.retention_seconds
+        self.client = security_client_hash(client) if client else ""
+        self._request = request
+        self._namespace = namespace
         self._now = now
 
-    def _cutoff(self) -> datetime:
-        return self._now() - timedelta(seconds=self.retention_seconds)
+    def admit(self) -> None:
+        try:
+            a2a_tasks.a2a_task_admit(
+                namespace_id=self.namespace_id, client=self.client, limits=self.limits, now=self._now()
+            )
+        except a2a_tasks.TaskQuotaError as error:
+            security_event(A2A_QUOTA, request=self._request, namespace=self._namespace, reason=f"{error.scope}_quota")
+            raise TaskQuotaError(str(error), scope=error.scope, retry_after=error.retry_after) from error
 
     def save(self, task: Mapping[str, Any]) -> None:
-        A2ATask.objects.filter(namespace_id=self.namespace_id, saved_at__lt=self._cutoff()).delete()
-        A2ATask.objects.update_or_create(
-            namespace_id=self.namespace_id,
-            task_id=str(task["id"]),
-            defaults={"task": dict(task), "saved_at": self._now()},
+        a2a_tasks.a2a_task_save(
+            namespace_id=self.namespace_id, task=dict(task), client=self.client, limits=self.limits, now=self._now()
         )
 
     def load(self, task_id: str) -> dict[str, Any] | None:
+        cutoff = self._now() - timedelta(seconds=self.retention_seconds)
         found = (
-            A2ATask.objects.filter(namespace_id=self.namespace_id, task_id=task_id, saved_at__gte=self._cutoff())
+            A2ATask.objects.filter(namespace_id=self.namespace_id, task_id=task_id, saved_at__gte=cutoff)
             .values_list("task", flat=True)
             .first()
         )

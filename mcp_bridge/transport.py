@@ -13,7 +13,8 @@ from gateway.errors import GatewayError
 from gateway.gate import Gate, namespace_lookup
 from gateway.http import JSON
 from knowledge.models import Namespace
-from mcp_bridge.jsonrpc import INVALID_REQUEST, Outcome, decode_json, dumps, error_body, is_request_id
+from knowledge.security_events import ORIGIN_REFUSED, security_event
+from mcp_bridge.jsonrpc import INVALID_REQUEST, Outcome, clean_request_id, decode_json, dumps, error_body
 
 # JSON-RPC 2.0 §5.1 leaves -32000..-32099 to the implementation; MCP (-32020..-32022) and A2A
 # (-32001..-32007) use parts of it, so the gateway's refusals (namespace, key, rate) take -32000
@@ -97,8 +98,10 @@ def origin_allowed(request: HttpRequest, namespace: str | None) -> bool:
     return origin == _canonical_origin(request, namespace)
 
 
-def origin_refused(request: HttpRequest) -> Outcome:
+def origin_refused(request: HttpRequest, namespace: str | None) -> Outcome:
+    """The 403 of an untrusted Origin, written to the security log (the Origin is not a secret)."""
     origin = request.headers.get("Origin", "")[:200]
+    security_event(ORIGIN_REFUSED, request=request, namespace=namespace, reason="untrusted_origin", origin=origin)
     return Outcome(403, error_body(None, INVALID_REQUEST, ORIGIN_REFUSED_MESSAGE.format(origin=origin)))
 
 
@@ -121,7 +124,7 @@ def preflight(request: HttpRequest, namespace: str | None) -> HttpResponse:
     Answered without the gate: a preflight carries no credentials and does not count against the rate.
     """
     if not origin_allowed(request, namespace):
-        return respond(origin_refused(request))
+        return respond(origin_refused(request, namespace))
     response = HttpResponse(status=204)
     for name, value in cors_headers(request).items():
         response[name] = value
@@ -140,8 +143,7 @@ def request_id_of(body: bytes | None) -> Any:
         message = decode_json(body)
     except Exception:  # noqa: BLE001 - any unreadable body simply has no id
         return None
-    request_id = message.get("id") if isinstance(message, dict) else None
-    return request_id if is_request_id(request_id) else None
+    return clean_request_id(message) if isinstance(message, dict) else None
 
 
 def gateway_refusal(error: GatewayError, body: bytes | None) -> Outcome:

@@ -14,6 +14,7 @@ from gateway.errors import GatewayError
 from gateway.gate import Gate, request_gate
 from gateway.http import JSON, Reply
 from gateway.views import read_view
+from knowledge.security_events import BODY_TOO_LARGE, security_event
 from mcp_bridge import transport
 from mcp_bridge.a2a import build_agent_card, handle_a2a_post
 from mcp_bridge.backend import DjangoBackend
@@ -33,6 +34,7 @@ def _admitted(request: HttpRequest, namespace: str | None, answer: Answer) -> Ht
     limit = transport.max_body_bytes()
     body = transport.read_body(request, limit)
     if body is None:
+        security_event(BODY_TOO_LARGE, request=request, namespace=namespace, reason="over_body_cap", limit=limit)
         return transport.respond(transport.too_large(limit), extra=cors)
     try:
         gate = request_gate(request, namespace=namespace)
@@ -61,7 +63,8 @@ def _never_500(view: Callable[[HttpRequest, str | None], HttpResponse]) -> Calla
 
 
 def _mcp_answer(request: HttpRequest, body: bytes, gate: Gate) -> Outcome:
-    backend = DjangoBackend(gate=gate, base_url=transport.namespace_base_url(request, gate), source="mcp")
+    base_url = transport.namespace_base_url(request, gate)
+    backend = DjangoBackend(gate=gate, base_url=base_url, source="mcp", request=request)
     headers = McpHeaders(
         protocol_version=request.headers.get("MCP-Protocol-Version"),
         method=request.headers.get("Mcp-Method"),
@@ -76,7 +79,7 @@ def mcp_post(request: HttpRequest, namespace: str | None) -> HttpResponse:
     if transport.is_preflight(request):
         return transport.preflight(request, namespace)
     if not transport.origin_allowed(request, namespace):
-        return transport.respond(transport.origin_refused(request))
+        return transport.respond(transport.origin_refused(request, namespace))
     refusal = check_http(request.method or "", accept=request.headers.get("Accept"), content_type=request.content_type)
     if refusal is not None:
         return transport.respond(refusal, extra=transport.cors_headers(request))
@@ -84,8 +87,11 @@ def mcp_post(request: HttpRequest, namespace: str | None) -> HttpResponse:
 
 
 def _a2a_answer(request: HttpRequest, body: bytes, gate: Gate) -> Outcome:
-    backend = DjangoBackend(gate=gate, base_url=transport.namespace_base_url(request, gate), source="a2a")
-    tasks = DatabaseTaskStore(namespace_id=gate.namespace.id, retention_seconds=task_retention_seconds())
+    base_url = transport.namespace_base_url(request, gate)
+    backend = DjangoBackend(gate=gate, base_url=base_url, source="a2a", request=request)
+    tasks = DatabaseTaskStore(
+        namespace_id=gate.namespace.id, client=gate.client, request=request, namespace=gate.namespace.slug
+    )
     return handle_a2a_post(body, backend, tasks, extensions_header=request.headers.get("X-A2A-Extensions"))
 
 
@@ -95,7 +101,7 @@ def a2a_post(request: HttpRequest, namespace: str | None) -> HttpResponse:
     if transport.is_preflight(request):
         return transport.preflight(request, namespace)
     if not transport.origin_allowed(request, namespace):
-        return transport.respond(transport.origin_refused(request))
+        return transport.respond(transport.origin_refused(request, namespace))
     if request.method != "POST":
         return transport.respond(Outcome(405, None, (("Allow", "POST"),)))
     return _admitted(request, namespace, _a2a_answer)

@@ -32,6 +32,9 @@ class EvergreenSettings:
     feedback_rate_limit: Rate = FEEDBACK_RATE
     # How long A2A tasks can be fetched with tasks/get (stated in the agent card).
     a2a_task_retention_seconds: int = 24 * 3600
+    # Bytes of live A2A tasks one client may keep per namespace, and all clients together per namespace.
+    a2a_task_quota_client_bytes: int = 8 * 1024 * 1024
+    a2a_task_quota_namespace_bytes: int = 256 * 1024 * 1024
     # Key of the security log's client/key hashes (HMAC-SHA256); empty means one derived from SECRET_KEY.
     security_log_key: str = ""
     # Identical security events (kind, reason, client, namespace) within this many seconds are counted, not written.
@@ -57,6 +60,12 @@ class EvergreenSettings:
             feedback_rate_limit=env.rate("EVERGREEN_FEEDBACK_RATE_LIMIT", "20/hour"),
             a2a_task_retention_seconds=env.whole(
                 "EVERGREEN_A2A_TASK_RETENTION_SECONDS", defaults.a2a_task_retention_seconds, minimum=1
+            ),
+            a2a_task_quota_client_bytes=env.whole(
+                "EVERGREEN_A2A_TASK_QUOTA_CLIENT_BYTES", defaults.a2a_task_quota_client_bytes, minimum=1
+            ),
+            a2a_task_quota_namespace_bytes=env.whole(
+                "EVERGREEN_A2A_TASK_QUOTA_NAMESPACE_BYTES", defaults.a2a_task_quota_namespace_bytes, minimum=1
             ),
             security_log_key=env.text("EVERGREEN_SECURITY_LOG_KEY"),
             security_log_repeat_seconds=env.number(

@@ -206,15 +206,28 @@ def api_key_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+KEY_VALID = "valid"
+
+
+def _key_status(namespace_id: int, digest: str) -> str:
+    found = ApiKey.objects.filter(digest=digest).values_list("namespace_id", "revoked_at").first()
+    if found is None:
+        return "unknown_key"
+    if found[0] != namespace_id:
+        return "other_namespace_key"
+    return "revoked_key" if found[1] is not None else KEY_VALID
+
+
+def api_key_status(*, namespace_id: int, token: str) -> str:
+    """``"valid"`` for an unrevoked key of this namespace, else why not (for the security log only):
+    ``unknown_key``, ``revoked_key`` or ``other_namespace_key``. One query by digest, cached briefly."""
+    digest = api_key_digest(token)
+    return str(_states.get(("key", namespace_id, digest), lambda: _key_status(namespace_id, digest)))
+
+
 def api_key_valid(*, namespace_id: int, token: str) -> bool:
     """Whether the bearer token is an unrevoked key of this namespace (only its SHA-256 is compared)."""
-    digest = api_key_digest(token)
-    return bool(
-        _states.get(
-            ("key", namespace_id, digest),
-            lambda: ApiKey.objects.filter(namespace_id=namespace_id, digest=digest, revoked_at__isnull=True).exists(),
-        )
-    )
+    return api_key_status(namespace_id=namespace_id, token=token) == KEY_VALID
 
 
 def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:

@@ -217,6 +217,9 @@ class FakeTaskStore:
     retention_seconds: int = 86400
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
 
+    def admit(self) -> None:
+        return None
+
     def save(self, task: Mapping[str, Any]) -> None:
         self.tasks[task["id"]] = dict(task)
 

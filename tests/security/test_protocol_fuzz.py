@@ -9,6 +9,7 @@ more than 10,000 per run.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import os
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +19,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
+from evergreen_site.settings.env import Rate
 from knowledge.models import Namespace
 from tests.security.fuzz_requests import FuzzRequest, a2a_requests, mcp_requests
 from tests.servingfixtures import alpha, clean_serving_state, no_rate_limit
@@ -91,7 +93,7 @@ def run_fuzz(client: Client, path: str, requests: st.SearchStrategy[FuzzRequest]
 
 @pytest.fixture
 def fuzz_target(alpha: Namespace, no_rate_limit: None, settings: Any) -> Callable[..., int]:
-    settings.EVERGREEN = {**settings.EVERGREEN, "FEEDBACK_RATE_LIMIT": "0"}
+    settings.EVERGREEN = replace(settings.EVERGREEN, feedback_rate_limit=Rate(0, 3600))
     client = Client()
     return lambda path, requests, examples: run_fuzz(client, path, requests, examples)
 
