@@ -9,9 +9,9 @@ more than 10,000 per run.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
