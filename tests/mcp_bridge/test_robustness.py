@@ -55,13 +55,13 @@ def test_the_core_imports_no_django_http_sdk_or_domain_code() -> None:
         assert not _imported_roots(path) & set(FORBIDDEN), path.name
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=st.binary(max_size=200), mcp_headers=headers)
 def test_any_bytes_get_an_mcp_outcome(body: bytes, mcp_headers: McpHeaders) -> None:
     assert handle_post(body, mcp_headers, FakeBackend()).status in {200, 202, 400, 404}
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(message=envelopes | json_values, mcp_headers=headers)
 def test_any_json_gets_an_mcp_outcome(message: Any, mcp_headers: McpHeaders) -> None:
     outcome = handle_post(json.dumps(message).encode(), mcp_headers, FakeBackend())
@@ -69,7 +69,7 @@ def test_any_json_gets_an_mcp_outcome(message: Any, mcp_headers: McpHeaders) -> 
     assert (outcome.body is None) == (outcome.status == 202)
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(message=envelopes | json_values)
 def test_any_json_gets_an_a2a_answer_in_a_200(message: Any) -> None:
     outcome = handle_a2a_post(json.dumps(message).encode(), FakeBackend(), FakeTaskStore())
