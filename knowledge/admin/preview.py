@@ -5,8 +5,6 @@ from __future__ import annotations
 import difflib
 import json
 
-import markdown
-import nh3
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
@@ -14,6 +12,7 @@ from django.utils.safestring import SafeString, mark_safe
 from knowledge.models import Entry, EntryVersion
 from knowledge.retrieval.authoring import Draft, authoring_warnings
 from knowledge.retrieval.render.context_json import entry_payload
+from knowledge.retrieval.render.safe_html import markdown_to_safe_html
 from knowledge.selectors.snapshots import entry_record
 
 DIFF_FIELDS = ["title", "summary", "body", "tags", "links", "confidence", "updated"]
@@ -53,12 +52,12 @@ def preview_html(version: EntryVersion) -> SafeString:
     record = entry_record(entry=version.entry, version=version)
     url = version.entry.namespace.base_url.rstrip("/") + f"/api/entries/{record.id}"
     payload = json.dumps(entry_payload(record, url=url), ensure_ascii=False, indent=2)
-    body = nh3.clean(markdown.markdown(version.body, extensions=["tables", "fenced_code"]))
+    body = markdown_to_safe_html(version.body)
     return format_html(
         "<p><strong>{} tokens</strong> (seed §4 estimate of title + summary + body)</p>"
         '<div class="evergreen-preview">{}</div><details><summary>JSON</summary><pre>{}</pre></details>',
         version.tokens,
-        mark_safe(body),  # noqa: S308  # sanitised by nh3
+        mark_safe(body),  # noqa: S308  # sanitised by markdown_to_safe_html (nh3)
         payload,
     )
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import markdown
-import nh3
 from django.template.loader import render_to_string
 
 from knowledge.retrieval.index import SearchIndex
@@ -25,15 +23,11 @@ from knowledge.retrieval.render.release import (
     SEARCH_INDEX,
     RenderedArtifact,
 )
+from knowledge.retrieval.render.safe_html import markdown_to_safe_html
 from knowledge.retrieval.snapshot import DocRecord, EntryRecord, ReleaseStamp, Snapshot
 
 INDEX_HTML = "index.html"
 BUDGETS = (800, 2000, 4000, 8000)
-
-
-def markdown_html(text: str) -> str:
-    """Editor Markdown as sanitized HTML (nh3 drops scripts, handlers and unknown tags)."""
-    return nh3.clean(markdown.markdown(text, extensions=["tables", "fenced_code", "sane_lists"]))
 
 
 def _common(snapshot: Snapshot, stamp: ReleaseStamp, root: str) -> dict[str, Any]:
@@ -79,7 +73,7 @@ def entry_page_render(entry: EntryRecord, snapshot: Snapshot, stamp: ReleaseStam
     context.update(
         {
             "entry": entry,
-            "body_html": markdown_html(entry.body),
+            "body_html": markdown_to_safe_html(entry.body),
             "stale": is_stale(entry.updated, revision=stamp.revision),
             "self_md": f"{entry.id}.md",
         }
@@ -89,7 +83,7 @@ def entry_page_render(entry: EntryRecord, snapshot: Snapshot, stamp: ReleaseStam
 
 def doc_page_render(doc: DocRecord, snapshot: Snapshot, stamp: ReleaseStamp) -> str:
     context = _common(snapshot, stamp, "../")
-    context.update({"doc": doc, "body_html": markdown_html(doc.body), "self_md": f"{doc.slug}.md"})
+    context.update({"doc": doc, "body_html": markdown_to_safe_html(doc.body), "self_md": f"{doc.slug}.md"})
     return render_to_string("evergreen/doc.html", context)
 
 
