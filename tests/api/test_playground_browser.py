@@ -48,7 +48,8 @@ def ask(page: Any, base: str, topic: str, budget: int) -> list[str]:
     page.fill("#pg-topic", topic)
     page.fill("#pg-budget", str(budget))
     page.click("#pg-send")
-    page.wait_for_function("document.getElementById('pg-status').textContent.startsWith('matched=')")
+    # A function, not an expression string: Playwright evaluates strings with eval, which the page's CSP forbids.
+    page.wait_for_function("() => document.getElementById('pg-status').textContent.startsWith('matched=')")
     return [str(row.get_attribute("data-id")) for row in page.query_selector_all("#pg-entries tbody tr")]
 
 
