@@ -4,6 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
+# The official TypeScript MCP SDKs the tests drive (tests/mcp_bridge/test_typescript_sdk.py).
+NODE_CLIENTS := tests/mcp_bridge/typescript
+NODE_STAMP := $(NODE_CLIENTS)/node_modules/.installed
 
 .PHONY: run test lint format typecheck check ci bench worker beat install clean
 
@@ -16,6 +19,13 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# npm ci only when the lockfile changed (npm keeps its download cache in ~/.npm); without npm the
+# TypeScript SDK tests skip with a reason (EVERGREEN_REQUIRE_SERVICES=1 makes that a failure).
+$(NODE_STAMP): $(NODE_CLIENTS)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd $(NODE_CLIENTS) && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
+	else echo "npm not found: the TypeScript MCP SDK tests will skip (apt-get install nodejs npm)"; fi
+
 run: $(STAMP)
 	@mkdir -p var
 	$(BIN)/python manage.py migrate --noinput -v 0
@@ -23,7 +33,7 @@ run: $(STAMP)
 	@echo "Evergreen demo: http://127.0.0.1:$(PORT)/  (admin: http://127.0.0.1:$(PORT)/admin/)"
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-test: $(STAMP)
+test: $(STAMP) $(NODE_STAMP)
 	@mkdir -p var
 	$(BIN)/pytest
 
@@ -56,4 +66,4 @@ beat: $(STAMP)
 	$(BIN)/celery -A evergreen_site beat --loglevel INFO
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache $(NODE_CLIENTS)/node_modules

@@ -16,6 +16,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("api/schema/", schema_view, name="api-schema"),
     path("api/docs/", api_docs, name="api-docs"),
+    path("", include((agents.deployment_urlpatterns, "deployment"), namespace="deployment")),
     path("", include((public.urlpatterns, "public"), namespace="public")),
     path("t/<slug:namespace>/", include((public.urlpatterns, "public"), namespace="tenant")),
     path("", include((agents.urlpatterns, "agents"), namespace="agents")),

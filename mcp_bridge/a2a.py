@@ -8,7 +8,8 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, TypeGuard
 
-from mcp_bridge.a2a_card import OUTPUT_MODES, SUPPORTED_EXTENSIONS, build_agent_card
+from mcp_bridge.a2a_card import OUTPUT_MODES, PROTOCOL_VERSION, build_agent_card
+from mcp_bridge.a2a_extensions import supported_extensions
 from mcp_bridge.jsonrpc import (
     INTERNAL_ERROR,
     INTERNAL_ERROR_MESSAGE,
@@ -42,7 +43,17 @@ PUSH_NOTIFICATION_NOT_SUPPORTED: Final = -32003
 UNSUPPORTED_OPERATION: Final = -32004
 CONTENT_TYPE_NOT_SUPPORTED: Final = -32005
 AUTHENTICATED_EXTENDED_CARD_NOT_CONFIGURED: Final = -32007
+# A2A 1.0 §5.4; a 1.0 client may send it our way, so we answer with it.
+VERSION_NOT_SUPPORTED: Final = -32009
+SERVED_VERSION: Final = ".".join(PROTOCOL_VERSION.split(".")[:2])
 
+VERSION_NOT_SUPPORTED_MESSAGE: Final = (
+    "A2A version {requested} is not supported: this agent speaks A2A {served} "
+    "(send A2A-Version: {served} or no header, and the methods message/send, tasks/get, tasks/cancel)"
+)
+V1_METHOD_MESSAGE: Final = (
+    "Method not found: {method} is an A2A 1.0 method; this agent speaks A2A {served}, where it is {equivalent}"
+)
 TASK_NOT_FOUND_MESSAGE: Final = "Task not found"
 TASK_NOT_CANCELABLE_MESSAGE: Final = "Task cannot be canceled"
 PUSH_NOT_SUPPORTED_MESSAGE: Final = "Push Notification is not supported"
@@ -67,6 +78,20 @@ ID_MAX_LENGTH: Final = 128
 HISTORY_TEXT_MAX: Final = 2000
 HISTORY_PARTS_MAX: Final = 8
 
+# A2A 1.0 §5.3 renamed the JSON-RPC methods; a 1.0 client without A2A-Version is told the 0.3 name.
+V1_METHODS: Final = {
+    "SendMessage": "message/send",
+    "SendStreamingMessage": "message/stream (not offered: streaming is off)",
+    "GetTask": "tasks/get",
+    "ListTasks": "not offered",
+    "CancelTask": "tasks/cancel",
+    "SubscribeToTask": "tasks/resubscribe (not offered: streaming is off)",
+    "CreateTaskPushNotificationConfig": "not offered (no push notifications)",
+    "GetTaskPushNotificationConfig": "not offered (no push notifications)",
+    "ListTaskPushNotificationConfigs": "not offered (no push notifications)",
+    "DeleteTaskPushNotificationConfig": "not offered (no push notifications)",
+    "GetExtendedAgentCard": "not offered (no extended card)",
+}
 TERMINAL_STATES: Final = frozenset({"completed", "canceled", "failed", "rejected"})
 DEFAULT_SKILL: Final = "search_context"
 # The data part of message/send (seed §5 ③ / issue 4): {topic, budget, category} (+ limit), or a skill call.
@@ -83,6 +108,11 @@ PUSH_METHODS: Final = frozenset(
 )
 
 
+def _timestamp(moment: datetime) -> str:
+    """RFC 3339 in UTC, as the domain writes its own (knowledge.retrieval.timestamps)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -91,14 +121,32 @@ def _new_id() -> str:
     return uuid.uuid4().hex
 
 
-def _timestamp(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def activated_extensions(header: str | None) -> tuple[str, ...]:
+def activated_extensions(header: str | None, base_url: str) -> tuple[str, ...]:
     """v0.3 extensions: the ``X-A2A-Extensions`` URIs we support, to echo in the response header."""
     requested = [uri.strip() for uri in (header or "").split(",")]
-    return tuple(uri for uri in SUPPORTED_EXTENSIONS if uri in requested)
+    return tuple(uri for uri in supported_extensions(base_url) if uri in requested)
+
+
+def _major_minor(version: str) -> str:
+    return ".".join(version.strip().split(".")[:2])
+
+
+def check_version(requested: str | None) -> None:
+    """A2A 1.0 §3.6.2: requests carry ``A2A-Version`` (Major.Minor; empty means 0.3) and an agent that
+    does not serve it MUST answer VersionNotSupportedError. Earlier revisions had no such header, so a
+    0.3 client never sends anything but 0.3 or nothing."""
+    if not requested or not requested.strip() or _major_minor(requested) == SERVED_VERSION:
+        return
+    data = [
+        {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": "VERSION_NOT_SUPPORTED",
+            "domain": "a2a-protocol.org",
+            "metadata": {"requestedVersion": requested.strip(), "supportedVersions": SERVED_VERSION},
+        }
+    ]
+    message = VERSION_NOT_SUPPORTED_MESSAGE.format(requested=requested.strip()[:20], served=SERVED_VERSION)
+    raise JsonRpcError(VERSION_NOT_SUPPORTED, message, data)
 
 
 class _Dispatch:
@@ -125,6 +173,9 @@ class _Dispatch:
             raise JsonRpcError(PUSH_NOTIFICATION_NOT_SUPPORTED, PUSH_NOT_SUPPORTED_MESSAGE)
         if method == "agent/getAuthenticatedExtendedCard":
             raise JsonRpcError(AUTHENTICATED_EXTENDED_CARD_NOT_CONFIGURED, EXTENDED_CARD_MESSAGE)
+        if method in V1_METHODS:
+            message = V1_METHOD_MESSAGE.format(method=method, served=SERVED_VERSION, equivalent=V1_METHODS[method])
+            raise JsonRpcError(METHOD_NOT_FOUND, message, {"supportedVersions": [SERVED_VERSION]})
         raise JsonRpcError(METHOD_NOT_FOUND, METHOD_NOT_FOUND_MESSAGE)
 
     def _load(self, params: Mapping[str, Any]) -> tuple[dict[str, Any], int | None]:
@@ -333,6 +384,7 @@ def handle_a2a_post(
     tasks: TaskStore,
     *,
     extensions_header: str | None = None,
+    version: str | None = None,
     now: Callable[[], datetime] = _utcnow,
     new_id: Callable[[], str] = _new_id,
 ) -> Outcome:
@@ -341,7 +393,7 @@ def handle_a2a_post(
     Errors travel in HTTP 200 like the SDK's server does: the SDK client raises on any non-2xx status
     before it reads the JSON-RPC error (``a2a/client/transports/jsonrpc.py``).
     """
-    activated = activated_extensions(extensions_header)
+    activated = activated_extensions(extensions_header, backend.namespace().base_url)
     headers = (("X-A2A-Extensions", ", ".join(activated)),) if activated else ()
     request_id: RequestId | None = None
     try:
@@ -353,6 +405,7 @@ def handle_a2a_post(
                 raise refusal
         if not isinstance(message, dict) or not envelope_is_valid(message):
             raise JsonRpcError(INVALID_REQUEST, INVALID_BODY_MESSAGE)
+        check_version(version)
         result = _Dispatch(backend, tasks, now, new_id).run(message["method"], message.get("params") or {})
     except JsonRpcError as exc:
         return Outcome(200, error_body(request_id, exc.code, exc.message, exc.data), headers)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from mcp_bridge import schemas
+from mcp_bridge.a2a_extensions import CITATION, TOKEN_BUDGET, extension_uri
 from mcp_bridge.ports import NamespaceInfo
 from mcp_bridge.tools import Tool
 
@@ -16,11 +17,6 @@ A2A_PATH: Final = "/a2a"
 INPUT_MODES: Final = ("text/plain", "application/json")
 OUTPUT_MODES: Final = ("application/json", "text/plain")
 
-# Extension identity is its URI, versioned in the path (A2A docs/topics/extensions.md §Versioning);
-# one URI for every Evergreen deployment, so a client recognises the extension everywhere.
-BUDGET_EXTENSION: Final = "https://evergreen.example.com/a2a/extensions/token-budget/v1"
-CITATION_EXTENSION: Final = "https://evergreen.example.com/a2a/extensions/citation/v1"
-SUPPORTED_EXTENSIONS: Final = (BUDGET_EXTENSION, CITATION_EXTENSION)
 API_KEY_SCHEME: Final = "apiKey"
 
 CARD_DESCRIPTION: Final = (
@@ -35,7 +31,7 @@ PRIVATE_ACCESS: Final = "Private namespace: send the namespace API key as Author
 
 def _extensions(rules: Sequence[str], info: NamespaceInfo) -> list[dict[str, Any]]:
     token_budget = {
-        "uri": BUDGET_EXTENSION,
+        "uri": extension_uri(info.base_url, TOKEN_BUDGET),
         "description": "Answers are packed to a token budget; put budget (tokens) in the message's data part.",
         "required": False,
         "params": {
@@ -49,7 +45,7 @@ def _extensions(rules: Sequence[str], info: NamespaceInfo) -> list[dict[str, Any
         },
     }
     citation = {
-        "uri": CITATION_EXTENSION,
+        "uri": extension_uri(info.base_url, CITATION),
         "description": "Every entry has a stable ID and a citation; cite facts with the given marker.",
         "required": False,
         "params": {
@@ -63,11 +59,11 @@ def _extensions(rules: Sequence[str], info: NamespaceInfo) -> list[dict[str, Any
 
 
 def _skill(tool: Tool) -> dict[str, Any]:
-    """A skill mirrors an MCP tool: same id, name and description, called via ``data.skill``."""
+    """A skill mirrors an MCP tool (same id and name), called via ``data.skill``; its errors in A2A terms."""
     skill: dict[str, Any] = {
         "id": tool.name,
         "name": tool.title,
-        "description": tool.description,
+        "description": tool.a2a_description(),
         "tags": list(tool.tags),
         "inputModes": list(INPUT_MODES),
         "outputModes": list(OUTPUT_MODES),

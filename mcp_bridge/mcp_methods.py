@@ -7,6 +7,7 @@ import binascii
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any, Final
 
 from mcp_bridge.jsonrpc import INVALID_PARAMS, JsonRpcError
@@ -157,6 +158,11 @@ def entry_uri(slug: str, entry_id: str) -> str:
     return f"{URI_SCHEME}{slug}/{entry_id}"
 
 
+def start_of_day(day: str) -> str:
+    """A ``YYYY-MM-DD`` date as the RFC 3339 date-time it begins (UTC)."""
+    return f"{date.fromisoformat(day).isoformat()}T00:00:00Z"
+
+
 def resources_list(call: Call) -> dict[str, Any]:
     cursor = call.params.get("cursor")
     after = None if cursor is None else decode_cursor(cursor)
@@ -170,7 +176,9 @@ def resources_list(call: Call) -> dict[str, Any]:
                 "title": item.title,
                 "description": item.summary,
                 "mimeType": ENTRY_MIME_TYPE,
-                "annotations": {"lastModified": item.updated},
+                # The schema's lastModified is an ISO 8601 date-time; the TypeScript SDKs refuse the
+                # whole list over a bare date, so the entry's `updated` day becomes its first moment.
+                "annotations": {"lastModified": start_of_day(item.updated)},
             }
             for item in page.items
         ]

@@ -12,6 +12,8 @@ LIMIT_MIN: Final = 1
 LIMIT_MAX: Final = 50
 QUERY_MAX_LENGTH: Final = 500
 ENTRY_ID_MAX_LENGTH: Final = 64
+# get_entry fetches up to this many IDs at once: a search's `omitted` list holds at most 20.
+ENTRY_IDS_MAX: Final = 20
 FEEDBACK_MESSAGE_MAX_LENGTH: Final = 2000
 SCENARIOS: Final = ("chat", "coding", "research", "support")
 FEEDBACK_KINDS: Final = ("outdated", "incorrect", "missing", "other")
@@ -52,18 +54,23 @@ def search_input(categories: Sequence[str]) -> dict[str, Any]:
 
 
 def entry_input(id_prefix: str) -> dict[str, Any]:
+    """``id`` (with an optional ``version``) or ``ids``; exactly one is checked by the handler, since
+    several model providers refuse ``oneOf``/``anyOf`` at the top of a tool's input schema."""
+    entry_id = {"type": "string", "minLength": 1, "maxLength": ENTRY_ID_MAX_LENGTH}
     return {
         "type": "object",
         "properties": {
-            "id": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": ENTRY_ID_MAX_LENGTH,
-                "description": f"A stable entry ID such as {id_prefix}-202.",
-            },
+            "id": {**entry_id, "description": f"A stable entry ID such as {id_prefix}-202."},
             "version": {"type": "integer", "minimum": 1, "description": "A published version; default: current."},
+            "ids": {
+                "type": "array",
+                "items": entry_id,
+                "minItems": 1,
+                "maxItems": ENTRY_IDS_MAX,
+                "uniqueItems": True,
+                "description": f"Up to {ENTRY_IDS_MAX} IDs at once (such as a search's omitted IDs), instead of id.",
+            },
         },
-        "required": ["id"],
         "additionalProperties": False,
     }
 
@@ -101,11 +108,43 @@ _ENTRY_FIELDS: Final = {
     "updated": {"type": "string"},
 }
 
-ENTRY_OUTPUT: Final = {
+_ENTRY: Final = {
     "type": "object",
     "properties": _ENTRY_FIELDS,
     "required": list(_ENTRY_FIELDS),
 }
+
+_TOMBSTONE: Final = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "title": {"type": "string"},
+        "retiredAt": {"type": "string"},
+        "reason": {"type": "string"},
+        "replacedBy": _NULLABLE_STRING,
+    },
+    "required": ["id", "title", "retiredAt", "reason", "replacedBy"],
+}
+
+# With `ids`, one result lists what was found, what is retired and what never existed, in the asked order.
+_ENTRIES: Final = {
+    "type": "object",
+    "properties": {
+        "entries": {"type": "array", "items": _ENTRY},
+        "gone": {"type": "array", "items": _TOMBSTONE},
+        "missing": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "nearest": {"type": "array", "items": {"type": "string"}}},
+                "required": ["id", "nearest"],
+            },
+        },
+    },
+    "required": ["entries", "gone", "missing"],
+}
+
+ENTRY_OUTPUT: Final = {"type": "object", "anyOf": [_ENTRY, _ENTRIES]}
 
 _PACKED_ENTRY: Final = {
     "type": "object",

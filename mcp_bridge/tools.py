@@ -32,6 +32,8 @@ GONE_MESSAGE: Final = "{id} is gone: it was retired on {retired_at} ({reason})."
 GONE_REPLACED_MESSAGE: Final = " It was replaced by {replaced_by}; call get_entry with that ID."
 MISSING_MESSAGE: Final = "There is no entry {id} in this knowledge base. The nearest IDs are: {nearest}."
 MISSING_NO_NEIGHBOURS_MESSAGE: Final = "There is no entry {id} in this knowledge base."
+ID_OR_IDS_MESSAGE: Final = "Give either id (optionally with version) or ids, not both and not neither."
+ENTRIES_MESSAGE: Final = "Found: {found}. Retired: {gone}. Not in this knowledge base: {missing}."
 NO_PROMPT_PACK_MESSAGE: Final = "This knowledge base has no prompt pack for the scenario {scenario}."
 RATE_LIMITED_MESSAGE: Final = "Too many feedback submissions; retry after {seconds} seconds."
 FEEDBACK_QUEUED_MESSAGE: Final = (
@@ -81,6 +83,10 @@ class Tool:
     handler: Handler
     tags: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
+    # What the caller did wrong (MCP: isError results; A2A: JSON-RPC -32602) and what can go wrong with
+    # a valid call (MCP: isError results; A2A: a failed task). Each channel words them its own way.
+    refusals: str = ""
+    failures: str = ""
     validator: Draft202012Validator = field(init=False, repr=False, compare=False)
     output_validator: Draft202012Validator = field(init=False, repr=False, compare=False)
 
@@ -88,12 +94,26 @@ class Tool:
         object.__setattr__(self, "validator", Draft202012Validator(self.input_schema))
         object.__setattr__(self, "output_validator", Draft202012Validator(self.output_schema))
 
+    def mcp_description(self) -> str:
+        """MCP tools.mdx §Error Handling: both kinds of problem come back as ``isError`` results."""
+        errors = "; ".join(text for text in (self.refusals, self.failures) if text)
+        return f"{self.description} Errors (isError): {errors}." if errors else self.description
+
+    def a2a_description(self) -> str:
+        """A2A v0.3.0: bad arguments are JSON-RPC errors (-32602); a valid call that fails is a failed task."""
+        text = self.description
+        if self.refusals:
+            text += f" Invalid arguments ({self.refusals}) are answered with JSON-RPC error -32602."
+        if self.failures:
+            text += f" The task ends as failed, with the reason in status.message, when: {self.failures}."
+        return text
+
     def definition(self) -> dict[str, Any]:
         """The MCP ``Tool`` object of ``tools/list`` (both eras)."""
         return {
             "name": self.name,
             "title": self.title,
-            "description": self.description,
+            "description": self.mcp_description(),
             "inputSchema": self.input_schema,
             "outputSchema": self.output_schema,
             "annotations": {"title": self.title, **self.annotations},
@@ -124,6 +144,10 @@ def _search(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
 
 
 def _entry(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
+    if ("id" in args) == ("ids" in args) or ("ids" in args and "version" in args):
+        raise ParamError("invalid_arguments", ID_OR_IDS_MESSAGE, "id")
+    if "ids" in args:
+        return _entries(backend, args["ids"])
     entry_id = args["id"]
     found = backend.entry(entry_id=entry_id, version=args.get("version"))
     if isinstance(found, EntryFound):
@@ -131,7 +155,7 @@ def _entry(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
         return ToolResult(structured=payload, note=f"{payload.get('id')} — {payload.get('title')}")
     if isinstance(found, EntryGone):
         stone = found.tombstone
-        note = GONE_MESSAGE.format(id=stone.id, retired_at=stone.retired_at, reason=stone.reason)
+        note = GONE_MESSAGE.format(id=stone.id, retired_at=stone.retired_at[:10], reason=stone.reason)
         if stone.replaced_by:
             note += GONE_REPLACED_MESSAGE.format(replaced_by=stone.replaced_by)
         return _failure("gone", note, {"error": "gone", "tombstone": stone.as_json()})
@@ -142,6 +166,27 @@ def _entry(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
         else MISSING_NO_NEIGHBOURS_MESSAGE.format(id=entry_id)
     )
     return _failure("not_found", note, {"error": "not_found", "id": entry_id, "nearest": nearest})
+
+
+def _entries(backend: Backend, entry_ids: Sequence[str]) -> ToolResult:
+    """Several IDs in one call: a partial answer is a success that says which IDs are gone or missing."""
+    found: list[dict[str, Any]] = []
+    gone: list[dict[str, Any]] = []
+    missing: list[dict[str, Any]] = []
+    for entry_id in entry_ids:
+        lookup = backend.entry(entry_id=entry_id, version=None)
+        if isinstance(lookup, EntryFound):
+            found.append(dict(lookup.payload))
+        elif isinstance(lookup, EntryGone):
+            gone.append(lookup.tombstone.as_json())
+        else:
+            missing.append({"id": entry_id, "nearest": list(lookup.nearest[:3])})
+    note = ENTRIES_MESSAGE.format(
+        found=", ".join(e["id"] for e in found) or "none",
+        gone=", ".join(t["id"] for t in gone) or "none",
+        missing=", ".join(m["id"] for m in missing) or "none",
+    )
+    return ToolResult(structured={"entries": found, "gone": gone, "missing": missing}, note=note)
 
 
 def _prompt_pack(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
@@ -194,9 +239,9 @@ def build_tools(info: NamespaceInfo) -> tuple[Tool, ...]:
                 "confidence 0-1, token cost, updated date, score, relevance), one citation per entry with a "
                 "ready [ID] marker, and the citation rules. matched=false: nothing matched, the entries are a "
                 "fallback that must not be cited. truncated=true: raise budget or narrow query before "
-                "answering. Errors (isError): an unknown category, or a query that is too long or has control "
-                "characters."
+                "answering."
             ),
+            refusals="an unknown category, or a query that is too long or has control characters",
             input_schema=schemas.search_input(info.categories),
             output_schema=schemas.CONTEXT_PACK_OUTPUT,
             annotations=READ_ONLY,
@@ -210,9 +255,15 @@ def build_tools(info: NamespaceInfo) -> tuple[Tool, ...]:
             description=(
                 f"Fetch one entry by its stable ID (for example {example_id}) with its full body, tags, "
                 "confidence (0-1), token cost and updated date; `version` (integer >= 1) selects an older "
-                "published version. Returns the entry JSON, as GET /api/entries/<ID>. Errors (isError): a "
-                "retired ID is reported as gone with its tombstone (retiredAt, reason, replacedBy: call again "
-                "with replacedBy); an unknown ID is reported with the three nearest existing IDs."
+                "published version. Returns the entry JSON, as GET /api/entries/<ID>. "
+                f"`ids` (instead of `id`, up to {schemas.ENTRY_IDS_MAX}, e.g. the `omitted` IDs of a search) "
+                "fetches several at once and returns {entries, gone, missing}: found entries, tombstones of "
+                "retired IDs, and unknown IDs with their nearest existing IDs."
+            ),
+            refusals="both or neither of id and ids, version with ids, or a version that was never published",
+            failures=(
+                "a retired ID (reported as gone with its tombstone: retiredAt, reason, replacedBy; call again "
+                "with replacedBy); an unknown ID (reported with the three nearest existing IDs)"
             ),
             input_schema=schemas.entry_input(info.id_prefix),
             output_schema=schemas.ENTRY_OUTPUT,
@@ -226,9 +277,9 @@ def build_tools(info: NamespaceInfo) -> tuple[Tool, ...]:
             title="Get a prompt pack",
             description=(
                 "Get the rules pack to inject into a system prompt for one scenario: chat, coding, research or "
-                "support. Returns {scenario, title, text}. Errors (isError): the knowledge base has no pack "
-                "for that scenario."
+                "support. Returns {scenario, title, text}."
             ),
+            failures="the knowledge base has no pack for that scenario",
             input_schema=schemas.PROMPT_PACK_INPUT,
             output_schema=schemas.PROMPT_PACK_OUTPUT,
             annotations=READ_ONLY,
@@ -260,9 +311,10 @@ def build_tools(info: NamespaceInfo) -> tuple[Tool, ...]:
                 f"missing or other; `message`: 1-{schemas.FEEDBACK_MESSAGE_MAX_LENGTH} characters; optional "
                 f"`entryId` (for example {example_id}) and `query` (up to {schemas.QUERY_MAX_LENGTH} "
                 "characters). It is stored for human review only and never changes published content. Returns "
-                "{feedbackId, status: queued_for_review}. Errors (isError): too many submissions (retry after "
-                "the given seconds), or an entryId that is not an entry here."
+                "{feedbackId, status: queued_for_review}."
             ),
+            refusals="an entryId that is not an entry here",
+            failures="too many submissions (retry after the given seconds)",
             input_schema=schemas.FEEDBACK_INPUT,
             output_schema=schemas.FEEDBACK_OUTPUT,
             annotations=ADDITIVE_WRITE,

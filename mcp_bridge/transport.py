@@ -24,7 +24,7 @@ BODY_TOO_LARGE_MESSAGE: Final = "Request body too large: at most {limit} bytes"
 ORIGIN_REFUSED_MESSAGE: Final = "Origin not allowed: {origin}"
 CORS_ALLOW_HEADERS: Final = (
     "Accept, Authorization, Content-Type, Last-Event-ID, MCP-Protocol-Version, Mcp-Method, Mcp-Name, "
-    "Mcp-Session-Id, X-A2A-Extensions"
+    "Mcp-Session-Id, X-A2A-Extensions, A2A-Version"
 )
 CORS_EXPOSE_HEADERS: Final = "Mcp-Session-Id, Retry-After, RateLimit, RateLimit-Policy, X-A2A-Extensions"
 

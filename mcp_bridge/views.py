@@ -10,13 +10,14 @@ from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from gateway.errors import GatewayError
+from gateway.errors import METHOD_NOT_ALLOWED, NOT_FOUND, GatewayError, MethodNotAllowedError, NotFoundError
 from gateway.gate import Gate, request_gate
-from gateway.http import JSON, Reply
-from gateway.views import read_view
+from gateway.http import JSON, MARKDOWN, CachePolicy, Reply, finish
+from gateway.views import ALLOWED_METHODS, gateway_error_response, read_view
 from knowledge.security_events import BODY_TOO_LARGE, security_event
 from mcp_bridge import transport
 from mcp_bridge.a2a import build_agent_card, handle_a2a_post
+from mcp_bridge.a2a_extensions import SPECIFICATIONS
 from mcp_bridge.backend import DjangoBackend
 from mcp_bridge.jsonrpc import INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE, Outcome, error_body
 from mcp_bridge.protocol import McpHeaders, check_http, handle_post
@@ -92,7 +93,14 @@ def _a2a_answer(request: HttpRequest, body: bytes, gate: Gate) -> Outcome:
     tasks = DatabaseTaskStore(
         namespace_id=gate.namespace.id, client=gate.client, request=request, namespace=gate.namespace.slug
     )
-    return handle_a2a_post(body, backend, tasks, extensions_header=request.headers.get("X-A2A-Extensions"))
+    return handle_a2a_post(
+        body,
+        backend,
+        tasks,
+        extensions_header=request.headers.get("X-A2A-Extensions"),
+        # A2A 1.0 §3.6.1: the version travels as a header or, instead, as a query parameter.
+        version=request.headers.get("A2A-Version") or request.GET.get("A2A-Version"),
+    )
 
 
 @_never_500
@@ -114,3 +122,16 @@ def agent_card_get(request: HttpRequest, gate: Gate) -> Reply:
     info = backend.namespace()
     card = build_agent_card(info, build_tools(info), backend.rules(), retention_seconds=task_retention_seconds())
     return Reply(orjson.dumps(card), JSON, describedby=gate.path("llms.txt"))
+
+
+@csrf_exempt
+def a2a_extension_get(request: HttpRequest, name: str) -> HttpResponse:
+    """The specification at an extension's URI (A2A extensions.md: "SHOULD be hosted at the extension's URI")."""
+    if request.method not in ALLOWED_METHODS:
+        refused = MethodNotAllowedError(METHOD_NOT_ALLOWED)
+        refused.headers = {"Allow": ", ".join(ALLOWED_METHODS)}
+        return gateway_error_response(request, refused)
+    document = SPECIFICATIONS.get(name)
+    if document is None:
+        return gateway_error_response(request, NotFoundError(NOT_FOUND))
+    return finish(request, Reply(document.encode(), MARKDOWN), cache=CachePolicy())

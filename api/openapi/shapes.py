@@ -126,7 +126,7 @@ TOMBSTONE = obj(
     {
         "id": ID,
         "title": STRING,
-        "retiredAt": {**STRING, "format": "date"},
+        "retiredAt": {**STRING, "format": "date-time"},
         "reason": STRING,
         "replacedBy": {**ID, "nullable": True},
     },

@@ -27,6 +27,7 @@ from knowledge.retrieval.payload import ReleaseView
 from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON
 from knowledge.retrieval.render.site import render_site_json, snapshot_from_artifacts
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot, Tombstone
+from knowledge.retrieval.timestamps import rfc3339
 from knowledge.selectors.snapshots import snapshot_read
 
 NAMESPACE_TTL_SECONDS = 1.0  # a publish or a revoked key is visible within this time
@@ -327,6 +328,6 @@ def evaluation_latest(*, namespace_id: int) -> dict[str, Any] | None:
         "runId": run.pk,
         "releaseId": run.release.sequence,
         "knowledgeVersion": run.release.knowledge_version,
-        "measuredAt": run.created_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "measuredAt": rfc3339(run.created_at),
         "metrics": run.metrics,
     }

@@ -12,6 +12,7 @@ from knowledge.retrieval.snapshot import (
     Snapshot,
     Tombstone,
 )
+from knowledge.retrieval.timestamps import rfc3339
 
 
 def namespace_info(*, namespace: Namespace) -> NamespaceInfo:
@@ -68,7 +69,7 @@ def snapshot_read(*, namespace: Namespace) -> Snapshot:
                 Tombstone(
                     id=entry.public_id,
                     title=live.title if live else "",
-                    retired_at=entry.retired_at.date().isoformat(),
+                    retired_at=rfc3339(entry.retired_at),
                     reason=entry.retire_reason,
                     replaced_by=entry.replaced_by or None,
                 )

@@ -41,6 +41,7 @@ from knowledge.retrieval.render.release import (
 )
 from knowledge.retrieval.semver import bump_knowledge_version
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
+from knowledge.retrieval.timestamps import rfc3339
 from knowledge.selectors.pages import release_metrics_measure
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services.access import require_role
@@ -125,7 +126,7 @@ def _stamp(*, namespace: Namespace, snapshot: Snapshot, previous: Release | None
         sequence=sequence,
         knowledge_version=version,
         revision=now.date().isoformat(),
-        generated_at=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        generated_at=rfc3339(now),
     )
 
 

@@ -11,12 +11,14 @@ import pytest
 from a2a.types import AgentCard, CancelTaskResponse, GetTaskResponse, JSONRPCErrorResponse, SendMessageResponse, Task
 
 from mcp_bridge.a2a import handle_a2a_post
-from mcp_bridge.a2a_card import BUDGET_EXTENSION, CITATION_EXTENSION, build_agent_card
+from mcp_bridge.a2a_card import build_agent_card
 from mcp_bridge.jsonrpc import Outcome
 from mcp_bridge.tools import build_tools
 from tests.mcp_bridge.fakes import SECRET_BODY_MARKER, FakeBackend, FakeTaskStore, demo_info
 
 NOW = datetime(2026, 9, 2, 10, 52, 47, tzinfo=UTC)
+BUDGET_EXTENSION = "https://evergreen.example.com/a2a/extensions/token-budget/v1"
+CITATION_EXTENSION = "https://evergreen.example.com/a2a/extensions/citation/v1"
 
 
 def card(*, public: bool = True) -> dict[str, Any]:
@@ -32,11 +34,18 @@ def rpc(
     params: dict[str, Any] | None = None,
     *,
     extensions: str | None = None,
+    version: str | None = None,
 ) -> Outcome:
     ids = count(1)
     body = json.dumps({"jsonrpc": "2.0", "id": "req-1", "method": method, "params": params or {}}).encode()
     return handle_a2a_post(
-        body, backend, tasks, extensions_header=extensions, now=lambda: NOW, new_id=lambda: f"id-{next(ids)}"
+        body,
+        backend,
+        tasks,
+        extensions_header=extensions,
+        version=version,
+        now=lambda: NOW,
+        new_id=lambda: f"id-{next(ids)}",
     )
 
 
@@ -87,9 +96,28 @@ def test_the_card_points_at_the_namespace_endpoint_and_docs() -> None:
 def test_the_skills_mirror_the_mcp_tools() -> None:
     tools = build_tools(demo_info())
     skills = card()["skills"]
-    assert [(s["id"], s["name"], s["description"]) for s in skills] == [(t.name, t.title, t.description) for t in tools]
+    assert [(s["id"], s["name"]) for s in skills] == [(t.name, t.title) for t in tools]
+    assert all(skill["description"].startswith(tool.description) for skill, tool in zip(skills, tools, strict=True))
     assert all(skill["tags"] for skill in skills)
     assert SECRET_BODY_MARKER not in json.dumps(skills)
+
+
+def test_skill_descriptions_speak_a2a_not_mcp() -> None:
+    skills = {skill["id"]: skill["description"] for skill in card()["skills"]}
+    assert not any("isError" in text for text in skills.values())
+    assert "JSON-RPC error -32602" in skills["search_context"] and "unknown category" in skills["search_context"]
+    assert "task ends as failed" in skills["get_entry"] and "tombstone" in skills["get_entry"]
+    assert "task ends as failed" in skills["submit_feedback"] and "too many submissions" in skills["submit_feedback"]
+    assert "failed" not in skills["get_metrics"] and "-32602" not in skills["get_metrics"]
+
+
+def test_a_failed_skill_call_is_a_failed_task_as_its_description_says(
+    backend: FakeBackend, tasks: FakeTaskStore
+) -> None:
+    gone = send(backend, tasks, {"data": {"skill": "get_entry", "arguments": {"id": "EG-003"}}})
+    assert task_of(gone)["status"]["state"] == "failed"
+    invalid = send(backend, tasks, {"data": {"topic": "token", "category": "poetry"}})
+    assert error_code(invalid) == -32602
 
 
 def test_the_card_declares_token_budget_and_citation_extensions() -> None:
@@ -318,6 +346,39 @@ def test_a_message_to_an_unknown_task_is_not_found(backend: FakeBackend, tasks: 
 def test_a_given_context_id_is_kept(backend: FakeBackend, tasks: FakeTaskStore) -> None:
     outcome = rpc(backend, tasks, "message/send", {"message": user_message({"text": "x"}, contextId="ctx-9")})
     assert task_of(outcome)["contextId"] == "ctx-9"
+
+
+def test_extension_uris_live_on_the_deployment_that_serves_the_card() -> None:
+    uris = [extension["uri"] for extension in card()["capabilities"]["extensions"]]
+    assert uris == [BUDGET_EXTENSION, CITATION_EXTENSION]
+    assert all("/t/" not in uri for uri in uris)  # one URI for every namespace of the deployment
+
+
+@pytest.mark.parametrize("version", ["1.0", "1.0.1", "0.2", "2"])
+def test_a_request_for_another_a2a_version_is_told_which_one_is_served(
+    backend: FakeBackend, tasks: FakeTaskStore, version: str
+) -> None:
+    outcome = rpc(backend, tasks, "SendMessage", {"message": user_message({"text": "x"})}, version=version)
+    assert error_code(outcome) == -32009
+    assert outcome.body is not None
+    error = outcome.body["error"]
+    assert f"A2A version {version} is not supported" in error["message"] and "A2A 0.3" in error["message"]
+    assert error["data"][0]["reason"] == "VERSION_NOT_SUPPORTED"
+    assert error["data"][0]["metadata"] == {"requestedVersion": version, "supportedVersions": "0.3"}
+    assert tasks.tasks == {}
+
+
+@pytest.mark.parametrize("version", [None, "", "0.3", "0.3.0"])
+def test_version_0_3_or_none_is_served(backend: FakeBackend, tasks: FakeTaskStore, version: str | None) -> None:
+    assert task_of(rpc(backend, tasks, "message/send", {"message": user_message({"text": "x"})}, version=version))
+
+
+def test_a_1_0_method_without_a_version_header_gets_its_0_3_name(backend: FakeBackend, tasks: FakeTaskStore) -> None:
+    outcome = rpc(backend, tasks, "SendMessage", {"message": user_message({"text": "x"})})
+    assert error_code(outcome) == -32601
+    assert outcome.body is not None
+    assert "SendMessage is an A2A 1.0 method" in outcome.body["error"]["message"]
+    assert "message/send" in outcome.body["error"]["message"]
 
 
 def test_supported_extensions_are_echoed(backend: FakeBackend, tasks: FakeTaskStore) -> None:

@@ -72,3 +72,25 @@ def test_a_private_namespace_card_needs_a_key_and_declares_bearer(client: Client
     assert card["securitySchemes"]["apiKey"]["scheme"] == "bearer"
     assert shown["Cache-Control"] == "private, max-age=900"
     assert "Authorization" in shown["Vary"]
+
+
+@pytest.mark.parametrize("prefix", ["", "/t/evergreen"])
+def test_every_extension_uri_in_the_card_resolves_to_its_specification(
+    client: Client, demo: Namespace, prefix: str
+) -> None:
+    card = client.get(f"{prefix}/.well-known/agent-card.json").json()
+    for extension in card["capabilities"]["extensions"]:
+        assert extension["uri"].startswith("http://testserver/a2a/extensions/")
+        document = client.get(extension["uri"].removeprefix("http://testserver"))
+        assert document.status_code == 200
+        assert document["Content-Type"] == "text/markdown; charset=utf-8"
+        assert document["ETag"] and document["Cache-Control"] == "public, max-age=900"
+        text = document.content.decode()
+        assert text.startswith("# Evergreen") and "version 1" in text
+        assert all(f"`{name}`" in text for name in extension["params"])
+
+
+def test_an_unknown_extension_path_is_not_found(client: Client) -> None:
+    response = client.get("/a2a/extensions/telepathy/v1")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"

@@ -18,7 +18,7 @@ def test_resources_list_describes_each_entry_without_its_body(backend: FakeBacke
         "title": "Evergreen 是什么",
         "description": "Evergreen 是什么 summary",
         "mimeType": "text/markdown",
-        "annotations": {"lastModified": "2026-08-25"},
+        "annotations": {"lastModified": "2026-08-25T00:00:00Z"},
     }
     assert "body" not in str(resources)
 

@@ -41,7 +41,7 @@ def test_each_definition_is_a_valid_sdk_tool_with_valid_2020_12_schemas(tool: An
 
 
 def test_descriptions_state_units_ranges_and_errors() -> None:
-    tools = {tool.name: tool.description for tool in build_tools(demo_info())}
+    tools = {tool.name: tool.definition()["description"] for tool in build_tools(demo_info())}
     assert "tokens" in tools["search_context"] and "[200, 8000]" in tools["search_context"]
     assert "default 2000" in tools["search_context"] and "1-50" in tools["search_context"]
     assert "nearest" in tools["get_entry"] and "tombstone" in tools["get_entry"]

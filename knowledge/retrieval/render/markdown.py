@@ -40,7 +40,7 @@ def tombstone_markdown(tombstone: Tombstone, *, namespace: NamespaceInfo) -> str
     lines = [
         f"# {tombstone.id} {tombstone.title} (410 Gone)",
         "",
-        text.gone.format(id=tombstone.id, retired_at=tombstone.retired_at, reason=tombstone.reason),
+        text.gone.format(id=tombstone.id, retired_at=tombstone.retired_at[:10], reason=tombstone.reason),
     ]
     if tombstone.replaced_by:
         lines += ["", f"→ [{tombstone.replaced_by}]({namespace.url(f'entries/{tombstone.replaced_by}.md')})"]
@@ -111,5 +111,5 @@ def render_index_md(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
     lines += [f"- `{ns.url(path)}` ({kind})" for path, kind in ENDPOINTS]
     if snapshot.tombstones:
         lines += ["", f"## {label['retired']}", ""]
-        lines += [f"- {t.id} {t.title}: {t.reason} ({t.retired_at})" for t in snapshot.tombstones]
+        lines += [f"- {t.id} {t.title}: {t.reason} ({t.retired_at[:10]})" for t in snapshot.tombstones]
     return ("\n".join(lines).rstrip() + "\n").encode()
