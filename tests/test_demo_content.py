@@ -354,3 +354,23 @@ def test_golden_questions_are_mostly_chinese_with_english(
 def test_every_entry_answers_some_golden_question(questions: list[dict], by_id: dict[str, dict]) -> None:
     answered = {entry_id for q in questions for entry_id, grade in q["relevant"].items() if grade == 2}
     assert answered == set(by_id)
+
+
+CHINESE_COUNTS = {4: "四", 5: "五", 6: "六"}
+
+
+def test_the_mcp_entry_and_pages_name_every_tool_the_server_serves(by_id: dict[str, dict], namespace: dict) -> None:
+    from mcp_bridge.tools import build_tools
+    from tests.mcp_bridge.fakes import demo_info
+
+    served = [tool.name for tool in build_tools(demo_info())]
+    count = f"{CHINESE_COUNTS[len(served)]}个工具"
+    entry = by_id["EG-102"]
+    table = re.findall(r"^\| `([a-z_]+)` \|", entry["body"], flags=re.MULTILINE)
+
+    assert table == served
+    assert count in entry["summary"] and all(name in entry["summary"] for name in served)
+    faq = next(item["answer"] for item in namespace["faq"] if "search_context" in item["answer"])
+    assert count in faq and all(name in faq for name in served)
+    stack = (DEMO / "docs" / "protocol-stack.md").read_text(encoding="utf-8")
+    assert count in stack and all(f"`{name}`" in stack for name in served)

@@ -123,8 +123,12 @@ def citation_item(entry: EntryRecord, *, view: ReleaseView) -> dict[str, Any]:
     }
 
 
-def _omitted_item(entry: EntryRecord) -> dict[str, Any]:
-    return {"id": entry.id, "tokens": entry.tokens}
+def _hit_facts(ranking: Ranking) -> tuple[int, int | None]:
+    """`hitCount` and `minEntryTokens` describe the hit set; the zero-hit fallback (entries by
+    confidence, seed §4) has none, so it reports 0 and null rather than the fallback entries'."""
+    if ranking.mode == "fallback":
+        return 0, None
+    return ranking.total, ranking.min_tokens
 
 
 def context_payload(*, query: ContextQuery, ranking: Ranking, pack: Pack, view: ReleaseView) -> dict[str, Any]:
@@ -132,6 +136,7 @@ def context_payload(*, query: ContextQuery, ranking: Ranking, pack: Pack, view: 
     # The ranking's first hit is always packed or omitted, so this is the top score of the hit set.
     top = max((hit.score for hit in pack.packed + pack.omitted), default=0.0)
     packed = [view.entries[hit.position] for hit in pack.packed]
+    hit_count, min_entry_tokens = _hit_facts(ranking)
     return {
         "query": {"topic": query.topic, "budget": query.budget, "category": query.category},
         "knowledgeVersion": view.stamp.knowledge_version,
@@ -141,7 +146,7 @@ def context_payload(*, query: ContextQuery, ranking: Ranking, pack: Pack, view: 
         "matched": ranking.matched,
         "truncated": pack.truncated,
         "entryCount": len(pack.packed),
-        "minEntryTokens": ranking.min_tokens,
+        "minEntryTokens": min_entry_tokens,
         "hint": _hint(query, ranking, pack, view.namespace),
         "entries": [
             entry_item(entry, score=hit.score, relevance=_relevance(hit.score, top), view=view, via=hit.via)
@@ -152,7 +157,7 @@ def context_payload(*, query: ContextQuery, ranking: Ranking, pack: Pack, view: 
         "generatedAt": view.stamp.generated_at,
         "source": SOURCE,
         "releaseId": view.release_id,
-        "hitCount": ranking.total,
+        "hitCount": hit_count,
         "omitted": [
             {"id": view.entries[hit.position].id, "tokens": view.entries[hit.position].tokens} for hit in pack.omitted
         ],

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
 
 import orjson
 
@@ -69,6 +70,17 @@ class EntryRecord:
             tokens=self.tokens,
             links=self.links,
         )
+
+
+def without_dead_links(entries: Sequence[EntryRecord]) -> tuple[EntryRecord, ...]:
+    """Entries whose `links` name only entries of the same release: a link to a retired (or never
+    published) ID would send agents to a 410 or 404 from inside the knowledge base."""
+    live = {entry.id for entry in entries}
+    kept = []
+    for entry in entries:
+        links = tuple(link for link in entry.links if link in live)
+        kept.append(entry if links == entry.links else replace(entry, links=links))
+    return tuple(kept)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from knowledge.retrieval.snapshot import (
     RankingSettings,
     Snapshot,
     Tombstone,
+    without_dead_links,
 )
 from knowledge.retrieval.timestamps import rfc3339
 
@@ -85,7 +86,7 @@ def snapshot_read(*, namespace: Namespace) -> Snapshot:
     )
     return Snapshot(
         namespace=namespace_info(namespace=namespace),
-        entries=tuple(records),
+        entries=without_dead_links(records),
         tombstones=tuple(tombstones),
         docs=docs,
         prompt_packs=packs,

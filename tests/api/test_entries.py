@@ -113,3 +113,16 @@ def test_the_entry_page_shows_the_entry_for_people(client: Any, alpha: Namespace
 
     assert "<h1>AL-201 Token budget discipline</h1>" in page
     assert 'href="AL-001"' in page  # its link, relative so it works under /t/alpha/ too
+
+
+def test_retiring_an_entry_drops_it_from_other_entries_links(client: Any, alpha: Namespace) -> None:
+    linking = Entry.objects.get(namespace=alpha, public_id="AL-201").live_version
+    assert linking is not None and linking.links == ["AL-001"]
+    entry = Entry.objects.get(namespace=alpha, public_id="AL-001")
+    entry_retire(entry=entry, actor=None, reason="Folded into AL-201.", replaced_by="AL-201", check_permission=False)
+    release_build(namespace_id=alpha.pk, now=BUILT_AT)
+
+    after = {e["id"]: e["links"] for e in client.get("/t/alpha/context.json").json()["entries"]}
+    assert after["AL-201"] == []
+    assert client.get("/t/alpha/api/entries/AL-201").json()["links"] == []
+    assert "AL-001" not in client.get("/t/alpha/api/entries/AL-201.md").content.decode()

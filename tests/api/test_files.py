@@ -30,10 +30,22 @@ def test_llms_files_parse_with_the_reference_parser(client: Any, demo: Namespace
     for name, links in parsed.sections.items():
         assert links, name
         assert all(link["title"] and link["url"].startswith("https://") for link in links)
+        # Every link says what it leads to (llms.txt: "- [name](url): notes"); audits score bare links down.
+        assert all(link["desc"] for link in links), [link["title"] for link in links if not link["desc"]]
     # The parser splits on any line starting with "##": inside sections only link lines may appear.
     for section in re.split(r"(?m)^##.*$", text)[1:]:
         lines = [line for line in section.splitlines() if line.strip()]
         assert all(LINK.match(line) for line in lines), [ln for ln in lines if not LINK.match(ln)]
+
+
+def test_llms_txt_docs_are_described_by_their_first_sentence(client: Any, demo: Namespace) -> None:
+    docs = parse_llms_file(client.get("/llms.txt").content.decode()).sections["Docs"]
+
+    assert len(docs) == 14
+    changelog = next(link for link in docs if link["url"].endswith("/docs/changelog.md"))
+    assert changelog["desc"] == "本页记录 Evergreen 演示知识库的版本变化。"
+    budget = next(link for link in docs if link["url"].endswith("/docs/rules-budget.md"))
+    assert budget["desc"] == "budget 是 /api/context 最重要的参数：它决定一次最多装多少 token 的条目。"
 
 
 def test_llms_txt_lists_every_entry_with_its_token_cost(client: Any, demo: Namespace) -> None:

@@ -19,7 +19,7 @@ from knowledge.retrieval.payload import (
     suggested_budget,
 )
 from knowledge.retrieval.ranking import SearchOptions
-from knowledge.retrieval.snapshot import EntryRecord, NamespaceInfo, ReleaseStamp
+from knowledge.retrieval.snapshot import EntryRecord, NamespaceInfo, ReleaseStamp, without_dead_links
 from tests.retrieval.helpers import demo_namespace, demo_records
 
 SEED_FIELDS = [
@@ -120,6 +120,21 @@ def test_a_zero_hit_topic_falls_back_unmatched_with_a_hint_not_to_cite() -> None
     assert "兜底" in body["hint"] and "Evergreen 知识库中无此条目" in body["hint"]
     top = body["entries"][0]["confidence"]
     assert all(e["relevance"] == 1 for e in body["entries"] if e["confidence"] == top)
+
+
+def test_a_zero_hit_fallback_reports_no_hits_not_the_fallback_entries() -> None:
+    body = build("量子色动力学")
+
+    assert body["entryCount"] == len(body["entries"]) > 0
+    assert body["hitCount"] == 0
+    assert body["minEntryTokens"] is None
+
+
+def test_weak_hits_report_the_hits_they_are() -> None:
+    body = build("token 天气预报")
+
+    assert body["hitCount"] == len(body["entries"]) > 0
+    assert body["minEntryTokens"] == min(e["tokens"] for e in body["entries"])
 
 
 def test_a_topic_hit_but_not_covered_returns_weak_hits_unmatched() -> None:
@@ -240,3 +255,13 @@ def test_any_topic_packs_within_budget_deterministically(topic: str, budget: int
     assert body["matched"] or body["hint"]
     if category:
         assert {e["category"] for e in body["entries"]} <= {category}
+
+
+def test_links_to_entries_outside_the_release_are_dropped() -> None:
+    first, second, *rest = demo_records()
+    entries = (replace(first, links=(second.id, "EG-998", "EG-999")), second, *rest)
+
+    kept = without_dead_links(entries)
+
+    assert kept[0].links == (second.id,)
+    assert kept[1:] == entries[1:]

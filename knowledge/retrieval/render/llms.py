@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
-from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
+from knowledge.retrieval.snapshot import DocRecord, EntryRecord, ReleaseStamp, Snapshot
+
+DOC_NOTE_MAX_CHARS = 160
+_SENTENCE_END = re.compile(r"(?<=[。！？])|(?<=[.!?])\s")
+_MARKUP = re.compile(r"[*_`]|\[([^\]]*)\]\([^)]*\)")
 
 
 def _one_line(text: str) -> str:
@@ -29,6 +34,23 @@ def _entry_link(snapshot: Snapshot, entry: EntryRecord) -> str:
         f"updated {entry.updated})"
     )
     return f"- [{entry.id} {_link_text(entry.title)}]({url}): {notes}"
+
+
+def _doc_note(doc: DocRecord) -> str:
+    """The first sentence of the page's first paragraph, as plain text (llms.txt: "- [name](url): notes")."""
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", doc.body) if p.strip()]
+    first = next((p for p in paragraphs if not p.startswith(("#", "|", "-", ">", "```"))), "")
+    text = _one_line(_MARKUP.sub(lambda m: m.group(1) or "", first))
+    sentence = _SENTENCE_END.split(text, maxsplit=1)[0].strip() if text else ""
+    if len(sentence) > DOC_NOTE_MAX_CHARS:
+        sentence = sentence[: DOC_NOTE_MAX_CHARS - 1].rstrip() + "…"
+    return sentence
+
+
+def _doc_link(snapshot: Snapshot, doc: DocRecord) -> str:
+    link = f"- [{_link_text(doc.title)}]({snapshot.namespace.url(f'docs/{doc.slug}.md')})"
+    note = _doc_note(doc)
+    return f"{link}: {note}" if note else link
 
 
 def _by_category(snapshot: Snapshot) -> Iterable[tuple[str, list[EntryRecord]]]:
@@ -68,7 +90,7 @@ def render_llms_txt(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
         lines += [f"## {heading}", "", *(_entry_link(snapshot, e) for e in entries), ""]
     if snapshot.docs:
         lines += ["## Docs", ""]
-        lines += [f"- [{_link_text(d.title)}]({ns.url(f'docs/{d.slug}.md')})" for d in snapshot.docs]
+        lines += [_doc_link(snapshot, d) for d in snapshot.docs]
         lines.append("")
     lines += [
         "## Optional",
