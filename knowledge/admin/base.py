@@ -12,11 +12,12 @@ from django.contrib.admin.utils import get_fields_from_path
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.db.models import Model, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
 from knowledge.admin.denied import admin_refusal_logged
 from knowledge.admin.filters import NamespaceListFilter, ScopedValuesListFilter
 from knowledge.admin.roles import DENIAL_ATTRIBUTE, refusal, request_roles, role_label
+from knowledge.errors import ServiceError
 from knowledge.models import Category, Namespace, Role
 
 SKIPPED = "Skipped {count} selected {what} in {namespaces}: you are not {role} there."
@@ -226,6 +227,29 @@ class NamespaceScopedInline(InlineModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return self.deletable and not self.read_only and self._may(request, obj, self._change_role())
+
+
+class ServiceErrorsShown(admin.ModelAdmin):
+    """A service's refusal on save or delete (a business rule, not a role) comes back as a message, never a 500.
+
+    The admin's views run in a transaction, so whatever the save had done before the refusal is undone.
+    """
+
+    @staticmethod
+    def _refusal_shown(
+        view: Callable[..., HttpResponse], request: HttpRequest, *args: Any, **kwargs: Any
+    ) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except ServiceError as error:
+            messages.error(request, str(error))
+            return HttpResponseRedirect(request.get_full_path())
+
+    def changeform_view(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        return self._refusal_shown(super().changeform_view, request, *args, **kwargs)
+
+    def delete_view(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        return self._refusal_shown(super().delete_view, request, *args, **kwargs)
 
 
 class ReadOnlyAdmin(NamespaceScopedAdmin):

@@ -12,11 +12,12 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from knowledge.admin.base import NamespaceScopedAdmin, ReadOnlyAdmin, namespace_action
+from knowledge.admin.base import NamespaceScopedAdmin, ReadOnlyAdmin, ServiceErrorsShown, namespace_action
 from knowledge.models import DocPage, EvaluationRun, Feedback, GoldenQuestion, Namespace, PromptPack, Release, Role
 from knowledge.retrieval.evaluation import EvalQuestion
 from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
 from knowledge.services.evaluation import evaluation_run_record, questions_evaluate
+from knowledge.services.feedback import feedback_set_status
 from knowledge.services.releases import release_request_build
 
 # The metrics an evaluation run shows first, with their labels (EvaluationReport field names).
@@ -165,7 +166,7 @@ class EvaluationRunAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Feedback)
-class FeedbackAdmin(NamespaceScopedAdmin):
+class FeedbackAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
     """Agent feedback waits here for an editor; its text is untrusted and shown escaped."""
 
     list_display = ["created_at", "namespace", "kind", "entry_public_id", "short_message", "source", "status"]
@@ -181,10 +182,19 @@ class FeedbackAdmin(NamespaceScopedAdmin):
     def short_message(self, obj: Feedback) -> str:
         return obj.message[:80]
 
+    def save_model(self, request: HttpRequest, obj: Feedback, form: Any, change: bool) -> None:
+        feedback_set_status(feedback=obj, status=form.cleaned_data["status"], actor=request.user)
+
+    def _set_status(self, request: HttpRequest, queryset: QuerySet[Feedback], status: str) -> None:
+        items = list(queryset)
+        for feedback in items:
+            feedback_set_status(feedback=feedback, status=status, actor=request.user)
+        self.message_user(request, f"{len(items)} report(s) marked {Feedback.Status(status).label.lower()}.")
+
     @namespace_action(role=Role.EDITOR, description="Mark as handled")
     def mark_done(self, request: HttpRequest, queryset: QuerySet[Feedback]) -> None:
-        queryset.update(status=Feedback.Status.DONE)
+        self._set_status(request, queryset, Feedback.Status.DONE)
 
     @namespace_action(role=Role.EDITOR, description="Dismiss")
     def mark_dismissed(self, request: HttpRequest, queryset: QuerySet[Feedback]) -> None:
-        queryset.update(status=Feedback.Status.DISMISSED)
+        self._set_status(request, queryset, Feedback.Status.DISMISSED)

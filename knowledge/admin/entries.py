@@ -12,7 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline
+from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline, ServiceErrorsShown
 from knowledge.admin.forms import EntryCreateForm, RetireForm
 from knowledge.errors import ServiceError
 from knowledge.models import Entry, EntryVersion, Role, VersionState
@@ -50,7 +50,7 @@ class VersionInline(NamespaceScopedInline, admin.TabularInline):
 
 
 @admin.register(Entry)
-class EntryAdmin(NamespaceScopedAdmin):
+class EntryAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
     list_display = ["public_id", "title", "category", "namespace", "status", "confidence", "tokens", "updated"]
     list_filter = ["namespace", "category__slug", ("retired_at", admin.EmptyFieldListFilter)]
     list_select_related = ["live_version", "category__namespace", "namespace"]
@@ -104,13 +104,6 @@ class EntryAdmin(NamespaceScopedAdmin):
         version = request._evergreen_new_version  # type: ignore[attr-defined]
         messages.success(request, f"{obj.public_id} created as a draft. Submit it for review when it is ready.")
         return HttpResponseRedirect(version_url(version))
-
-    def changeform_view(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        try:
-            return super().changeform_view(request, *args, **kwargs)
-        except ServiceError as error:
-            messages.error(request, str(error))
-            return HttpResponseRedirect(request.get_full_path())
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Entry]:
         """Each row's latest title and open version come with the row: a list costs the same at any length."""

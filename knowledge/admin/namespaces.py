@@ -1,18 +1,28 @@
-"""Admin for tenants: namespaces, categories with ID blocks, members and API keys."""
+"""Admin for tenants: a namespace's settings, hosts and members, and its categories with ID blocks.
+
+Settings, hosts and members change only through services, which check the namespace-admin role of
+that namespace and audit every field; creating a namespace is for superusers.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django import forms
-from django.contrib import admin, messages
-from django.contrib.auth import get_user_model
+from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline, namespace_action
-from knowledge.models import ApiKey, Category, IdBlock, Membership, Namespace, NamespaceHost, Role
-from knowledge.services.api_keys import api_key_create, api_key_revoke
+from knowledge.admin.access import MembershipInline, memberships_save
+from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline, ServiceErrorsShown, namespace_action
+from knowledge.models import Category, IdBlock, Membership, Namespace, NamespaceHost, Role
+from knowledge.services.namespace_settings import (
+    namespace_create,
+    namespace_host_add,
+    namespace_host_change,
+    namespace_host_remove,
+    namespace_update,
+    settable_fields,
+)
 from knowledge.services.releases import release_request_build
 
 
@@ -22,39 +32,19 @@ class HostInline(NamespaceScopedInline, admin.TabularInline):
     deletable = True
 
 
-class MembershipForm(forms.ModelForm):
-    """Members are named by username, so tenant admins never browse other tenants' people."""
-
-    username = forms.CharField(max_length=150)
-
-    class Meta:
-        model = Membership
-        fields = ["username", "namespace", "role"]
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if self.instance.pk:
-            self.fields["username"].initial = self.instance.user.get_username()
-
-    def clean_username(self) -> str:
-        username = self.cleaned_data["username"].strip()
-        user = get_user_model().objects.filter(username=username).first()
-        if user is None:
-            raise forms.ValidationError(f"No user “{username}”; a superuser creates accounts first.")
-        self.instance.user = user
-        return username
-
-
-class MembershipInline(NamespaceScopedInline, admin.TabularInline):
-    model = Membership
-    form = MembershipForm
-    extra = 0
-    view_role = Role.ADMIN
-    deletable = True
+def hosts_save(request: HttpRequest, formset: Any, namespace: Namespace) -> None:
+    """Removals first, so that a host name can move between rows in one save."""
+    formset.save(commit=False)
+    for host in formset.deleted_objects:
+        namespace_host_remove(host=host, actor=request.user)
+    for host, _ in formset.changed_objects:
+        namespace_host_change(host=host, value=host.host, actor=request.user)
+    for host in formset.new_objects:
+        namespace_host_add(namespace=namespace, host=host.host, actor=request.user)
 
 
 @admin.register(Namespace)
-class NamespaceAdmin(NamespaceScopedAdmin):
+class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
     namespace_path = "pk"
     change_role = Role.ADMIN
     list_display = ["slug", "name", "prefix", "language", "is_public", "active_release", "content_serial"]
@@ -81,14 +71,33 @@ class NamespaceAdmin(NamespaceScopedAdmin):
         return fields
 
     def save_model(self, request: HttpRequest, obj: Namespace, form: Any, change: bool) -> None:
-        super().save_model(request, obj, form, change)
-        release_request_build(namespace=obj)
+        if change:
+            changes = {name: form.cleaned_data[name] for name in form.changed_data if name in settable_fields()}
+            namespace_update(namespace=obj, actor=request.user, changes=changes)
+            return
+        fields = {
+            name: form.cleaned_data[name]
+            for name in form.cleaned_data
+            if name in settable_fields() | {"slug", "prefix"}
+        }
+        created = namespace_create(actor=request.user, fields=fields)
+        obj.pk = created.pk
+        obj._state.adding = False
+
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
+        if formset.model is NamespaceHost:
+            hosts_save(request, formset, form.instance)
+        elif formset.model is Membership:
+            memberships_save(request, formset, form.instance)
+        else:
+            super().save_formset(request, form, formset, change)
 
     @namespace_action(role=Role.REVIEWER, description="Build a release now")
     def build_release(self, request: HttpRequest, queryset: QuerySet[Namespace]) -> None:
-        for namespace in queryset:
+        namespaces = list(queryset)
+        for namespace in namespaces:
             release_request_build(namespace=namespace)
-        self.message_user(request, f"Queued a release build for {queryset.count()} namespace(s).")
+        self.message_user(request, f"Queued a release build for {len(namespaces)} namespace(s).")
 
 
 class IdBlockInline(NamespaceScopedInline, admin.TabularInline):
@@ -105,51 +114,9 @@ class CategoryAdmin(NamespaceScopedAdmin):
     autocomplete_fields = ["namespace"]
     inlines = [IdBlockInline]
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Category]:
+        return super().get_queryset(request).select_related("namespace").prefetch_related("blocks")
+
     @admin.display(description="ID blocks")
     def blocks_display(self, obj: Category) -> str:
         return ", ".join(f"{b.start}–{b.end}" for b in obj.blocks.all())
-
-
-@admin.register(Membership)
-class MembershipAdmin(NamespaceScopedAdmin):
-    view_role = change_role = Role.ADMIN
-    form = MembershipForm
-    list_display = ["user", "namespace", "role"]
-    list_filter = ["namespace", "role"]
-    list_select_related = ["user", "namespace"]
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self.has_change_permission(request, obj)
-
-
-class ApiKeyForm(forms.ModelForm):
-    class Meta:
-        model = ApiKey
-        fields = ["namespace", "name"]
-
-
-@admin.register(ApiKey)
-class ApiKeyAdmin(NamespaceScopedAdmin):
-    view_role = change_role = Role.ADMIN
-    form = ApiKeyForm
-    list_display = ["name", "namespace", "lookup", "created_by", "created_at", "revoked_at"]
-    list_filter = ["namespace"]
-    actions = ["revoke"]
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return ["namespace", "name", "lookup", "created_by", "created_at", "revoked_at"] if obj else []
-
-    def save_model(self, request: HttpRequest, obj: ApiKey, form: Any, change: bool) -> None:
-        if change:
-            return
-        key, raw = api_key_create(namespace=obj.namespace, name=obj.name, actor=request.user)
-        obj.pk = key.pk
-        messages.warning(
-            request, f"The key “{key.name}” is {raw} — copy it now: it is stored hashed and never shown again."
-        )
-
-    @namespace_action(role=Role.ADMIN, description="Revoke the selected keys")
-    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
-        for key in queryset:
-            api_key_revoke(key=key, actor=request.user)
-        self.message_user(request, f"Revoked {queryset.count()} key(s).")

@@ -1,8 +1,9 @@
-"""The audit trail: every state transition, retirement, rollback and import."""
+"""The audit trail: every state transition, retirement, rollback, import and change of a namespace's settings."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
 from knowledge.models.base import UndeletableModel
@@ -26,6 +27,10 @@ class AuditRecord(UndeletableModel):
     action = models.CharField(max_length=32)
     from_state = models.CharField(max_length=16, blank=True)
     to_state = models.CharField(max_length=16, blank=True)
+    # A changed setting or membership: which field, and its value before and after (JSON).
+    field = models.CharField(max_length=64, blank=True)
+    old_value = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    new_value = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
     note = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -152,6 +153,14 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} · {self.namespace} · {self.role}"
+
+
+def api_key_digest(raw_key: str) -> str:
+    """What is stored of a key and compared on every request: its SHA-256.
+
+    The one definition, so that a key the admin makes always validates at the gateway.
+    """
+    return hashlib.sha256(raw_key.encode()).hexdigest()
 
 
 class ApiKey(models.Model):

@@ -8,7 +8,6 @@ per process per release id and shared by every request. Serving never touches en
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from bisect import bisect_left
@@ -22,6 +21,7 @@ from django.db.models import Q
 
 from knowledge.ids import ID_PATTERN
 from knowledge.models import ApiKey, Artifact, EvaluationRun, Namespace, NamespaceHost, Release
+from knowledge.models.namespace import api_key_digest
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.payload import ReleaseView
 from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON
@@ -201,10 +201,6 @@ def namespace_state_for_host(*, host: str) -> NamespaceState | None:
         return None if found is None else _state(_namespaces().filter(pk=found).first())
 
     return _states.get(("host", host), load)
-
-
-def api_key_digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 KEY_VALID = "valid"

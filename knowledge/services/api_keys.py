@@ -1,27 +1,30 @@
-"""API keys for private namespaces: shown once at creation, stored only as a SHA-256 digest."""
+"""API keys for private namespaces: made and revoked by the namespace's admins, shown once, stored as a digest."""
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from knowledge.models import ApiKey, Namespace
+from knowledge.models import ApiKey, Namespace, Role
+from knowledge.models.namespace import api_key_digest
+from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
 
 KEY_PREFIX = "egk_"
 
 
-def api_key_digest(raw_key: str) -> str:
-    return hashlib.sha256(raw_key.encode()).hexdigest()
-
-
 @transaction.atomic
-def api_key_create(*, namespace: Namespace, name: str, actor: Any) -> tuple[ApiKey, str]:
-    """Create a key; returns it with the raw secret, which is never stored and never shown again."""
+def api_key_create(*, namespace: Namespace, name: str, actor: Any, check_permission: bool = True) -> tuple[ApiKey, str]:
+    """Create a key; returns it with the raw secret, which is never stored and never shown again.
+
+    Needs the namespace-admin role of the key's namespace (``check_permission=False`` is for set-up
+    code that acts without a person, such as tests and the demo).
+    """
+    if check_permission:
+        require_role(user=actor, namespace=namespace, role=Role.ADMIN)
     raw = KEY_PREFIX + secrets.token_urlsafe(32)
     key = ApiKey.objects.create(
         namespace=namespace,
@@ -35,7 +38,11 @@ def api_key_create(*, namespace: Namespace, name: str, actor: Any) -> tuple[ApiK
 
 
 @transaction.atomic
-def api_key_revoke(*, key: ApiKey, actor: Any) -> ApiKey:
+def api_key_revoke(*, key: ApiKey, actor: Any, check_permission: bool = True) -> ApiKey:
+    """Revoke a key for good (agents using it get "not found" from the next request on)."""
+    key = ApiKey.objects.select_for_update().select_related("namespace").get(pk=key.pk)
+    if check_permission:
+        require_role(user=actor, namespace=key.namespace, role=Role.ADMIN)
     if key.revoked_at is None:
         key.revoked_at = timezone.now()
         key.save(update_fields=["revoked_at"])

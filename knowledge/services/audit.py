@@ -18,6 +18,9 @@ def audit_record(
     from_state: str = "",
     to_state: str = "",
     note: str = "",
+    field: str = "",
+    old_value: Any = None,
+    new_value: Any = None,
 ) -> AuditRecord:
     return AuditRecord.objects.create(
         namespace=namespace,
@@ -29,4 +32,7 @@ def audit_record(
         from_state=from_state,
         to_state=to_state,
         note=note,
+        field=field,
+        old_value=old_value,
+        new_value=new_value,
     )

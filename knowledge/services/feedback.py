@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from django.db import transaction
 
 from knowledge.errors import InvalidInputError
-from knowledge.models import Feedback, Namespace
+from knowledge.models import Feedback, Namespace, Role
+from knowledge.services.access import require_role
+from knowledge.services.audit import audit_record
 
 MESSAGE_MAX: Final = 2000  # Feedback.message
 QUERY_MAX: Final = 500  # Feedback.query
@@ -16,6 +18,7 @@ SOURCE_MAX: Final = 32  # Feedback.source
 
 MESSAGE_EMPTY: Final = "Say what is wrong: the feedback message is empty."
 KIND_UNKNOWN: Final = "Feedback kind must be one of: {kinds}."
+STATUS_UNKNOWN: Final = "Feedback status must be one of: {statuses}."
 
 
 def _untrusted(text: str, limit: int) -> str:
@@ -52,3 +55,27 @@ def feedback_submit(
         query=_untrusted(query or "", QUERY_MAX),
         source=_untrusted(source, SOURCE_MAX),
     )
+
+
+@transaction.atomic
+def feedback_set_status(*, feedback: Feedback, status: str, actor: Any) -> Feedback:
+    """Mark a report handled, dismissed or open again; needs the editor role of its namespace, audited."""
+    if status not in Feedback.Status.values:
+        raise InvalidInputError(STATUS_UNKNOWN.format(statuses=", ".join(Feedback.Status.values)))
+    locked = Feedback.objects.select_for_update().select_related("namespace").get(pk=feedback.pk)
+    require_role(user=actor, namespace=locked.namespace, role=Role.EDITOR)
+    old = locked.status
+    if old == status:
+        return locked
+    locked.status = status
+    locked.save(update_fields=["status"])
+    audit_record(
+        namespace=locked.namespace,
+        actor=actor,
+        action="feedback-status",
+        field="status",
+        old_value=old,
+        new_value=status,
+        note=f"feedback #{locked.pk} ({locked.kind}): {old} → {status}",
+    )
+    return locked

@@ -1,0 +1,118 @@
+"""Who holds which role in a namespace: granted by that namespace's admins, never by oneself, audited.
+
+A namespace always keeps someone who can review once it had one: four eyes need a second person.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from django.db import transaction
+
+from knowledge.errors import ConflictError, InvalidInputError, NotAllowedError
+from knowledge.models import Membership, Namespace, Role
+from knowledge.selectors.permissions import IMPLIED_ROLES, ROLE_PHRASES
+from knowledge.services.access import require_role
+from knowledge.services.audit import audit_record
+
+REVIEW_ROLES: Final = IMPLIED_ROLES[Role.REVIEWER]
+
+LAST_REVIEWER: Final = (
+    "“{user}” is the last person who can review in “{namespace}”. Give someone else the reviewer "
+    "or namespace-admin role first, so that versions can still be reviewed."
+)
+SELF_GRANT: Final = "You cannot give or change your own roles; ask another namespace admin."
+ALREADY_HELD: Final = "“{user}” is already {role} of “{namespace}”."
+UNKNOWN_ROLE: Final = "Unknown role “{role}”; roles are: {roles}."
+
+
+def _check_role(role: str) -> None:
+    if role not in Role.values:
+        raise InvalidInputError(UNKNOWN_ROLE.format(role=role, roles=", ".join(Role.values)))
+
+
+def _already_held(*, user: Any, role: str, namespace: Namespace) -> ConflictError:
+    return ConflictError(
+        ALREADY_HELD.format(user=user.get_username(), role=ROLE_PHRASES[role], namespace=namespace.slug)
+    )
+
+
+def _refuse_self(*, actor: Any, user: Any) -> None:
+    if getattr(actor, "pk", None) == user.pk and not getattr(actor, "is_superuser", False):
+        raise NotAllowedError(SELF_GRANT)
+
+
+def _keep_a_reviewer(membership: Membership) -> None:
+    """Refuse when `membership` is the namespace's last way to review (active users' rows only)."""
+    if membership.role not in REVIEW_ROLES:
+        return
+    others = Membership.objects.filter(
+        namespace_id=membership.namespace_id, role__in=REVIEW_ROLES, user__is_active=True
+    ).exclude(pk=membership.pk)
+    if not others.exists():
+        raise NotAllowedError(
+            LAST_REVIEWER.format(user=membership.user.get_username(), namespace=membership.namespace.slug)
+        )
+
+
+def _locked(membership: Membership) -> Membership:
+    """The membership under a lock on its namespace row: membership changes of a namespace run one at a time."""
+    Namespace.objects.select_for_update().filter(pk=membership.namespace_id).first()
+    return Membership.objects.select_related("user", "namespace").get(pk=membership.pk)
+
+
+def _audited(membership: Membership, *, actor: Any, action: str, old: str | None, new: str | None) -> None:
+    username = membership.user.get_username()
+    audit_record(
+        namespace=membership.namespace,
+        actor=actor,
+        action=action,
+        field="role",
+        old_value=None if old is None else {"user": username, "role": old},
+        new_value=None if new is None else {"user": username, "role": new},
+        note=f"{username}: {old or '—'} → {new or '—'}",
+    )
+
+
+@transaction.atomic
+def membership_add(*, namespace: Namespace, user: Any, role: str, actor: Any) -> Membership:
+    """Give `user` a role in the namespace; needs the namespace-admin role there."""
+    require_role(user=actor, namespace=namespace, role=Role.ADMIN)
+    _check_role(role)
+    _refuse_self(actor=actor, user=user)
+    Namespace.objects.select_for_update().filter(pk=namespace.pk).first()
+    if Membership.objects.filter(namespace=namespace, user=user, role=role).exists():
+        raise _already_held(user=user, role=role, namespace=namespace)
+    membership = Membership.objects.create(namespace=namespace, user=user, role=role)
+    _audited(membership, actor=actor, action="membership-add", old=None, new=role)
+    return membership
+
+
+@transaction.atomic
+def membership_change(*, membership: Membership, role: str, actor: Any) -> Membership:
+    """Change the role a membership grants; the last reviewer cannot be turned into a mere editor."""
+    _check_role(role)
+    locked = _locked(membership)
+    require_role(user=actor, namespace=locked.namespace, role=Role.ADMIN)
+    _refuse_self(actor=actor, user=locked.user)
+    old = locked.role
+    if old == role:
+        return locked
+    if role not in REVIEW_ROLES:
+        _keep_a_reviewer(locked)
+    if Membership.objects.filter(namespace_id=locked.namespace_id, user_id=locked.user_id, role=role).exists():
+        raise _already_held(user=locked.user, role=role, namespace=locked.namespace)
+    locked.role = role
+    locked.save(update_fields=["role"])
+    _audited(locked, actor=actor, action="membership-change", old=old, new=role)
+    return locked
+
+
+@transaction.atomic
+def membership_remove(*, membership: Membership, actor: Any) -> None:
+    """Take a role away (one's own too); refused when nobody able to review would be left."""
+    locked = _locked(membership)
+    require_role(user=actor, namespace=locked.namespace, role=Role.ADMIN)
+    _keep_a_reviewer(locked)
+    _audited(locked, actor=actor, action="membership-remove", old=locked.role, new=None)
+    locked.delete()
