@@ -70,6 +70,9 @@ class EntryAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
     inlines = [VersionInline]
     ordering = ["namespace", "number"]
 
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # an entry changes through its versions ("Edit") or by retiring it
+
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
         if obj is None:
             kwargs["form"] = EntryCreateForm

@@ -187,3 +187,18 @@ def test_only_superusers_create_namespaces_and_the_creation_is_audited(keeper: A
     gamma = Namespace.objects.get(slug="gamma")
     assert Membership.objects.filter(namespace=gamma, user=keeper, role=Role.REVIEWER).exists()
     assert AuditRecord.objects.filter(namespace=gamma, action="namespace-create", actor=root).exists()
+
+
+def test_members_of_a_namespace_see_its_settings_read_only_and_not_its_people(
+    ns_a: Namespace, editor: Any, reviewer: Any, keeper: Any
+) -> None:
+    NamespaceHost.objects.create(namespace=ns_a, host="alpha.example.org")
+
+    page = as_user(editor).get(_namespace_page(ns_a)).text
+    admin_page = as_user(keeper).get(_namespace_page(ns_a)).text
+
+    assert 'name="_save"' not in page
+    assert "alpha.example.org" in page  # hosts are public routing, shown read-only
+    assert 'name="hosts-0-host"' not in page
+    assert "rita" not in page and "memberships-group" not in page
+    assert 'name="hosts-0-host"' in admin_page and "memberships-group" in admin_page

@@ -1,0 +1,224 @@
+"""The role matrix's world and its expectations, written independently of the admin code they check.
+
+Three namespaces with one of everything the admin shows, a cast of people holding different roles
+in different namespaces, and the policy: which role each model, action and custom URL needs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.apps import apps
+from django.contrib.auth.models import Group
+from django.db.models import Model
+from django.test import RequestFactory
+
+from knowledge.models import (
+    ApiKey,
+    AuditRecord,
+    Category,
+    DocPage,
+    Entry,
+    EntryVersion,
+    EvaluationRun,
+    Feedback,
+    GoldenQuestion,
+    Membership,
+    Namespace,
+    NamespaceHost,
+    PromptPack,
+    Release,
+    ReleaseBuild,
+    ReviewItem,
+    Role,
+)
+from knowledge.services.api_keys import api_key_create
+from knowledge.services.entries import entry_create
+from knowledge.services.feedback import feedback_submit
+from knowledge.services.releases import release_build
+from knowledge.services.versions import version_approve, version_draft_for_entry, version_publish, version_submit
+from tests.factories import NamespaceFactory, UserFactory, content, membership
+
+EDITOR, REVIEWER, ADMIN = Role.EDITOR, Role.REVIEWER, Role.ADMIN
+ANY = "any role"  # any membership in the object's namespace
+SUPER = "superuser"  # superusers only
+NOBODY = "nobody"  # not offered to anyone, superusers included
+
+SLUGS = ("aardvark", "bison", "cobra")
+
+# Who holds what where (implied roles are added by `holds`). "root" is a superuser, "nobody" staff only.
+CAST: dict[str, dict[str, set[str]]] = {
+    "edith": {"aardvark": {EDITOR}},
+    "rhea": {"aardvark": {REVIEWER}},
+    "mallory": {"bison": {ADMIN}, "aardvark": {EDITOR}},
+    "rufus": {"bison": {REVIEWER}},
+    "otto": {"cobra": {EDITOR, REVIEWER, ADMIN}},
+    "nobody": {},
+    "root": {},
+}
+
+# model: (role to view, role to change, role to add). The admin must never grant more than this.
+POLICY: dict[type[Model], tuple[str, str, str]] = {
+    Namespace: (ANY, ADMIN, SUPER),
+    Category: (ANY, ADMIN, ADMIN),
+    Membership: (ADMIN, ADMIN, ADMIN),
+    ApiKey: (ADMIN, NOBODY, ADMIN),
+    Entry: (ANY, NOBODY, EDITOR),
+    EntryVersion: (ANY, EDITOR, NOBODY),
+    ReviewItem: (REVIEWER, NOBODY, NOBODY),
+    Release: (ANY, NOBODY, NOBODY),
+    ReleaseBuild: (ANY, NOBODY, NOBODY),
+    AuditRecord: (ANY, NOBODY, NOBODY),
+    EvaluationRun: (ANY, NOBODY, NOBODY),
+    DocPage: (ANY, EDITOR, EDITOR),
+    PromptPack: (ANY, EDITOR, EDITOR),
+    GoldenQuestion: (ANY, EDITOR, EDITOR),
+    Feedback: (ANY, EDITOR, NOBODY),
+    apps.get_model("auth", "User"): (SUPER, SUPER, SUPER),
+    Group: (SUPER, SUPER, SUPER),
+}
+DELETABLE: dict[type[Model], str] = {Membership: ADMIN, apps.get_model("auth", "User"): SUPER, Group: SUPER}
+
+ACTION_ROLES: dict[tuple[type[Model], str], str] = {
+    (Namespace, "build_release"): REVIEWER,
+    (Membership, "remove"): ADMIN,
+    (ApiKey, "revoke"): ADMIN,
+    (EntryVersion, "bulk_submit"): EDITOR,
+    (EntryVersion, "bulk_withdraw"): EDITOR,
+    (EntryVersion, "bulk_approve"): REVIEWER,
+    (EntryVersion, "bulk_publish"): REVIEWER,
+    (ReviewItem, "bulk_approve"): REVIEWER,
+    (Release, "rollback"): REVIEWER,
+    (Release, "evaluate_golden_questions"): REVIEWER,
+    (GoldenQuestion, "evaluate_active_release"): EDITOR,
+    (Feedback, "mark_done"): EDITOR,
+    (Feedback, "mark_dismissed"): EDITOR,
+}
+# Custom admin URLs (name → role, or per value of the URL's `action` argument).
+CUSTOM_URLS: dict[str, str | dict[str, str]] = {
+    "knowledge_entry_edit": EDITOR,
+    "knowledge_entry_retire": REVIEWER,
+    "knowledge_entryversion_transition": {
+        "submit": EDITOR,
+        "withdraw": EDITOR,
+        "approve": REVIEWER,
+        "reject": REVIEWER,
+        "publish": REVIEWER,
+    },
+}
+
+
+def holds(person: str, slug: str | None, role: str) -> bool:
+    """The test's own answer to "may `person` act as `role` on an object of namespace `slug`?"."""
+    if person == "root":
+        return role != NOBODY
+    if role in (SUPER, NOBODY) or slug is None:
+        return False
+    held = CAST[person].get(slug, set())
+    if ADMIN in held:
+        held = held | {EDITOR, REVIEWER}
+    return bool(held) if role == ANY else role in held
+
+
+def member_of(person: str) -> set[str]:
+    return set(SLUGS) if person == "root" else set(CAST[person])
+
+
+def namespace_of(obj: Model) -> str | None:
+    """The slug of the namespace an object belongs to, by the data model (not by the admin's code)."""
+    if isinstance(obj, Namespace):
+        return obj.slug
+    for path in ("namespace", "entry__namespace", "category__namespace"):
+        target: Any = obj
+        try:
+            for hop in path.split("__"):
+                target = getattr(target, hop)
+        except AttributeError:
+            continue
+        return str(target.slug)
+    return None
+
+
+@dataclass
+class World:
+    people: dict[str, Any]
+    namespaces: dict[str, Namespace]
+    objects: dict[type[Model], list[Model]] = field(default_factory=dict)
+
+
+def _tenant(slug: str, writer: Any, checker: Any) -> None:
+    """One of everything: entries in each state, two releases, key, host, docs, questions, feedback."""
+    ns = NamespaceFactory.create(slug=slug, prefix=slug[:3].upper(), name=slug.title())
+    membership(writer, ns, EDITOR)
+    membership(checker, ns, REVIEWER)
+    NamespaceHost.objects.create(namespace=ns, host=f"{slug}.example.org")
+    fact = ns.categories.get(slug="fact")
+
+    def entry(title: str) -> EntryVersion:
+        return entry_create(namespace=ns, category=fact, content=content(title=f"{title} of {slug}"), actor=writer)
+
+    live = entry("Published")
+    version_submit(version=live, actor=writer)
+    version_approve(version=live, actor=checker)
+    version_publish(version=live, actor=checker)
+    release_build(namespace_id=ns.pk)
+    version_submit(version=version_draft_for_entry(entry=live.entry, actor=writer), actor=writer)  # in review
+    entry("Draft")
+    approved = entry("Approved")
+    version_submit(version=approved, actor=writer)
+    version_approve(version=approved, actor=checker)
+    second = entry("Second live")
+    version_submit(version=second, actor=writer)
+    version_approve(version=second, actor=checker)
+    version_publish(version=second, actor=checker)
+    release = release_build(namespace_id=ns.pk).release
+    api_key_create(namespace=ns, name=f"{slug} agent", actor=None, check_permission=False)
+    DocPage.objects.create(namespace=ns, slug="guide", title=f"{slug} guide", body="Read this.")
+    PromptPack.objects.create(namespace=ns, scenario="chat", template="Use ${base_url}.")
+    GoldenQuestion.objects.create(namespace=ns, key=f"{slug}-q1", text="published?", relevant={})
+    feedback_submit(namespace=ns, kind="outdated", message=f"{slug} entry is old")
+    EvaluationRun.objects.create(namespace=ns, release=release, metrics={"ndcg_at_10": 0.5}, results=[])
+
+
+def world_build() -> World:
+    writer = UserFactory(username="writer")
+    checker = UserFactory(username="checker")
+    for slug in SLUGS:
+        _tenant(slug, writer, checker)
+    namespaces = {ns.slug: ns for ns in Namespace.objects.all()}
+    people: dict[str, Any] = {"root": UserFactory(username="root", is_superuser=True)}
+    for name, roles in CAST.items():
+        if name == "root":
+            continue
+        person = UserFactory(username=name)
+        for slug, held in roles.items():
+            membership(person, namespaces[slug], *sorted(held))
+        people[name] = person
+    Group.objects.create(name="operators")
+    return World(people=people, namespaces=namespaces)
+
+
+def sample(model_admin: Any, root: Any, per_namespace: int = 1) -> list[Model]:
+    """Objects of each namespace (and of none, for auth models) that the admin lists, to aim requests at."""
+    request = RequestFactory().get("/admin/")
+    request.user = root
+    chosen: dict[str | None, list[Model]] = {}
+    for obj in model_admin.get_queryset(request).order_by("pk"):
+        bucket = chosen.setdefault(namespace_of(obj), [])
+        if len(bucket) < per_namespace:
+            bucket.append(obj)
+    return [obj for bucket in chosen.values() for obj in bucket]
+
+
+def fingerprint() -> str:
+    """A digest of every row the admin could change (knowledge, auth, the admin's log)."""
+    digest = hashlib.sha256()
+    for config in ("knowledge", "auth", "admin"):
+        for model in apps.get_app_config(config).get_models():
+            if model._meta.proxy:
+                continue
+            for row in model._default_manager.order_by("pk").values_list():
+                digest.update(repr(row).encode())
+    return digest.hexdigest()
