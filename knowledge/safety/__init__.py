@@ -5,6 +5,6 @@ each with a kind, a severity, a stable code, a message and the exact span in the
 """
 
 from knowledge.safety.findings import Finding, Kind, Severity
-from knowledge.safety.scanner import scan_fields, scan_text
+from knowledge.safety.scanner import scan_fields, scan_json, scan_text
 
-__all__ = ["Finding", "Kind", "Severity", "scan_fields", "scan_text"]
+__all__ = ["Finding", "Kind", "Severity", "scan_fields", "scan_json", "scan_text"]

@@ -49,6 +49,19 @@ class Finding:
         shown = "".join(ch if ch.isprintable() else f"<U+{ord(ch):04X}>" for ch in text[self.start : self.end])
         return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> Finding:
+        """The inverse of `as_dict` (findings are stored as JSON beside the version they describe)."""
+        return cls(
+            int(str(data["start"])),
+            int(str(data["end"])),
+            Kind(str(data["kind"])),
+            Severity(str(data["severity"])),
+            str(data["code"]),
+            str(data["message"]),
+            str(data.get("field", "body")),
+        )
+
     def as_dict(self) -> dict[str, object]:
         return {
             "kind": self.kind.value,

@@ -251,7 +251,7 @@ def find_exfiltration(context: ScanContext) -> None:
     for verb in _SEND.finditer(text):
         window_end = min(len(text), verb.end() + 220)
         sensitive = _SENSITIVE_RE.search(text, verb.end(), min(window_end, verb.end() + 100))
-        if sensitive is None:  # "把聊天记录发送到 …": the object comes first
+        if sensitive is None and _CJK.search(verb[0]):  # "把聊天记录发送到 …": the object comes first
             sensitive = _SENSITIVE_RE.search(text, max(0, verb.start() - 30), verb.start())
         if sensitive is None:
             continue

@@ -52,6 +52,21 @@ def scan_fields(fields: Mapping[str, str], *, allowed_hosts: Iterable[str] = ())
     )
 
 
+def scan_json(content: object, *, allowed_hosts: Iterable[str] = (), prefix: str = "") -> tuple[Finding, ...]:
+    """Findings in every string of a JSON value; each finding's field is the string's path
+    (`rules.2`, `faq.0.answer`), so structured texts (a namespace profile, a FAQ) are scanned whole."""
+    hosts = tuple(allowed_hosts)
+    if isinstance(content, str):
+        return scan_text(content, field=prefix or "text", allowed_hosts=hosts)
+    if isinstance(content, dict):
+        items = ((f"{prefix}.{key}" if prefix else str(key), value) for key, value in content.items())
+    elif isinstance(content, list | tuple):
+        items = ((f"{prefix}.{index}" if prefix else str(index), value) for index, value in enumerate(content))
+    else:
+        return ()
+    return tuple(finding for path, value in items for finding in scan_json(value, allowed_hosts=hosts, prefix=path))
+
+
 _ENCODED_MESSAGE = "Base64-encoded text hides its content from reviewers: it decodes to {preview!r}."
 
 
