@@ -1,6 +1,6 @@
 """`make bench`: every benchmark of issues 6 and 12 in one run, with its targets and PASS/MISS beside each ratio.
 
-Run: .venv/bin/python -m bench [engine datasets scanner http memory scaling publish] [--quick]
+Run: .venv/bin/python -m bench [engine datasets quality scanner http memory scaling publish] [--quick]
 Without part names it runs them all. Progress goes to stderr, the report to stdout. --quick runs
 smaller sizes and shorter rounds (1k/10k entries instead of up to 100k; memory on 10k) in a few
 minutes; its numbers are for checking the harness, the full run's for the README.
@@ -20,7 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench import engine, evaluate_datasets
+from bench import engine, evaluate_datasets, quality
+from bench.datasets import COLLECTIONS
 from bench.http import FULL_ROUNDS, QUICK_ROUNDS, format_http, measure_http
 from bench.memory import FULL_SIZE, QUICK_SIZE, format_memory, measure_memory
 from bench.publish import (
@@ -35,7 +36,7 @@ from bench.publish import (
 )
 from bench.scanner import measure_scanner
 
-PARTS = ("engine", "datasets", "scanner", "http", "memory", "scaling", "publish")
+PARTS = ("engine", "datasets", "quality", "scanner", "http", "memory", "scaling", "publish")
 UNSTABLE = (
     "Absolute numbers on a shared machine are unstable (other jobs share its cores); "
     "the ratios, measured side by side in the same run, are what count."
@@ -216,6 +217,25 @@ def run_datasets(report: Report) -> None:
     )
 
 
+def run_quality(report: Report, *, quick: bool) -> None:
+    """Leave-one-collection-out (issue 11): defaults chosen on some collections, measured on another."""
+    log("== retrieval quality, leave one collection out")
+    text, folds = quality.run(COLLECTIONS, quick=quick)
+    checks = []
+    for fold in folds:
+        numbers, name = fold.numbers, fold.held_out
+        checks.append(Check("quality", f"{name}: nDCG@10 / bm25s, held out", fold.ratio, ">= 1.05", _ge(1.05)))
+        matched = numbers["matched"]
+        checks.append(Check("quality", f"{name}: matched on covered, automatic", matched, ">= 0.90", _ge(0.9)))
+        if numbers["refused"] is not None:
+            refused = numbers["refused"]
+            checks.append(Check("quality", f"{name}: refused not covered, automatic", refused, ">= 0.80", _ge(0.8)))
+        if numbers["filler"] is not None and numbers["filler_filled"]:
+            reduction = 1 - numbers["filler"] / numbers["filler_filled"]
+            checks.append(Check("quality", f"{name}: filler cut vs filling the budget", reduction, ">= 0.30", _ge(0.3)))
+    report.section("Retrieval quality: leave one collection out, dev splits (bench.quality, issue 11)", text, checks)
+
+
 def run_scanner(report: Report, *, quick: bool) -> None:
     log("== safety scanner")
     result = measure_scanner(rounds=1 if quick else 3)
@@ -315,6 +335,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         engine_section(report, engine_text, engine_rows)
     if "datasets" in parts:
         run_datasets(report)
+    if "quality" in parts:
+        run_quality(report, quick=args.quick)
     if "scanner" in parts:
         run_scanner(report, quick=args.quick)
     with bench_stack() as stack:
@@ -326,7 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             scaling_section(report, engine_rows)
         if "publish" in parts:
             run_publish(report, stack, quick=args.quick)
-    print("\n== Targets (issue 6; the scanner's from issue 12) " + "=" * 47)
+    print("\n== Targets (issue 6; the scanner's from issue 12; retrieval quality from issue 11) " + "=" * 13)
     print(f"{'target':52} {'measured':>12} {'wanted':>12}  verdict")
     for check in report.checks:
         print(check.line())

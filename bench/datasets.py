@@ -1,33 +1,37 @@
-"""Loading the shared evaluation collections (dev split only) and a tiny budget packer."""
+"""Loading the development collections (dev split only): the shared ones and the project's own."""
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 from evergreen_site.settings.env import Env
 from evergreen_site.settings.evergreen import datasets_directory
 from knowledge.retrieval.documents import Document
+from knowledge.retrieval.evaluation import EvalQuestion, questions_parse
 from knowledge.retrieval.tokens import entry_tokens
 
 DATASETS = datasets_directory(Env())
-COLLECTIONS = ("cranfield", "cmrc2018")
+# Development collections that ship with the project (bench/collections/<name>/README.md: provenance).
+OWN = Path(__file__).resolve().parent / "collections"
+COLLECTIONS = ("cranfield", "cmrc2018", "pylibs")
+
+
+def collection_dir(collection: str) -> Path:
+    """Where a collection's entries.jsonl and queries.jsonl are: the project's own, else the shared ones."""
+    own = OWN / collection
+    return own if (own / "entries.jsonl").exists() else DATASETS / collection
+
+
 BUDGET = 2000
-
-
-@dataclass(frozen=True)
-class EvalQuery:
-    id: str
-    text: str
-    relevant: dict[str, int]
 
 
 def load_documents(collection: str) -> list[Document]:
     """Entries as the engine sees them: no summary/tags in these files, confidence 1.0."""
     documents = []
-    with open(DATASETS / collection / "entries.jsonl", encoding="utf-8") as lines:
+    with open(collection_dir(collection) / "entries.jsonl", encoding="utf-8") as lines:
         for line in lines:
             row = json.loads(line)
             documents.append(
@@ -45,29 +49,11 @@ def load_documents(collection: str) -> list[Document]:
     return sorted(documents, key=lambda d: d.id)
 
 
-def load_dev_queries(collection: str) -> list[EvalQuery]:
-    """Dev-split queries only: the test split measures the product and is never read here."""
-    queries = []
-    with open(DATASETS / collection / "queries.jsonl", encoding="utf-8") as lines:
-        for line in lines:
-            row = json.loads(line)
-            if row.get("split") != "dev":
-                continue
-            queries.append(EvalQuery(row["id"], row["text"], {k: int(v) for k, v in row["relevant"].items()}))
-    return queries
-
-
-def pack_greedily(ranked: Iterable[tuple[str, int]], budget: int = BUDGET, cheapest: int = 0) -> list[str]:
-    """Rank order, skip what does not fit, stop once nothing can fit (the real packer's semantics)."""
-    packed: list[str] = []
-    left = budget
-    for entry_id, tokens in ranked:
-        if tokens <= left:
-            packed.append(entry_id)
-            left -= tokens
-        if left < cheapest:
-            break
-    return packed
+def load_dev_queries(collection: str) -> list[EvalQuestion]:
+    """Dev-split queries only: the test split measures the product and is never read here
+    (questions_parse drops a line of another split before looking at anything else of it)."""
+    with open(collection_dir(collection) / "queries.jsonl", encoding="utf-8") as lines:
+        return questions_parse(lines, split="dev")
 
 
 def progress(items: Sequence[object], label: str) -> Iterator[int]:

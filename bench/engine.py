@@ -84,6 +84,7 @@ def evergreen_pack_runner(index: SearchIndex, documents: Sequence[Document]) -> 
             tokens_of=lambda position: documents[position].tokens,
             budget=BUDGET_DEFAULT,
             min_tokens=ranking.min_tokens,
+            relevance=ranking.relevance,
         )
         return pack, ranking.total
 

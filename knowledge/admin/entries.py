@@ -82,7 +82,22 @@ class EntryAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return [
-                (None, {"fields": ["category", "title", "summary", "body", "tags", "confidence", "links", "updated"]})
+                (
+                    None,
+                    {
+                        "fields": [
+                            "category",
+                            "title",
+                            "summary",
+                            "body",
+                            "tags",
+                            "aliases",
+                            "confidence",
+                            "links",
+                            "updated",
+                        ]
+                    },
+                )
             ]
         return [(None, {"fields": self.readonly_fields})]
 

@@ -24,11 +24,16 @@ class CommaListField(forms.CharField):
         return [item.strip() for item in text.replace("，", ",").split(",") if item.strip()]
 
 
-CONTENT_FIELDS = ["title", "summary", "body", "tags", "confidence", "links", "updated"]
+CONTENT_FIELDS = ["title", "summary", "body", "tags", "aliases", "confidence", "links", "updated"]
 
 
 class ContentFormMixin(forms.Form):
     tags = CommaListField(required=False, help_text="Comma-separated, e.g. token, budget.")
+    aliases = CommaListField(
+        required=False,
+        help_text="Alternate titles, also in another language, comma-separated (e.g. Token budget, 预算纪律). "
+        "Searched like the title; agents do not receive them.",
+    )
     links = CommaListField(required=False, help_text="Related entry IDs, e.g. EG-201, EG-101.")
 
     def version_content(self) -> VersionContent:
@@ -57,7 +62,7 @@ class VersionForm(ContentFormMixin, forms.ModelForm):
 
     class Meta:
         model = EntryVersion
-        fields = ["title", "summary", "body", "tags", "confidence", "links", "updated"]
+        fields = ["title", "summary", "body", "tags", "aliases", "confidence", "links", "updated"]
         widgets = {"summary": forms.Textarea(attrs={"rows": 2}), "body": forms.Textarea(attrs={"rows": 16})}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -57,7 +57,22 @@ class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
         ("Public metadata", {"fields": ["title", "summary", "contact", "license", "base_url", "language"]}),
         ("What agents are told", {"fields": ["rules", "faq"]}),
         ("Review", {"fields": ["allow_self_approval"]}),
-        ("Retrieval and limits", {"fields": ["ranker", "match_threshold", "link_expansion", "rate_limit"]}),
+        (
+            "Retrieval and limits",
+            {
+                "fields": [
+                    "ranker",
+                    "match_threshold",
+                    "match_threshold_note",
+                    "packing",
+                    "link_expansion",
+                    "rate_limit",
+                ],
+                "description": "Leave the match threshold empty and every release calibrates its own from the entries "
+                "and Evergreen's off-topic probes (shown on each release); calibrate_threshold refines it from "
+                "golden questions.",
+            },
+        ),
         ("Releases", {"fields": ["knowledge_version", "active_release", "content_serial", "created_at"]}),
     ]
 

@@ -15,7 +15,7 @@ from knowledge.retrieval.render.context_json import entry_payload
 from knowledge.retrieval.render.safe_html import markdown_to_safe_html
 from knowledge.selectors.snapshots import entry_record
 
-DIFF_FIELDS = ["title", "summary", "body", "tags", "links", "confidence", "updated"]
+DIFF_FIELDS = ["title", "summary", "body", "tags", "aliases", "links", "confidence", "updated"]
 
 
 def _field_lines(version: EntryVersion | None, field: str) -> list[str]:
@@ -53,10 +53,20 @@ def preview_html(version: EntryVersion) -> SafeString:
     url = version.entry.namespace.base_url.rstrip("/") + f"/api/entries/{record.id}"
     payload = json.dumps(entry_payload(record, url=url), ensure_ascii=False, indent=2)
     body = markdown_to_safe_html(version.body)
+    aliases = (
+        format_html(
+            "<p>Also found as: <strong>{}</strong> "
+            "(aliases are searched like the title; agents do not receive them)</p>",
+            ", ".join(version.aliases),
+        )
+        if version.aliases
+        else ""
+    )
     return format_html(
-        "<p><strong>{} tokens</strong> (seed §4 estimate of title + summary + body)</p>"
+        "<p><strong>{} tokens</strong> (seed §4 estimate of title + summary + body)</p>{}"
         '<div class="evergreen-preview">{}</div><details><summary>JSON</summary><pre>{}</pre></details>',
         version.tokens,
+        aliases,
         mark_safe(body),  # noqa: S308  # sanitised by markdown_to_safe_html (nh3)
         payload,
     )

@@ -10,6 +10,7 @@ from knowledge.admin.base import NamespaceScopedInline, ReadOnlyAdmin, namespace
 from knowledge.admin.content import evaluate_and_report
 from knowledge.errors import ServiceError
 from knowledge.models import Artifact, AuditRecord, Release, ReleaseBuild, Role
+from knowledge.retrieval.calibration import matching_summary
 from knowledge.selectors.evaluation import golden_questions_list
 from knowledge.services.releases import release_rollback
 
@@ -45,6 +46,7 @@ class ReleaseAdmin(ReadOnlyAdmin):
         "total_tokens",
         "built_at",
         "build_seconds",
+        "matching",
         "inputs_hash",
         "content_serial",
         "manifest",
@@ -54,6 +56,11 @@ class ReleaseAdmin(ReadOnlyAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Release]:
         return super().get_queryset(request).select_related("namespace")
+
+    @admin.display(description="Match threshold")
+    def matching(self, obj: Release) -> str:
+        """The threshold `matched` is decided on in this release, and how the build obtained it."""
+        return matching_summary((obj.metrics or {}).get("matching"))
 
     @admin.display(boolean=True, description="Active")
     def is_active(self, obj: Release) -> bool:

@@ -125,7 +125,7 @@ class EntryVersionAdmin(VersionAdminBase):
     ]
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
-        editable = ["title", "summary", "body", "tags", "confidence", "links", "updated", "based_on"]
+        editable = ["title", "summary", "body", "tags", "aliases", "confidence", "links", "updated", "based_on"]
         content = editable if self._is_editable(request, obj) else [f for f in editable if f != "based_on"]
         return [
             (None, {"fields": ["entry_link", "number", "state", "tokens"]}),
@@ -147,7 +147,7 @@ class EntryVersionAdmin(VersionAdminBase):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if self._is_editable(request, obj):
             return self.readonly_fields
-        return [*self.readonly_fields, "title", "summary", "body", "tags", "confidence", "links", "updated"]
+        return [*self.readonly_fields, "title", "summary", "body", "tags", "aliases", "confidence", "links", "updated"]
 
     def save_model(self, request: HttpRequest, obj: EntryVersion, form: Any, change: bool) -> None:
         saved = version_save(

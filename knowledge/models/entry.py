@@ -77,6 +77,11 @@ class EntryVersion(UndeletableModel):
         validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("1"))],
     )
     links = models.JSONField(default=list, blank=True, help_text="Public IDs of related entries.")
+    aliases = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Alternate titles, also in another language; searched like the title, not shown to agents.",
+    )
     updated = models.DateField(help_text="The date agents see as `updated`.")
     tokens = models.PositiveIntegerField(editable=False, help_text="Seed §4 estimate of title+summary+body.")
     content_hash = models.CharField(max_length=64, editable=False)

@@ -22,6 +22,11 @@ class Ranker(models.TextChoices):
     SEED = "seed", "Seed formula (id×8, title×5, tags×4, summary×3, body)"
 
 
+class Packing(models.TextChoices):
+    RELEVANT = "relevant", "Relevant hits only (relative and absolute relevance floors, default)"
+    SEED = "seed", "Fill the budget in rank order (seed §4)"
+
+
 class Namespace(models.Model):
     """A tenant: its own IDs, entries, releases, keys and limits."""
 
@@ -53,10 +58,21 @@ class Namespace(models.Model):
 
     ranker = models.CharField(max_length=16, choices=Ranker.choices, default=Ranker.BM25F)
     match_threshold = models.FloatField(
-        null=True, blank=True, help_text="Coverage needed for matched=true; empty = the engine's default."
+        null=True,
+        blank=True,
+        help_text="Match score needed for matched=true; empty = each release calibrates its own.",
+    )
+    match_threshold_note = models.CharField(
+        max_length=300, blank=True, help_text="How the match threshold was obtained (calibrate_threshold writes it)."
     )
     link_expansion = models.BooleanField(
         null=True, blank=True, help_text="Link-graph expansion; empty = the engine's default."
+    )
+    packing = models.CharField(
+        max_length=16,
+        choices=Packing.choices,
+        default=Packing.RELEVANT,
+        help_text="Which hits /api/context packs: only relevant ones, or the budget filled in rank order (seed §4).",
     )
     rate_limit = models.CharField(
         max_length=32, blank=True, help_text='e.g. "120/min"; "0" = off; empty = the global setting.'

@@ -10,21 +10,36 @@ from functools import cache
 
 import Stemmer
 
-from knowledge.retrieval.stopwords import is_stopword
+from knowledge.retrieval.stopwords import is_function_word, is_stopword
 
 # Han ideographs (BMP, compatibility and the supplementary planes). Everything else that is a
 # letter or digit forms "word" runs: Latin, Greek, Cyrillic, kana, hangul.
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-_RUNS = re.compile(rf"([{_HAN}]+)|([^\W_{_HAN}]+(?:-\d+)?)")
-# Public IDs such as EG-202 or CRAN-0001 (after folding): letters, a dash, digits.
 _HAN_RUN = re.compile(f"[{_HAN}]+")
-_ID_SHAPE = re.compile(r"[^\W\d_][^\W_]*-\d+")
+_WORD = rf"[^\W{_HAN}]+"  # letters, digits and underscores, not Han
+# Operators that carry meaning in technical questions ("what does += do"); `->` is a return annotation.
+_OPERATOR = r"(?:\*\*|//|<<|>>|[-+*/%&|^@<>!=:])=|->"
+# The runs analysis cuts text into, in order: a Han run; a --flag; a word, maybe joined to the next
+# by dots or hyphens (dotted.names, version numbers 3.11.2, IDs EG-202, x-ray); an operator.
+_TOKENS = re.compile(rf"([{_HAN}]+)|((?<![\w-])--[^\W\d_{_HAN}][\w-]*)|({_WORD}(?:[.\-]{_WORD})*)|({_OPERATOR})")
+# Where a compound token splits into parts: dots, hyphens, underscores, dashes of a flag.
+_SEPARATORS = re.compile(r"[._\-]+")
+# Inside one piece: camelCase humps, ACRONYMS before a capitalised word, digit runs, other letters.
+_HUMPS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_]+")
+# A plain ASCII word needs none of the work below (ASCII case folding is lower()).
+_ASCII_COMPOUND = re.compile(r"[._\-]|[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z]\d|\d[A-Za-z]")
+_MIXED = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]|[^\W\d_]\d|\d[^\W\d_]")
 _LATIN = re.compile(r"[a-z]+")
+# Before code-aware analysis: IDs (letters, a dash, digits) were the only compounds kept whole.
+_ID_SHAPE = re.compile(r"[^\W\d_][^\W_]*-\d+")
+_PROSE_COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+_PLAIN = re.compile(rf"[^\W_{_HAN}]+")
 # English clitics ("what's", "isn't", "we'll"): the letters after the apostrophe are not words.
-_CLITIC = re.compile(r"(?<=[^\W\d_])['’](?:s|t|d|ll|re|ve|m)\b")
+_CLITIC = re.compile(r"(?<=[^\W\d_])['’](?:s|t|d|ll|re|ve|m)\b", re.IGNORECASE)
 # Sentence ends: CJK and Latin terminators, semicolons, line breaks. A split never cuts a term
-# (terms are runs of letters and digits), so a field's terms are its sentences' terms in order.
-_SENTENCE_END = re.compile(r"(?<=[。！？；!?;\n])|(?<=[.．]\s)")
+# (terms are runs of letters and digits, and `!=` stays whole), so a field's terms are its
+# sentences' terms in order.
+_SENTENCE_END = re.compile(r"(?<=[。！？；;\n])|(?<=[!?])(?!=)|(?<=[.．]\s)")
 
 TAG_PREFIX = "#"
 BIGRAM_PREFIX = "~"
@@ -45,6 +60,12 @@ class AnalyzerConfig:
     hmm: bool = False
     # Also index overlapping character bigrams of Chinese text, prefixed with BIGRAM_PREFIX.
     cjk_bigrams: bool = False
+    # Keep code tokens whole as well as cut into parts (__getattr__, snake_case, CamelCase, dotted
+    # names, --flags, version numbers, error codes) and index operators (+=, ==, ->).
+    code_aware: bool = True
+    # "full": function words and question filler (anyone, possible, papers, information …);
+    # "function": function words only.
+    stopwords: str = "full"
 
 
 def normalize_text(text: str) -> str:
@@ -87,22 +108,62 @@ def _segment_function(segmenter: str, cjk_mode: str, hmm: bool) -> Callable[[str
     raise ValueError(f"unknown segmenter {segmenter!r}; expected one of {SEGMENTERS}")
 
 
-def split_words(text: str, config: AnalyzerConfig) -> Iterator[tuple[str, bool]]:
-    """Yield (word, is_cjk) pairs of folded text in order, before stopwords and stemming."""
+def split_words(text: str, config: AnalyzerConfig) -> Iterator[tuple[str, bool, bool]]:
+    """Yield (word, is_cjk, is_part) triples of text in order, folded, before stopwords and stemming.
+
+    A compound token (`__getattr__`, `snake_case`, `CamelCase`, `dotted.names`, `--flags`, `3.11.2`,
+    `EG-202`) is one word, followed by its parts (`is_part`), so a question matches it whole and by
+    its parts; with `code_aware` off, only IDs (letters-digits) stay whole and words split at
+    punctuation. Operators such as `+=` are words of their own when `code_aware` is on.
+    """
     segment = None
-    for han, other in _RUNS.findall(_CLITIC.sub("", normalize_text(text))):
+    for han, flag, word, operator in _TOKENS.findall(_CLITIC.sub("", unicodedata.normalize("NFKC", text))):
         if han:
             segment = segment or _segment_function(config.segmenter, config.cjk_mode, config.hmm)
-            for word in segment(han):
-                if word.strip():
-                    yield word, True
-        elif _ID_SHAPE.fullmatch(other):
-            # An ID is one term, and its parts are words too ("eg-202" -> eg-202, eg, 202).
-            yield other, False
-            for part in other.split("-"):
-                yield part, False
+            for piece in segment(normalize_text(han)):
+                if piece.strip():
+                    yield piece, True, False
+        elif config.code_aware:
+            token = flag or word or operator
+            if token.isascii() and _ASCII_COMPOUND.search(token) is None:
+                yield token.lower(), False, False  # the common case: a plain ASCII word, folded
+            else:
+                yield from _compound(token)
         else:
-            yield other, False
+            yield from _legacy_words(flag or word)
+
+
+def _compound(token: str) -> Iterator[tuple[str, bool, bool]]:
+    whole = normalize_text(token)
+    if not _SEPARATORS.search(token) and not _MIXED.search(token):
+        yield whole, False, False  # a plain word (or an operator): nothing to split
+        return
+    if _PROSE_COMPOUND.fullmatch(token):
+        # boundary-layer, two-dimensional: prose writes these with a hyphen or a space, so only
+        # their words are terms (a whole term would miss every question that uses the space).
+        for part in token.split("-"):
+            yield normalize_text(part), False, False
+        return
+    yield whole, False, False
+    for piece in _SEPARATORS.split(token):
+        parts = _HUMPS.findall(piece) if _MIXED.search(piece) else [piece]
+        for part in parts:
+            folded = normalize_text(part)
+            # A lone letter (the `e` of E501, the `v` of v2) says nothing on its own.
+            if folded and folded != whole and (len(folded) > 1 or folded.isdigit()):
+                yield folded, False, True
+
+
+def _legacy_words(token: str) -> Iterator[tuple[str, bool, bool]]:
+    """Words as indexes compiled before code-aware analysis cut them: IDs whole, else split at punctuation."""
+    folded = normalize_text(token)
+    if _ID_SHAPE.fullmatch(folded):
+        yield folded, False, False
+        for part in folded.split("-"):
+            yield part, False, True
+        return
+    for part in _PLAIN.findall(folded):
+        yield part, False, False
 
 
 def split_sentences(text: str) -> list[str]:
@@ -118,7 +179,8 @@ def _stem_word(word: str, config: AnalyzerConfig) -> str:
 
 def analyze_text(text: str, config: AnalyzerConfig) -> list[str]:
     """The terms of a text, in order, with duplicates: what both entries and topics become."""
-    terms = [_stem_word(word, config) for word, _ in split_words(text, config) if not is_stopword(word)]
+    stop = is_stopword if config.stopwords == "full" else is_function_word
+    terms = [_stem_word(word, config) for word, _, _ in split_words(text, config) if not stop(word)]
     if config.cjk_bigrams:
         terms.extend(han_bigrams(text))
     return terms
@@ -138,11 +200,16 @@ def analyze_tags(tags: tuple[str, ...], config: AnalyzerConfig) -> list[str]:
     """Tag terms: each tag's exact key (prefixed so it cannot collide) plus its analysed words."""
     terms: list[str] = []
     for tag in tags:
-        key = _join_words(list(split_words(tag, config)))
+        key = _join_words(_whole_words(tag, config))
         if key:
             terms.append(TAG_PREFIX + key)
             terms.extend(analyze_text(tag, config))
     return terms
+
+
+def _whole_words(text: str, config: AnalyzerConfig) -> list[tuple[str, bool]]:
+    """The words of a text without the parts of compounds: what exact tag keys are made of."""
+    return [(word, is_cjk) for word, is_cjk, is_part in split_words(text, config) if not is_part]
 
 
 def _join_words(words: list[tuple[str, bool]]) -> str:
@@ -156,7 +223,7 @@ def _join_words(words: list[tuple[str, bool]]) -> str:
 
 def exact_tag_candidates(topic: str, config: AnalyzerConfig, *, longest: int = 4) -> set[str]:
     """Tag keys a topic could name exactly: every run of up to `longest` of its words."""
-    words = list(split_words(topic, config))
+    words = _whole_words(topic, config)
     return {
         TAG_PREFIX + _join_words(words[start : start + length])
         for start in range(len(words))

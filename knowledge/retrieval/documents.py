@@ -18,3 +18,5 @@ class Document:
     confidence: float
     tokens: int
     links: tuple[str, ...] = ()
+    # Alternate titles (also in another language): matched like the title, never shown to agents.
+    aliases: tuple[str, ...] = ()

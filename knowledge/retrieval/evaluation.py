@@ -1,4 +1,4 @@
-"""Retrieval quality metrics over plain data: nDCG@10, MRR@10, pack recall, hit rate, refusals;
+"""Retrieval quality metrics over plain data: nDCG@10, MRR@10, pack recall, hit rate, refusals, filler;
 and evaluation questions in the format of ../shared/datasets/*/queries.jsonl."""
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ class QueryOutcome:
     packed: Sequence[str]
     matched: bool
     seconds: float = 0.0
+    packed_tokens: Sequence[int] = ()  # the cost of each packed entry, in `packed` order
 
     @property
     def covered(self) -> bool:
@@ -45,6 +46,7 @@ class EvaluationReport:
     hit_rate: float | None
     matched_when_covered: float | None
     unmatched_when_uncovered: float | None
+    filler: float | None
     latency_p50_ms: float | None
     latency_p99_ms: float | None
 
@@ -77,6 +79,17 @@ def is_hit(packed: Sequence[str], relevant: Mapping[str, int]) -> bool:
     return any(relevant.get(entry_id, 0) > 0 for entry_id in packed)
 
 
+def filler_share(outcome: QueryOutcome) -> float | None:
+    """Share of the packed tokens that belong to no relevant entry (None: nothing packed)."""
+    total = sum(outcome.packed_tokens)
+    if not total:
+        return None
+    wasted = sum(
+        t for entry_id, t in zip(outcome.packed, outcome.packed_tokens, strict=True) if entry_id not in outcome.relevant
+    )
+    return wasted / total
+
+
 def _mean(values: Sequence[float]) -> float | None:
     return float(np.mean(values)) if values else None
 
@@ -99,6 +112,8 @@ def summarize_outcomes(outcomes: Sequence[QueryOutcome]) -> EvaluationReport:
         hit_rate=_mean([float(is_hit(o.packed, o.relevant)) for o in covered]),
         matched_when_covered=_mean([float(o.matched) for o in covered]),
         unmatched_when_uncovered=_mean([float(not o.matched) for o in uncovered]),
+        # Over covered questions with a non-empty pack: on an uncovered one every token is filler.
+        filler=_mean([share for o in covered if (share := filler_share(o)) is not None]),
         latency_p50_ms=_percentile_ms([o.seconds for o in outcomes], 50),
         latency_p99_ms=_percentile_ms([o.seconds for o in outcomes], 99),
     )
@@ -116,6 +131,15 @@ def calibrate_threshold(covered: Sequence[float], uncovered: Sequence[float], *,
     # Highest t with share(covered >= t) >= min_matched: the k-th smallest covered score.
     allowed_misses = math.floor(len(ordered) * (1.0 - min_matched) + 1e-9)
     return float(ordered[min(allowed_misses, len(ordered) - 1)])
+
+
+MIN_MARGIN = 0.005
+
+
+def calibration_margin(*, target: float, covered: int) -> float:
+    """How much above `target` to calibrate so that unseen questions still reach it: the one-sided
+    95 % binomial error of a share measured on `covered` questions (at least half a point)."""
+    return max(MIN_MARGIN, 1.645 * math.sqrt(target * (1 - target) / max(covered, 1)))
 
 
 class QuestionFileError(ValueError):

@@ -2,33 +2,31 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, replace
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from knowledge.retrieval.analysis import (
-    AnalyzerConfig,
-    analyze_text,
-    exact_tag_candidates,
-    is_coverage_term,
-    is_han_word,
-)
+from knowledge.retrieval.analysis import AnalyzerConfig
 from knowledge.retrieval.container import ContainerError, pack_arrays, unpack_arrays
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.hits import Accumulators, QueryHits, term_min_tokens
-from knowledge.retrieval.postings import Analyze, BM25FParams, analyze_fields, bm25_idf, build_postings
-from knowledge.retrieval.ranking import ArrayHits, Hit, Prefix, Ranking, SearchOptions
-from knowledge.retrieval.scoring import (
-    QueryPlan,
-    coverage_of,
-    expand_links,
+from knowledge.retrieval.planning import QueryPlanner
+from knowledge.retrieval.postings import (
+    Analyze,
+    BM25FParams,
+    analyze_fields,
+    bm25_idf,
+    build_postings,
+    term_max_impacts,
 )
-from knowledge.retrieval.stopwords import is_stopword
-from knowledge.retrieval.vocabulary import Vocabulary, pack_strings, unpack_string
+from knowledge.retrieval.ranking import ArrayHits, Hit, MatchFacts, Prefix, Ranking, SearchOptions
+from knowledge.retrieval.relevance import BATCH, PackFloor, Verdict
+from knowledge.retrieval.scoring import Coverage, QueryPlan, coverage_many, coverage_of, expand_links
+from knowledge.retrieval.synonyms import SynonymSet, rules_from_meta, rules_to_meta, synonym_rules
+from knowledge.retrieval.vocabulary import SortedTerms, Vocabulary, pack_strings, unpack_string
 
 __all__ = ["Hit", "Ranking", "SearchIndex", "SearchOptions"]
 
@@ -36,15 +34,13 @@ FORMAT_VERSION = 1
 BROWSE_SCORE = 0.5  # seed §4: an empty topic scores every entry 0.5
 FALLBACK_SIZE = 3  # seed §4: "按 confidence 给几条兜底" — the reference gives three
 WEAK_SIZE = 3  # hits that do not cover the topic: at most this many of the best, still matched=false
-# Minimum Ranking.match_score (see SearchIndex._match_score) for `matched`, for namespaces that have
-# not calibrated their own (Namespace.match_threshold, `manage.py calibrate_threshold`). Calibrated
-# on the CMRC 2018 dev split, the only shared one with uncovered questions: the highest value that
-# still matches 95 % of covered questions (it refuses 91.7 % of uncovered ones there). Long English
-# questions (Cranfield) cover less of their words and calibrate to 0.
+# Minimum Ranking.match_score for `matched` of an index compiled without a threshold. Every release
+# stores its own (calibrated automatically at build time, or the namespace's), so this only serves
+# indexes compiled directly (tests, benchmarks) and releases built before calibration existed.
 DEFAULT_MATCH_THRESHOLD = 0.84
-# Coverage weighs each query term by idf ** this. Measured on CMRC dev (docs/retrieval.md): 1 with
-# passage coverage refuses more uncovered questions than 2 did with whole-entry coverage.
-COVERAGE_EXPONENT = 1.0
+# A topic is never matched when the best entry holds less than this share of its informative
+# (idf-weighted) terms anywhere: most of what it asks about is not there (issue 11).
+MATCH_COVERAGE_FLOOR = 0.4
 LEAD_WEIGHT = 0.5
 LEAD_CAP = 3.0
 EXPANSION_SEEDS = 3  # neighbours of this many top hits may join
@@ -63,7 +59,8 @@ class SearchIndex:
         try:
             self._meta = meta
             self._arrays = arrays
-            self.analyzer = AnalyzerConfig(**meta["analyzer"])
+            # Indexes compiled before code-aware analysis cut words at punctuation.
+            self.analyzer = AnalyzerConfig(**{"code_aware": False, **meta["analyzer"]})
             self.options = SearchOptions(**meta["options"])
             self.categories: list[str] = list(meta["categories"])
             self.vocabulary = Vocabulary(arrays["term_hashes"], arrays["term_blob"], arrays["term_offsets"])
@@ -83,6 +80,17 @@ class SearchIndex:
         self._accumulators = Accumulators()
         self._browse_cache: dict[int, np.ndarray] = {}
         self._fallback_cache: dict[int, np.ndarray] = {}
+        self.synonyms = rules_from_meta(meta.get("synonyms", ()))
+        self._planner = QueryPlanner(
+            vocabulary=self.vocabulary,
+            idf=self._idf,
+            analyzer=self.analyzer,
+            max_idf=float(bm25_idf(np.array([0.0]), self.count)[0]),
+            synonyms=self.synonyms,
+            # Without tags or aliases, exact-key lookups (a few per query word) would be wasted work.
+            has_tags=bool(meta.get("has_tags", True)),
+            sorted_terms=SortedTerms(self.vocabulary, arrays["term_order"]) if "term_order" in arrays else None,
+        )
 
     # -- building and serialization -------------------------------------------------------
 
@@ -96,6 +104,7 @@ class SearchIndex:
         params: BM25FParams | None = None,
         progress: Callable[[int], None] | None = None,
         analyze: Analyze = analyze_fields,
+        synonyms: Iterable[SynonymSet] = (),
     ) -> SearchIndex:
         """Index `documents` (sorted by ID: position i is documents[i]); see build_postings for `analyze`."""
         analyzer = analyzer or AnalyzerConfig()
@@ -118,14 +127,18 @@ class SearchIndex:
             "analyzer": asdict(analyzer),
             "params": params.to_meta(),
             "options": asdict(options or SearchOptions()),
-            # Without tags, exact-tag lookups (a few per query word) would be wasted work.
-            "has_tags": any(d.tags for d in documents),
+            "has_tags": any(d.tags or d.aliases for d in documents),
+            "synonyms": rules_to_meta(synonym_rules(synonyms, analyzer)),
+            # How the match threshold in "options" was obtained (a release build fills it in).
+            "matching": {},
         }
         arrays = {
             "term_hashes": postings.vocabulary.hashes,
             "term_blob": postings.vocabulary.blob,
             "term_offsets": postings.vocabulary.offsets,
             "term_idf": postings.idf,
+            "term_max_bm25f": postings.max_bm25f,
+            "term_order": postings.order,
             "post_offsets": postings.offsets,
             "post_docs": postings.docs,
             "post_bm25f": postings.bm25f,
@@ -161,10 +174,6 @@ class SearchIndex:
     def public_id(self, position: int) -> str:
         return unpack_string(self._arrays["doc_id_blob"], self._arrays["doc_id_offsets"], position)
 
-    @cached_property
-    def _max_idf(self) -> float:
-        return float(bm25_idf(np.array([0.0]), self.count)[0])
-
     # -- searching -------------------------------------------------------------------------
 
     def search(
@@ -182,18 +191,55 @@ class SearchIndex:
             return self._materialized("browse" if not topic.strip() else "fallback", np.zeros(0, np.int64))
         if not topic.strip():
             return self._browse(category, allowed)
-        plan = self._plan(topic, options.ranker)
+        plan = self.plan(topic, options.ranker)
         hits = self._query_hits(plan, options.ranker, allowed)
         head = hits.prefix(WEAK_SIZE)
         if not len(head.positions):
             return self._fallback(category, allowed)
-        match_score = self._match_score(plan, head)
-        if options.ranker == "bm25f" and match_score < self._threshold(options):
-            weak = ArrayHits(head.positions[:WEAK_SIZE], head.scores[:WEAK_SIZE], self._tokens, ordered=True)
-            return Ranking(mode="weak", matched=False, hits=weak, match_score=match_score)
+        # The best hits' coverage in one pass over the query terms' postings: the first decides
+        # `matched`, all of them the pack's relevance floor.
+        batch = hits.prefix(BATCH).positions[:BATCH]
+        passages, entries = coverage_many(plan, batch, offsets=self._offsets, docs=self._docs, blocks=self._blocks)
+        coverage = Coverage(passage=float(passages[0]), entry=float(entries[0]))
+        match_score = self._match_score(coverage, head)
+        gate_score = match_score if coverage.entry >= MATCH_COVERAGE_FLOOR else -np.inf
+        floor = self._floor(plan, hits, float(head.scores[0]), options)
+        if floor is not None:
+            floor.remember(batch, passages)
+        facts = MatchFacts(match_score, coverage, gate_score, floor)
+        if options.ranker == "bm25f" and gate_score < self._threshold(options):
+            return Ranking(mode="weak", matched=False, hits=self._weak(head, floor), facts=facts)
         if options.expand:
-            return self._expanded(hits, allowed, match_score)
-        return Ranking(mode="match", matched=True, hits=hits, match_score=match_score)
+            return self._expanded(hits, allowed, facts)
+        return Ranking(mode="match", matched=True, hits=hits, facts=facts)
+
+    def _weak(self, head: Prefix, floor: PackFloor | None) -> ArrayHits:
+        """The best WEAK_SIZE hits, less those below the relevance floors: the weak hit set is
+        exactly what is packed and counted (hitCount), never filler."""
+        keep = [
+            index
+            for index in range(min(WEAK_SIZE, len(head.positions)))
+            if floor is None
+            or floor.verdict(Hit(int(head.positions[index]), float(head.scores[index])), first=index == 0)
+            is Verdict.KEEP
+        ]
+        return ArrayHits(head.positions[keep], head.scores[keep], self._tokens, ordered=True)
+
+    def plan(self, topic: str, ranker: str = "bm25f") -> QueryPlan:
+        """The topic's terms, weights and coverage weights against this index."""
+        return self._planner.plan(topic, ranker)
+
+    def _floor(self, plan: QueryPlan, hits: QueryHits, top_score: float, options: SearchOptions) -> PackFloor | None:
+        if options.packing == "seed":
+            return None
+        return PackFloor(
+            plan=plan,
+            top_score=top_score,
+            offsets=self._offsets,
+            docs=self._docs,
+            blocks=self._blocks,
+            ranked=lambda count: hits.prefix(count).positions[:count],
+        )
 
     def _query_hits(self, plan: QueryPlan, ranker: str, allowed: np.ndarray | None) -> QueryHits:
         return QueryHits(
@@ -216,94 +262,45 @@ class SearchIndex:
             return stored
         return term_min_tokens(offsets=self._offsets, docs=self._docs, tokens=self._tokens)
 
-    def _match_score(self, plan: QueryPlan, head: Prefix) -> float:
+    @cached_property
+    def term_max_impacts(self) -> np.ndarray:
+        """Each term's best BM25F impact: stored at compile time, derived for older indexes."""
+        stored = self._arrays.get("term_max_bm25f")
+        return stored if stored is not None else term_max_impacts(self._offsets, self._impacts["bm25f"])
+
+    def _match_score(self, coverage: Coverage, head: Prefix) -> float:
         """How well the best entry covers the topic: passage coverage + a bonus when it clearly leads.
 
         coverage = the largest share of the query's idf mass that one passage of the best entry
-        (a sentence block with the entry's title, tags and id) contains; unknown terms count as
-        uncovered. lead = ln(best / second score), capped. A question about a subject the knowledge
-        base lacks shares only generic words with an entry, or meets its own words scattered over
-        an entry that mentions the subject in passing; a covered question's words meet in one
-        passage of an entry that stands out.
+        (a sentence block with the entry's title, tags, aliases and id) contains; unknown terms
+        count as uncovered. lead = ln(best / second score), capped. A question about a subject the
+        knowledge base lacks shares only generic words with an entry, or meets its own words
+        scattered over an entry that mentions the subject in passing; a covered question's words
+        meet in one passage of an entry that stands out.
         """
         scores = head.scores
         lead = LEAD_CAP if len(scores) < 2 else min(float(scores[0] / scores[1]), LEAD_CAP)
-        best = int(head.positions[0])
-        coverage = coverage_of(plan, best, offsets=self._offsets, docs=self._docs, blocks=self._blocks)
-        return coverage + LEAD_WEIGHT * float(np.log(lead))
+        return coverage.passage + LEAD_WEIGHT * float(np.log(lead))
 
     def _threshold(self, options: SearchOptions) -> float:
         if options.match_threshold is None:
             return DEFAULT_MATCH_THRESHOLD
         return options.match_threshold
 
-    def coverage(self, topic: str, position: int) -> float:
-        """How much of `topic`'s informative (idf-weighted) terms one passage of the entry holds."""
-        plan = self._plan(topic, "bm25f")
+    @property
+    def match_threshold(self) -> float:
+        """The threshold this index serves with by default."""
+        return self._threshold(self.options)
+
+    @property
+    def matching(self) -> dict[str, Any]:
+        """How the threshold was obtained (empty for an index compiled without a release build)."""
+        return dict(self._meta.get("matching") or {})
+
+    def coverage(self, topic: str, position: int) -> Coverage:
+        """How much of `topic`'s informative (idf-weighted) terms the entry holds (passage, whole)."""
+        plan = self.plan(topic, "bm25f")
         return coverage_of(plan, position, offsets=self._offsets, docs=self._docs, blocks=self._blocks)
-
-    def _known_pieces(self, term: str) -> list[int]:
-        """A Chinese word no entry contains, as the longest known words it is made of, left to right
-        (鲷鱼 -> 鲷, 鱼; 投入使用 -> 投入, 使用); stopwords inside are dropped. [] when some part is
-        unknown: then the word names something the knowledge base lacks."""
-        if not is_han_word(term):
-            return []
-        pieces: list[int] = []
-        start = 0
-        while start < len(term):
-            for end in range(len(term), start, -1):
-                piece = term[start:end]
-                term_id = self.vocabulary.lookup(piece)
-                if term_id >= 0 or is_stopword(piece):
-                    if term_id >= 0:
-                        pieces.append(term_id)
-                    start = end
-                    break
-            else:
-                return []
-        return pieces
-
-    def _plan(self, topic: str, ranker: str) -> QueryPlan:
-        counts = Counter(analyze_text(topic, self.analyzer))
-        weights: dict[int, float] = {}
-        coverage: dict[int, float] = {}
-        unknown: list[str] = []
-        for term, count in counts.items():
-            term_id = self.vocabulary.lookup(term)
-            # The segmenter splits a text by its dictionary: a compound in the question may be two
-            # words in the entries. Its known pieces stand in for it, for ranking and coverage.
-            pieces = [term_id] if term_id >= 0 else self._known_pieces(term)
-            if not pieces:
-                unknown.append(term)
-                continue
-            counts_for_coverage = is_coverage_term(term, self.analyzer)
-            for piece in pieces:
-                if piece in weights and term_id < 0:
-                    continue  # a piece the question also has on its own: counted once
-                weights[piece] = weights.get(piece, 0.0) + count
-                idf = float(self._idf[piece]) ** COVERAGE_EXPONENT if counts_for_coverage else 0.0
-                coverage[piece] = max(coverage.get(piece, 0.0), idf)
-        known_terms = [t for t in counts if t not in unknown]
-        # An unknown compound whose parts are known query terms is a segmentation artefact, not a
-        # subject the knowledge base lacks.
-        unknown_idf = sum(
-            self._max_idf**COVERAGE_EXPONENT
-            for term in unknown
-            if is_coverage_term(term, self.analyzer) and not any(part in term for part in known_terms)
-        )
-        if ranker == "bm25f" and self._meta.get("has_tags", True):
-            # Exact tags add weight but not coverage: the words of the tag are already terms.
-            for candidate in exact_tag_candidates(topic, self.analyzer):
-                term_id = self.vocabulary.lookup(candidate)
-                if term_id >= 0 and term_id not in weights:
-                    weights[term_id] = 1.0
-                    coverage[term_id] = 0.0
-        return QueryPlan(
-            term_ids=np.array(list(weights), dtype=np.int64),
-            weights=np.array(list(weights.values()), dtype=np.float64),
-            informative_idf=np.array([coverage[t] for t in weights], dtype=np.float64),
-            unknown_idf=unknown_idf,
-        )
 
     def _allowed(self, category: str | None) -> np.ndarray | None:
         """Category filter applied before ranking; an unknown category allows nothing."""
@@ -333,7 +330,7 @@ class SearchIndex:
         scores = np.asarray(self._confidence[positions], dtype=np.float64)
         return Ranking(mode="fallback", matched=False, hits=ArrayHits(positions, scores, self._tokens, ordered=True))
 
-    def _expanded(self, hits: QueryHits, allowed: np.ndarray | None, match_score: float) -> Ranking:
+    def _expanded(self, hits: QueryHits, allowed: np.ndarray | None, facts: MatchFacts) -> Ranking:
         candidates, scores = hits.scored()
         top = hits.prefix(EXPANSION_SEEDS)
         in_hit_set = np.zeros(self.count, dtype=bool)
@@ -355,7 +352,7 @@ class SearchIndex:
             self._tokens,
             via=via,
         )
-        return Ranking(mode="match", matched=True, hits=expanded, public_id=self.public_id, match_score=match_score)
+        return Ranking(mode="match", matched=True, hits=expanded, public_id=self.public_id, facts=facts)
 
     def _materialized(self, mode: str, positions: np.ndarray) -> Ranking:
         hits = ArrayHits(positions, np.zeros(len(positions)), self._tokens, ordered=True)
@@ -364,3 +361,21 @@ class SearchIndex:
     def with_options(self, options: SearchOptions) -> SearchIndex:
         """The same index with other default search options (shares the arrays)."""
         return SearchIndex({**self._meta, "options": asdict(options)}, self._arrays)
+
+    def with_synonyms(self, other: SearchIndex) -> SearchIndex:
+        """The same index expanding topics with `other`'s synonym rules."""
+        return SearchIndex({**self._meta, "synonyms": other._meta.get("synonyms", [])}, self._arrays)
+
+    @property
+    def params(self) -> BM25FParams:
+        stored = self._meta.get("params") or {}
+        return BM25FParams(
+            weights=tuple(stored.get("weights", BM25FParams.weights)),
+            b=tuple(stored.get("b", BM25FParams.b)),
+            k1=float(stored.get("k1", BM25FParams.k1)),
+        )
+
+    def with_threshold(self, threshold: float, matching: dict[str, Any]) -> SearchIndex:
+        """The same index serving with `threshold`, and a record of how it was obtained."""
+        options = replace(self.options, match_threshold=threshold)
+        return SearchIndex({**self._meta, "options": asdict(options), "matching": matching}, self._arrays)

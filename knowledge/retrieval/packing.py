@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from knowledge.retrieval.ranking import Hit
+from knowledge.retrieval.relevance import PackFloor, Verdict
 
 BUDGET_DEFAULT = 2000
 BUDGET_MIN = 200  # seed §4: budget is clamped to [200, 8000]
@@ -41,12 +42,15 @@ def pack_to_budget(
     budget: int,
     min_tokens: int | None,
     limit: int | None = None,
+    relevance: PackFloor | None = None,
 ) -> Pack:
     """Take hits in rank order, each whole or not at all; skip one that does not fit and try the next.
 
     `min_tokens` is the cheapest hit's cost: once the leftover budget is below it nothing else can
     fit, so the scan stops. The pack is empty only when the budget is below the cheapest hit (or
-    `limit` is 0). `limit` caps the number of packed entries without touching `truncated`.
+    `limit` is 0). `limit` caps the number of packed entries without touching `truncated`. With
+    `relevance`, a hit below its floors is not a matching entry: it is neither packed nor omitted
+    and never makes the pack `truncated`.
     """
     packed: list[Hit] = []
     omitted: list[Hit] = []
@@ -54,9 +58,15 @@ def pack_to_budget(
     skips = 0
     truncated = False
     floor = min_tokens or 0
-    for hit in hits:
+    for rank, hit in enumerate(hits):
         if limit is not None and len(packed) >= limit:
             break
+        if relevance is not None:
+            verdict = relevance.verdict(hit, first=rank == 0)
+            if verdict is Verdict.STOP:
+                break
+            if verdict is Verdict.SKIP:
+                continue
         cost = tokens_of(hit.position)
         if used + cost <= budget:
             packed.append(hit)

@@ -174,6 +174,7 @@ def context_pack(*, index: SearchIndex, view: ReleaseView, query: ContextQuery) 
         budget=query.budget,
         min_tokens=ranking.min_tokens,
         limit=query.limit,
+        relevance=ranking.relevance,
     )
     return ranking, pack
 

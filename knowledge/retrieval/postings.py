@@ -17,15 +17,16 @@ from knowledge.retrieval.analysis import (
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.vocabulary import Vocabulary
 
-FIELDS = ("id", "title", "tags", "summary", "body")
-# Seed §4: id×8 / title×5 / tags×4 / summary×3 / body×min(occurrences, 6).
-SEED_FIELD_WEIGHTS = (8, 5, 4, 3, 0)
+FIELDS = ("id", "title", "tags", "summary", "body", "aliases")
+# Seed §4: id×8 / title×5 / tags×4 / summary×3 / body×min(occurrences, 6). Aliases are alternate
+# titles, so the seed ranker weighs them like the title.
+SEED_FIELD_WEIGHTS = (8, 5, 4, 3, 0, 5)
 SEED_BODY_CAP = 6
 # Passage blocks per entry for coverage (index.py): each summary/body sentence is a block, an entry
 # with more sentences folds neighbouring ones together. The id, title and tags are the context of
 # every sentence, so their terms are in every block.
 BLOCKS = 32
-CONTEXT_FIELDS = ("id", "title", "tags")
+CONTEXT_FIELDS = ("id", "title", "tags", "aliases")
 ALL_BLOCKS = np.uint32(2**BLOCKS - 1)
 
 
@@ -33,9 +34,9 @@ ALL_BLOCKS = np.uint32(2**BLOCKS - 1)
 class BM25FParams:
     """Field weights in the spirit of the seed's (id > title > tags > summary > body) and BM25 knobs."""
 
-    weights: tuple[float, ...] = (8.0, 5.0, 4.0, 3.0, 1.0)
+    weights: tuple[float, ...] = (8.0, 5.0, 4.0, 3.0, 1.0, 5.0)
     # Length normalisation per field: none for the one-term id, little for short fields.
-    b: tuple[float, ...] = (0.0, 0.5, 0.3, 0.6, 0.5)
+    b: tuple[float, ...] = (0.0, 0.5, 0.3, 0.6, 0.5, 0.5)
     # Higher than BM25's usual 1.2: field weights inflate the combined tf, so saturation comes
     # later (dev Cranfield nDCG@10 0.392 at 1.2 -> 0.400 at 2.0).
     k1: float = 2.0
@@ -54,13 +55,15 @@ class Postings:
     bm25f: np.ndarray  # float32, without the confidence factor
     seed: np.ndarray  # uint8: the seed's per-term weight, without the confidence factor
     idf: np.ndarray  # float32, per term
+    max_bm25f: np.ndarray  # float32, per term: its largest impact (the best any entry scores on it)
+    order: np.ndarray  # int32 term ids in the terms' string order (prefix search)
     blocks: np.ndarray  # uint32: bit b set when the term occurs in passage block b of the doc
     stats: dict[str, float] = field(default_factory=dict)
 
 
 def analyze_fields(document: Document, config: AnalyzerConfig) -> tuple[list[list[str]], ...]:
     """The terms of each field of FIELDS, per sentence for summary and body (one list otherwise);
-    the id also as one exact term (matched exactly)."""
+    the id also as one exact term (matched exactly); aliases like tags (exact key and words)."""
     id_terms = analyze_text(document.id, config)
     exact_id = normalize_key(document.id)
     if exact_id not in id_terms:
@@ -71,6 +74,7 @@ def analyze_fields(document: Document, config: AnalyzerConfig) -> tuple[list[lis
         [analyze_tags(document.tags, config)],
         [analyze_text(sentence, config) for sentence in split_sentences(document.summary)],
         [analyze_text(sentence, config) for sentence in split_sentences(document.body)],
+        [analyze_tags(document.aliases, config)],
     )
 
 
@@ -132,6 +136,13 @@ def _block_bits(sentences: np.ndarray, sentence_counts: np.ndarray) -> np.ndarra
     return np.where(sentences < 0, ALL_BLOCKS, bits)
 
 
+def term_max_impacts(offsets: np.ndarray, impacts: np.ndarray) -> np.ndarray:
+    """Each term's largest impact (every term has at least one posting; none for no terms)."""
+    if len(offsets) < 2:
+        return np.zeros(0, dtype=np.float32)
+    return np.maximum.reduceat(impacts, offsets[:-1]).astype(np.float32)
+
+
 def build_postings(
     documents: Sequence[Document],
     *,
@@ -180,13 +191,16 @@ def build_postings(
 
     offsets = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(doc_freq, out=offsets[1:])
+    impacts = (idf[term_of] * saturation).astype(np.float32)
     postings = Postings(
         vocabulary=vocabulary,
         offsets=offsets,
         docs=doc_idx.astype(np.int32),
-        bm25f=(idf[term_of] * saturation).astype(np.float32),
+        bm25f=impacts,
         seed=seed.astype(np.uint8),
         idf=idf,
+        max_bm25f=term_max_impacts(offsets, impacts),
+        order=new_id[np.array(sorted(range(len(terms)), key=terms.__getitem__), dtype=np.int64)].astype(np.int32),
         blocks=blocks,
         stats={"documents": float(count), "postings": float(len(pair_keys))},
     )

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from knowledge.retrieval.relevance import PackFloor
+    from knowledge.retrieval.scoring import Coverage
+
 MODES = ("browse", "match", "weak", "fallback")
 RANKERS = ("bm25f", "seed")
+PACKINGS = ("relevant", "seed")
 # First slice to order; the packer usually stops within it, and each later slice is 4x larger.
 FIRST_SLICE = 32
 
@@ -21,10 +26,14 @@ class SearchOptions:
     ranker: str = "bm25f"
     expand: bool = False
     match_threshold: float | None = None
+    # "relevant": only hits above the relevance floors are packed; "seed": fill the budget (seed §4).
+    packing: str = "relevant"
 
     def __post_init__(self) -> None:
         if self.ranker not in RANKERS:
             raise ValueError(f"unknown ranker {self.ranker!r}; expected one of {RANKERS}")
+        if self.packing not in PACKINGS:
+            raise ValueError(f"unknown packing {self.packing!r}; expected one of {PACKINGS}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +141,21 @@ class ArrayHits:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class MatchFacts:
+    """How well the best hit covers the topic (match and weak rankings).
+
+    `gate_score` is the match score, or -inf when the best entry holds too little of the topic to
+    ever match; `matched` is gate_score >= the threshold, and calibration reads gate_score.
+    `relevance` holds the floors a hit must pass to be packed (None: pack in rank order, seed §4).
+    """
+
+    match_score: float
+    coverage: Coverage
+    gate_score: float
+    relevance: PackFloor | None
+
+
 class Ranking:
     """A search result. Iterating yields hits in rank order without ranking the whole hit set.
 
@@ -145,7 +169,7 @@ class Ranking:
         matched: bool,
         hits: HitSource,
         public_id: Callable[[int], str] | None = None,
-        match_score: float | None = None,
+        facts: MatchFacts | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}")
@@ -153,9 +177,23 @@ class Ranking:
         self.matched = matched
         self._hits = hits
         self._public_id = public_id
-        # The value `matched` was decided on (match and weak; None otherwise): evaluation
-        # calibrates SearchOptions.match_threshold from it.
-        self.match_score = match_score
+        self.facts = facts
+
+    @property
+    def match_score(self) -> float | None:
+        return None if self.facts is None else self.facts.match_score
+
+    @property
+    def coverage(self) -> Coverage | None:
+        return None if self.facts is None else self.facts.coverage
+
+    @property
+    def gate_score(self) -> float | None:
+        return None if self.facts is None else self.facts.gate_score
+
+    @property
+    def relevance(self) -> PackFloor | None:
+        return None if self.facts is None else self.facts.relevance
 
     @property
     def total(self) -> int:

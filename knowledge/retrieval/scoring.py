@@ -12,6 +12,19 @@ _BIT_SHIFTS = np.arange(BLOCKS, dtype=np.uint32)
 
 
 @dataclass(frozen=True)
+class CoverageGroup:
+    """Words of the topic that a synonym may stand for: covered as much as its best alternative is.
+
+    `weight` is the coverage weight of the topic's own words; each alternative lists indices into
+    the plan's terms (-1: words no entry contains) with their idf, and covers the share of its idf
+    that is present.
+    """
+
+    weight: float
+    alternatives: tuple[tuple[tuple[int, float], ...], ...]
+
+
+@dataclass(frozen=True)
 class QueryPlan:
     """Known query terms (ids, multiplicities) and the idf mass of the terms no entry contains."""
 
@@ -19,6 +32,77 @@ class QueryPlan:
     weights: np.ndarray  # float64, query term frequency (or 1)
     informative_idf: np.ndarray  # float64, coverage weight per known term (0: does not count)
     unknown_idf: float  # coverage weight of unknown terms: they cannot be covered by any entry
+    groups: tuple[CoverageGroup, ...] = ()
+
+    @property
+    def coverage_total(self) -> float:
+        return float(self.informative_idf.sum()) + self.unknown_idf + sum(g.weight for g in self.groups)
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """How much of a topic one entry holds: in its best passage, and anywhere in it (both 0..1)."""
+
+    passage: float
+    entry: float
+
+
+def _term_masks(
+    plan: QueryPlan, positions: np.ndarray, offsets: np.ndarray, docs: np.ndarray, blocks: np.ndarray | None
+) -> np.ndarray:
+    """(terms × positions) uint32: the passage blocks of each position holding each query term (0: absent)."""
+    masks = np.zeros((len(plan.term_ids), len(positions)), dtype=np.uint32)
+    for row, term_id in enumerate(plan.term_ids):
+        start, end = int(offsets[term_id]), int(offsets[term_id + 1])
+        slots = start + np.searchsorted(docs[start:end], positions)
+        found = slots < end
+        found[found] = docs[slots[found]] == positions[found]
+        if blocks is None:
+            masks[row, found] = ALL_BLOCKS
+        else:
+            masks[row, found] = blocks[slots[found]]
+    return masks
+
+
+def _covered_weight(plan: QueryPlan, present: np.ndarray) -> np.ndarray:
+    """Coverage weight held, for presence arrays shaped (terms × ...): plain terms plus synonym groups."""
+    held = np.tensordot(plan.informative_idf, present, axes=(0, 0))
+    for group in plan.groups:
+        best = np.zeros(present.shape[1:])
+        for alternative in group.alternatives:
+            total = sum(idf for _, idf in alternative)
+            if total > 0:
+                # index -1: the alternative's words no entry contains, never present
+                share = sum(idf * present[index] for index, idf in alternative if index >= 0) / total
+                best = np.maximum(best, share)
+        held = held + group.weight * best
+    return np.asarray(held, dtype=np.float64)
+
+
+def coverage_many(
+    plan: QueryPlan,
+    positions: np.ndarray,
+    *,
+    offsets: np.ndarray,
+    docs: np.ndarray,
+    blocks: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Passage and entry coverage (0..1) of the topic for each entry position.
+
+    A passage is one block of sentences (postings.BLOCKS) together with the entry's id, title, tags
+    and aliases. A question is covered where its words occur together, not scattered over a long
+    text. Without `blocks` (an index compiled before they existed) the whole entry is one passage.
+    Terms no entry contains count as uncovered.
+    """
+    total = plan.coverage_total
+    count = len(positions)
+    if total <= 0 or count == 0 or not len(plan.term_ids):
+        return np.zeros(count), np.zeros(count)
+    masks = _term_masks(plan, np.asarray(positions, dtype=np.int64), offsets, docs, blocks)
+    entry = _covered_weight(plan, (masks != 0).astype(np.float64)) / total
+    bits = ((masks[:, :, None] >> _BIT_SHIFTS) & 1).astype(np.float64)  # terms × positions × blocks
+    passage = _covered_weight(plan, bits).max(axis=-1) / total
+    return passage, entry
 
 
 def coverage_of(
@@ -28,30 +112,10 @@ def coverage_of(
     offsets: np.ndarray,
     docs: np.ndarray,
     blocks: np.ndarray | None,
-) -> float:
-    """Share (0..1) of the query's coverage weight that one passage of the entry at `position` holds.
-
-    A passage is one block of sentences (postings.BLOCKS) together with the entry's id, title and
-    tags. A question is covered where its words occur together, not scattered over a long text.
-    Without `blocks` (an index compiled before they existed) the whole entry is one passage.
-    """
-    total = float(plan.informative_idf.sum()) + plan.unknown_idf
-    if total <= 0:
-        return 0.0
-    weights: list[float] = []
-    masks: list[int] = []
-    for term_id, weight in zip(plan.term_ids, plan.informative_idf, strict=True):
-        if weight <= 0:
-            continue
-        start, end = int(offsets[term_id]), int(offsets[term_id + 1])
-        slot = start + int(np.searchsorted(docs[start:end], position))
-        if slot < end and docs[slot] == position:
-            weights.append(float(weight))
-            masks.append(int(ALL_BLOCKS if blocks is None else blocks[slot]))
-    if not weights:
-        return 0.0
-    bits = (np.array(masks, dtype=np.uint32)[:, None] >> _BIT_SHIFTS) & 1
-    return float(np.max(np.array(weights) @ bits)) / total
+) -> Coverage:
+    """The coverage of the topic by one entry (see coverage_many)."""
+    passage, entry = coverage_many(plan, np.array([position]), offsets=offsets, docs=docs, blocks=blocks)
+    return Coverage(passage=float(passage[0]), entry=float(entry[0]))
 
 
 def expand_links(

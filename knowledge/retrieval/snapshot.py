@@ -10,6 +10,7 @@ import orjson
 
 from knowledge.retrieval import ENGINE_VERSION
 from knowledge.retrieval.documents import Document
+from knowledge.retrieval.synonyms import SynonymSet
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,7 @@ class EntryRecord:
     version: int
     content_hash: str
     links: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()  # matched like the title; not part of what agents receive
 
     def as_document(self) -> Document:
         return Document(
@@ -69,6 +71,7 @@ class EntryRecord:
             confidence=self.confidence,
             tokens=self.tokens,
             links=self.links,
+            aliases=self.aliases,
         )
 
 
@@ -104,8 +107,12 @@ class DocRecord:
 @dataclass(frozen=True, slots=True)
 class RankingSettings:
     ranker: str = "bm25f"
+    # None: each build calibrates the threshold itself (retrieval.calibration).
     match_threshold: float | None = None
     link_expansion: bool | None = None
+    packing: str = "relevant"
+    # How a namespace's own threshold was obtained (calibrate_threshold writes it), for the release.
+    threshold_note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +125,7 @@ class Snapshot:
     docs: tuple[DocRecord, ...] = ()
     prompt_packs: tuple[tuple[str, str], ...] = ()
     ranking: RankingSettings = field(default_factory=RankingSettings)
+    synonyms: tuple[SynonymSet, ...] = ()
 
     def inputs_hash(self) -> str:
         """A content hash of the snapshot and engine: equal hashes build byte-identical releases."""

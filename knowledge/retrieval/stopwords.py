@@ -7,9 +7,8 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# English: the classic SMART/NLTK core, the question words agents start questions with, and
-# request filler ("is there any information / are papers available on ...").
-ENGLISH_STOPWORDS = _words(
+# English: the classic SMART/NLTK core and the question words agents start questions with...
+ENGLISH_FUNCTION_WORDS = _words(
     """
     a about above after again against all also am an and any are as at be because been before being
     below between both but by can could did do does doing down during each eg etc few for from
@@ -19,9 +18,18 @@ ENGLISH_STOPWORDS = _words(
     theirs them themselves then there these they this those through to too under until up upon very
     via vs was we were what when where which while who whom whose why will with within without would
     you your yours yourself yourselves
-    any anything something please tell know paper papers information available
     """
 )
+# ...and request filler ("is there any information / are papers available on ...", "has anyone
+# found whether it is possible ..."): words of the asking, not of the subject.
+ENGLISH_QUESTION_FILLER = _words(
+    """
+    any anything something please tell know paper papers information available
+    anyone anybody someone somebody possible possibly whether exist exists existing regarding
+    concerning pertaining among around e.g i.e
+    """
+)
+ENGLISH_STOPWORDS = ENGLISH_FUNCTION_WORDS | ENGLISH_QUESTION_FILLER
 
 # Chinese: particles, pronouns, copulas and question words. Deliberately not a long list of
 # "common" words (e.g. 使用, 任务): those are topics in a knowledge base about agents.
@@ -46,10 +54,17 @@ _QUESTION_WORD_MAX = 4
 _NOT_QUESTION_WORDS = frozenset({"几何", "几内亚", "哪吒"})
 
 
+def is_function_word(word: str) -> bool:
+    """Stopwords without the English question filler (AnalyzerConfig.stopwords == "function")."""
+    return word in ENGLISH_FUNCTION_WORDS or word in CHINESE_STOPWORDS or _is_chinese_question_word(word)
+
+
 def is_stopword(word: str) -> bool:
     """Stopwords, plus short Chinese words that begin with a question prefix."""
-    if word in STOPWORDS:
-        return True
+    return word in STOPWORDS or _is_chinese_question_word(word)
+
+
+def _is_chinese_question_word(word: str) -> bool:
     return (
         len(word) <= _QUESTION_WORD_MAX
         and word.startswith(CHINESE_QUESTION_PREFIXES)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -60,3 +61,24 @@ class Vocabulary:
 
     def term(self, term_id: int) -> str:
         return unpack_string(self.blob, self.offsets, term_id)
+
+
+@dataclass(frozen=True)
+class SortedTerms:
+    """The vocabulary's term ids in string order, for finding the terms that begin with a prefix."""
+
+    vocabulary: Vocabulary
+    order: np.ndarray  # int32 term ids, sorted by term
+
+    def starting_with(self, prefix: str, *, limit: int) -> list[int]:
+        """Up to `limit` term ids beginning with `prefix`, the shortest terms first (of the first 4 × limit)."""
+        order, term_of = self.order, self.vocabulary.term
+        start = bisect.bisect_left(range(len(order)), prefix, key=lambda i: term_of(int(order[i])))
+        found: list[tuple[int, str, int]] = []
+        for index in range(start, min(start + 4 * limit, len(self.order))):
+            term_id = int(self.order[index])
+            term = self.vocabulary.term(term_id)
+            if not term.startswith(prefix):
+                break
+            found.append((len(term), term, term_id))
+        return [term_id for _, _, term_id in sorted(found)[:limit]]

@@ -25,6 +25,7 @@ def entries_export_rows(*, namespace: Namespace, include_drafts: bool = False) -
             "summary": version.summary,
             "body": version.body,
             "tags": version.tags,
+            "aliases": version.aliases,
             "category": entry.category.slug,
             "confidence": float(version.confidence),
             "links": version.links,

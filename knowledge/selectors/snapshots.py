@@ -55,6 +55,7 @@ def entry_record(*, entry: Entry, version: EntryVersion) -> EntryRecord:
         version=version.number,
         content_hash=version.content_hash,
         links=tuple(version.links),
+        aliases=tuple(version.aliases),
     )
 
 
@@ -82,7 +83,11 @@ def snapshot_read(*, namespace: Namespace) -> Snapshot:
     )
     packs = tuple((p.scenario, p.template) for p in PromptPack.objects.filter(namespace=namespace))
     ranking = RankingSettings(
-        ranker=namespace.ranker, match_threshold=namespace.match_threshold, link_expansion=namespace.link_expansion
+        ranker=namespace.ranker,
+        match_threshold=namespace.match_threshold,
+        link_expansion=namespace.link_expansion,
+        packing=namespace.packing,
+        threshold_note=namespace.match_threshold_note if namespace.match_threshold is not None else "",
     )
     return Snapshot(
         namespace=namespace_info(namespace=namespace),

@@ -23,6 +23,7 @@ class VersionContent:
     confidence: Decimal
     links: tuple[str, ...]
     updated: date
+    aliases: tuple[str, ...] = ()
 
     @classmethod
     def build(
@@ -35,6 +36,7 @@ class VersionContent:
         confidence: Decimal | float | str = Decimal("0.90"),
         links: list[str] | tuple[str, ...] = (),
         updated: date,
+        aliases: list[str] | tuple[str, ...] = (),
     ) -> VersionContent:
         return cls(
             title=title.strip(),
@@ -44,6 +46,7 @@ class VersionContent:
             confidence=Decimal(str(confidence)).quantize(Decimal("0.01")),
             links=tuple(dict.fromkeys(link.strip().upper() for link in links if link.strip())),
             updated=updated,
+            aliases=tuple(dict.fromkeys(" ".join(a.split()) for a in aliases if a.strip())),
         )
 
     @property
@@ -61,6 +64,8 @@ class VersionContent:
             "links": list(self.links),
             "updated": self.updated.isoformat(),
         }
+        if self.aliases:  # only when present: versions without aliases keep the hash they always had
+            canonical["aliases"] = list(self.aliases)
         return hashlib.sha256(orjson.dumps(canonical, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
     def model_fields(self) -> dict[str, object]:
@@ -71,6 +76,7 @@ class VersionContent:
             "tags": list(self.tags),
             "confidence": self.confidence,
             "links": list(self.links),
+            "aliases": list(self.aliases),
             "updated": self.updated,
             "tokens": self.tokens,
             "content_hash": self.content_hash,

@@ -71,7 +71,11 @@ def _calibrate(namespace: Namespace) -> None:
     questions = golden_questions_list(namespace=namespace, split="dev")
     calibration = threshold_calibrate(index=index, questions=questions)
     namespace.match_threshold = math.floor(calibration.threshold * 10_000) / 10_000
-    namespace.save(update_fields=["match_threshold"])
+    namespace.match_threshold_note = (
+        f"Calibrated by load_demo on the demo's {len(questions)} dev golden questions "
+        f"(target 0.95 + margin {calibration.margin:.3f})."
+    )
+    namespace.save(update_fields=["match_threshold", "match_threshold_note"])
 
 
 @transaction.atomic

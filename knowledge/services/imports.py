@@ -1,6 +1,6 @@
 """Bulk import of entries from JSON Lines: validate every line first, then write all or nothing.
 
-A line is `{id?, title, summary?, body, tags?, category?, confidence?, links?, updated?}`. A known
+A line is `{id?, title, summary?, body, tags?, aliases?, category?, confidence?, links?, updated?}`. A known
 ID (or else identical content) is matched to its entry, so importing the same file twice
 changes nothing.
 """
@@ -25,7 +25,7 @@ from knowledge.services.content import VersionContent
 from knowledge.services.entries import _next_free_number
 from knowledge.services.releases import release_request_build
 
-FIELDS = {"id", "title", "summary", "body", "tags", "category", "confidence", "links", "updated"}
+FIELDS = {"id", "title", "summary", "body", "tags", "aliases", "category", "confidence", "links", "updated"}
 MAX_TITLE = 500
 Progress = Callable[[int, int], None]
 
@@ -111,6 +111,7 @@ def _parse_line(line_no: int, raw: str, *, today: date) -> ImportLine:
         confidence=confidence,
         links=_string_list(data.get("links"), "links"),
         updated=updated,
+        aliases=_string_list(data.get("aliases"), "aliases"),
     )
     return ImportLine(line_no, public_id, category, content, updated_raw is not None)
 
@@ -289,6 +290,7 @@ def _content_kwargs(content: VersionContent) -> dict[str, Any]:
         "tags": content.tags,
         "confidence": content.confidence,
         "links": content.links,
+        "aliases": content.aliases,
         "updated": content.updated,
     }
 

@@ -99,6 +99,7 @@ def version_draft_for_entry(*, entry: Entry, actor: Any) -> EntryVersion:
         tags=base.tags,
         confidence=base.confidence,
         links=base.links,
+        aliases=base.aliases,
         updated=timezone.localdate(),
         tokens=base.tokens,
         content_hash=base.content_hash,

@@ -14,7 +14,11 @@ from hypothesis import strategies as st
 
 from gateway.cache import reply_cache_clear
 from gateway.params import BUDGET_NOT_INTEGER, REPEATED, TOPIC_CONTROL, TOPIC_TOO_LONG
+from knowledge.models import Namespace
+from knowledge.models.namespace import Packing
 from knowledge.selectors.serving import serving_caches_clear
+from knowledge.services.releases import release_build
+from tests.servingfixtures import BUILT_AT
 
 pytestmark = pytest.mark.django_db
 
@@ -84,11 +88,29 @@ def test_absent_or_empty_category_echoes_null(client: Any, demo: Any) -> None:
 
 
 def test_seed_example_token_budget_is_matched_truncated_and_led_by_the_budget_rule(client: Any, demo: Any) -> None:
+    # The seed's exact packing (fill the budget in rank order) is a namespace setting.
+    Namespace.objects.filter(pk=demo.pk).update(packing=Packing.SEED)
+    release_build(namespace_id=demo.pk, now=BUILT_AT)
+    demo.refresh_from_db()
+
     body = get(client, topic="token 预算", budget=2000).json()
 
     assert body["entries"][0]["id"] == "EG-202"
     assert body["entries"][0]["relevance"] == 1
     assert (body["matched"], body["truncated"]) == (True, True)
+    assert body["entryCount"] == len(body["entries"]) == len(body["citations"]) > 1
+    assert body["usedTokens"] > 1500
+
+
+def test_by_default_a_pack_holds_only_relevant_entries_and_may_end_below_its_budget(client: Any, demo: Any) -> None:
+    body = get(client, topic="token 预算怎么选", budget=2000).json()
+
+    assert body["matched"] is True
+    assert body["entries"][0]["id"] == "EG-202"
+    # No rider at relevance 0.1 because budget was left: every packed entry is near the best one.
+    assert all(entry["relevance"] >= 0.4 for entry in body["entries"])
+    assert body["usedTokens"] < 2000
+    assert (body["truncated"], body["omitted"], body["hint"]) == (False, [], None)
     assert body["entryCount"] == len(body["entries"]) == len(body["citations"])
     assert body["rules"] == list(demo.rules)
     assert body["knowledgeVersion"] == "1.2.0"

@@ -76,3 +76,27 @@ def test_agent_feedback_waits_in_the_reviewers_queue_escaped(
     assert "&lt;script&gt;x&lt;/script&gt; old" in page
     assert "<script>x</script>" not in page
     assert "Beta-only report" not in page
+
+
+def test_an_editor_types_aliases_in_the_draft_form_and_the_preview_shows_them(editor: Any, draft: EntryVersion) -> None:
+    url = reverse("admin:knowledge_entryversion_change", args=[draft.pk])
+    form = {
+        "title": draft.title,
+        "summary": draft.summary,
+        "body": draft.body,
+        "tags": ", ".join(draft.tags),
+        "aliases": "Token budget, 预算纪律，choosing a budget",
+        "confidence": str(draft.confidence),
+        "links": "",
+        "updated": draft.updated.isoformat(),
+        "based_on": str(draft.lock_version),
+    }
+
+    response = as_user(editor).post(url, form)
+
+    assert response.status_code == 302, response.text
+    draft.refresh_from_db()
+    assert draft.aliases == ["Token budget", "预算纪律", "choosing a budget"]
+    page = as_user(editor).get(url).text
+    assert "Also found as: <strong>Token budget, 预算纪律, choosing a budget</strong>" in page
+    assert "<h4>aliases</h4>" in page  # the diff against the live version (a new entry: all new)

@@ -53,10 +53,11 @@ def test_demo_dev_questions_give_sensible_numbers(demo: Namespace) -> None:
     metrics = document["metrics"]
     by_key = {item["key"]: item for item in document["results"]}
 
-    assert (metrics["queries"], metrics["covered"], metrics["uncovered"]) == (33, 26, 7)
+    assert (metrics["queries"], metrics["covered"], metrics["uncovered"]) == (61, 52, 9)
     assert metrics["hit_rate"] >= 0.9
     assert metrics["ndcg_at_10"] >= 0.7
-    assert metrics["unmatched_when_uncovered"] >= 0.85
+    assert metrics["unmatched_when_uncovered"] == 1.0  # every off-topic dev question is refused
+    assert metrics["filler"] is not None and metrics["filler"] < 0.5
     assert metrics["budget"] == 2000
     assert all(item["split"] == "dev" for item in document["results"])
     quantum = next(item for item in by_key.values() if "量子色动力学" in item["text"])
@@ -97,9 +98,25 @@ def test_the_text_report_names_every_metric(alpha: Namespace) -> None:
     call_command("evaluate", "--namespace", "alpha", stdout=out, stderr=StringIO())
 
     text = out.getvalue()
-    for label in ("nDCG@10", "MRR@10", "recall in pack", "hit rate", "not covered refused", "latency p50 ms"):
+    for label in ("nDCG@10", "MRR@10", "recall in pack", "hit rate", "not covered refused", "filler", "latency p50 ms"):
         assert label in text
     assert "questions: 4 (3 covered, 1 not covered)" in text
+    # bm25s runs on the same release's entries in the same run, in a column of its own.
+    assert "evergreen" in text and "bm25s" in text
+    assert "match threshold: " in text and "calibrated automatically" in text
+
+
+def test_the_json_report_carries_the_reference_and_how_the_threshold_was_obtained(alpha: Namespace) -> None:
+    golden(alpha, ALPHA_QUESTIONS)
+
+    document = evaluate_json("--namespace", "alpha")
+
+    assert document["reference"]["system"] == "bm25s"
+    assert document["reference"]["metrics"]["queries"] == 4
+    assert document["matching"]["source"] == "automatic"
+    assert document["matching"]["probes_refused"] >= 0.9
+    assert "filler" in document["metrics"]
+    assert evaluate_json("--namespace", "alpha", "--no-reference")["reference"] is None
 
 
 @pytest.mark.parametrize(
@@ -136,8 +153,8 @@ def test_record_stores_a_run_that_metrics_json_reports(client: Any, demo: Namesp
     reported = client.get("/metrics.json").json()["evaluation"]
 
     assert reported["runId"] == run.pk
-    assert reported["metrics"]["queries"] == 33
-    assert len(run.results) == 33
+    assert reported["metrics"]["queries"] == 61
+    assert len(run.results) == 61
     assert {"key", "expected", "packed", "ranked", "matched", "mode", "ms"} <= set(run.results[0])
 
 
@@ -151,8 +168,24 @@ def test_calibration_stores_the_threshold_audits_it_and_queues_a_build(alpha: Na
     alpha.refresh_from_db()
     assert alpha.match_threshold is not None and alpha.match_threshold >= 0
     assert f"threshold {alpha.match_threshold:.4f}" in out.getvalue()
+    assert "margin" in out.getvalue()
+    assert alpha.match_threshold_note.startswith("calibrate_threshold on 4 dev questions")
     assert alpha.content_serial == serial + 1
     assert AuditRecord.objects.filter(namespace=alpha, action="set_match_threshold").exists()
+
+
+def test_the_release_records_the_namespace_threshold_and_how_it_was_obtained(client: Any, alpha: Namespace) -> None:
+    golden(alpha, ALPHA_QUESTIONS)
+    call_command("calibrate_threshold", "--namespace", "alpha", stdout=StringIO(), stderr=StringIO())
+    release_build(namespace_id=alpha.pk, now=BUILT_AT)
+    alpha.refresh_from_db()
+    assert alpha.active_release is not None
+
+    matching = alpha.active_release.metrics["matching"]
+
+    assert (matching["source"], matching["threshold"]) == ("namespace", alpha.match_threshold)
+    assert matching["note"] == alpha.match_threshold_note
+    assert client.get("/t/alpha/metrics.json").json()["matching"] == matching
 
 
 def test_the_new_release_serves_with_the_calibrated_threshold(alpha: Namespace) -> None:
@@ -281,3 +314,13 @@ def test_evaluating_a_release_is_a_reviewers_action(alpha: Namespace) -> None:
     )
 
     assert not EvaluationRun.objects.exists()
+
+
+def test_the_release_page_shows_the_threshold_and_how_the_build_obtained_it(alpha: Namespace) -> None:
+    reviewer = membership(UserFactory(username="rhea"), alpha, "reviewer")
+
+    page = admin_client(reviewer).get(reverse("admin:knowledge_release_change", args=[alpha.active_release_id])).text
+
+    assert "Match threshold" in page
+    assert "calibrated automatically from the entries and Evergreen&#x27;s off-topic probes" in page
+    assert "probe questions" in page

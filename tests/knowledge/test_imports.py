@@ -123,3 +123,31 @@ def test_the_shared_datasets_import_with_their_ids(name: str, prefix: str, count
     assert namespace.active_release.entry_count == count
     assert Entry.objects.filter(namespace=namespace, public_id=first).exists()
     assert "0 created, 0 changed" in run("import_entries", str(path), "--namespace", name, "--publish")
+
+
+def test_aliases_import_export_and_round_trip(ns_a: Namespace, tmp_path: Path) -> None:
+    rows = [{**GOOD[0], "aliases": ["Token budget", "预算纪律"]}, GOOD[1]]
+    run("import_entries", str(write(tmp_path, rows)), "--namespace", "alpha", "--publish")
+    exported = tmp_path / "export.jsonl"
+
+    call_command("export_entries", str(exported), "--namespace", "alpha", stderr=StringIO())
+
+    by_id = {row["id"]: row for row in map(json.loads, exported.read_text().splitlines())}
+    assert by_id["AL-001"]["aliases"] == ["Token budget", "预算纪律"]
+    assert by_id["AL-002"]["aliases"] == []
+    assert "2 unchanged" in run("import_entries", str(exported), "--namespace", "alpha", "--publish")
+    changed = [{**by_id["AL-001"], "aliases": ["Token budget"]}]
+    assert "1 changed" in run("import_entries", str(write(tmp_path, changed)), "--namespace", "alpha", "--publish")
+
+
+def test_aliases_must_be_a_list_of_strings(ns_a: Namespace, tmp_path: Path) -> None:
+    err = StringIO()
+    with pytest.raises(CommandError, match="1 bad line"):
+        call_command(
+            "import_entries",
+            str(write(tmp_path, [{**GOOD[0], "aliases": "Token budget"}])),
+            "--namespace",
+            "alpha",
+            stderr=err,
+        )
+    assert "“aliases” must be a list of strings" in err.getvalue()

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
+import orjson
 import pytest
 
 from knowledge.models import Artifact, BuildStatus, EntryVersion, Namespace, Release, ReleaseBuild
+from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.render import release as release_render
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services.entries import entry_create, entry_retire
@@ -173,3 +176,45 @@ def test_retired_entries_become_tombstones(ns_a: Namespace, editor: Any, reviewe
     assert active is not None
     assert active.manifest == {"entries": [], "retired": ["AL-000"]}
     assert b'"retired":[{"id":"AL-000"' in artifacts(active)["context.json"]
+
+
+def test_every_release_calibrates_its_threshold_and_records_how(ns_a: Namespace, editor: Any, reviewer: Any) -> None:
+    publish_new(ns_a, editor, reviewer)
+    release = Namespace.objects.get(pk=ns_a.pk).active_release
+    assert release is not None
+
+    matching = release.metrics["matching"]
+
+    assert matching["source"] == "automatic"
+    assert matching["probes"] >= 150 and matching["probes_refused"] >= 0.95
+    assert matching["pseudo_questions"] <= release.entry_count
+    index = SearchIndex.from_bytes(artifacts(release)["search.index"])
+    assert index.match_threshold == matching["threshold"]
+
+
+def test_aliases_are_content_they_change_the_hash_and_reach_the_index(
+    ns_a: Namespace, editor: Any, reviewer: Any
+) -> None:
+    plain = content(title="预算纪律", body="按任务选预算档位。")
+    aliased = content(title="预算纪律", body="按任务选预算档位。", aliases=["Budget discipline"])
+    assert plain.content_hash != aliased.content_hash
+    # A version without aliases keeps the hash it had before aliases existed.
+    before = {
+        "title": plain.title,
+        "summary": plain.summary,
+        "body": plain.body,
+        "tags": list(plain.tags),
+        "confidence": str(plain.confidence),
+        "links": list(plain.links),
+        "updated": plain.updated.isoformat(),
+    }
+    assert plain.content_hash == hashlib.sha256(orjson.dumps(before, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+    publish_new(ns_a, editor, reviewer, title="预算纪律", body="按任务选预算档位。", aliases=["Budget discipline"])
+    release = Namespace.objects.get(pk=ns_a.pk).active_release
+    assert release is not None
+    index = SearchIndex.from_bytes(artifacts(release)["search.index"])
+    hit = next(iter(index.search("budget discipline")))
+
+    assert index.public_id(hit.position) == "AL-000"
+    assert b"Budget discipline" not in artifacts(release)["context.json"]  # agents do not receive aliases

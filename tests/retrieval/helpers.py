@@ -25,6 +25,7 @@ def make_document(
     tags: Iterable[str] = (),
     confidence: float = 1.0,
     links: Iterable[str] = (),
+    aliases: Iterable[str] = (),
 ) -> Document:
     return Document(
         id=id,
@@ -36,6 +37,7 @@ def make_document(
         confidence=confidence,
         tokens=entry_tokens(title=title, summary=summary, body=body),
         links=tuple(links),
+        aliases=tuple(aliases),
     )
 
 
@@ -53,6 +55,7 @@ def demo_documents() -> tuple[Document, ...]:
             tags=row["tags"],
             confidence=row["confidence"],
             links=row.get("links", ()),
+            aliases=row.get("aliases", ()),
         )
         for row in rows
     ]

@@ -62,3 +62,41 @@ def test_analysis_is_deterministic_and_never_yields_empty_terms(text: str) -> No
 @given(st.text(max_size=40))
 def test_folding_is_idempotent(text: str) -> None:
     assert normalize_text(normalize_text(text)) == normalize_text(text)
+
+
+def test_code_tokens_are_matched_whole_and_by_their_parts() -> None:
+    cases = {
+        "__getattr__": ["__getattr__", "getattr"],
+        "snake_case": ["snake_case", "snake", "case"],
+        "CamelCase": ["camelcas", "camel", "case"],
+        "HTTPResponse": ["httprespons", "http", "respons"],
+        "django.utils.text": ["django.utils.text", "django", "util", "text"],
+        "--no-color": ["--no-color", "color"],
+        "3.11.2": ["3.11.2", "3", "11", "2"],
+        "E501": ["e501", "501"],
+        "ERR_CONNECTION_REFUSED": ["err_connection_refused", "err", "connect", "refus"],
+        "x += 1": ["x", "+=", "1"],
+        "a != b": ["!=", "b"],
+    }
+    for text, terms in cases.items():
+        assert analyze_text(text, CONFIG) == terms, text
+
+
+def test_prose_compounds_are_only_their_words_whatever_the_hyphen() -> None:
+    assert analyze_text("boundary-layer flow", CONFIG) == analyze_text("boundary layer flow", CONFIG)
+
+
+def test_a_question_naming_part_of_an_identifier_finds_it() -> None:
+    question = set(analyze_text("what does getattr do", CONFIG))
+    assert question & set(analyze_text("Implement __getattr__ on a module", CONFIG))
+
+
+def test_without_code_aware_analysis_words_split_at_punctuation() -> None:
+    legacy = AnalyzerConfig(code_aware=False)
+
+    assert analyze_text("see CRAN-0001 and __init__", legacy) == ["see", "cran-0001", "cran", "0001", "init"]
+
+
+def test_question_filler_is_a_stopword_only_in_the_full_list() -> None:
+    assert analyze_text("has anyone any papers on flow", CONFIG) == ["flow"]
+    assert "anyon" in analyze_text("has anyone any papers on flow", AnalyzerConfig(stopwords="function"))

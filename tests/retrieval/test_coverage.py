@@ -9,7 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from knowledge.retrieval.analysis import AnalyzerConfig, analyze_text, split_sentences
-from knowledge.retrieval.index import DEFAULT_MATCH_THRESHOLD, WEAK_SIZE, SearchIndex, SearchOptions
+from knowledge.retrieval.index import (
+    DEFAULT_MATCH_THRESHOLD,
+    MATCH_COVERAGE_FLOOR,
+    WEAK_SIZE,
+    SearchIndex,
+    SearchOptions,
+)
 from tests.retrieval.helpers import demo_documents, make_document
 
 CONFIG = AnalyzerConfig()
@@ -26,15 +32,16 @@ def test_words_that_meet_in_one_sentence_cover_more_than_scattered_ones() -> Non
     scattered = make_document("EG-002", "Notes", body="Zeppelins fly. Much later, something else carries helium.")
     index = SearchIndex.compile([together, scattered])
 
-    assert index.coverage("zeppelins helium", 0) == pytest.approx(1.0)
-    assert index.coverage("zeppelins helium", 1) < 0.75
+    assert index.coverage("zeppelins helium", 0).passage == pytest.approx(1.0)
+    assert index.coverage("zeppelins helium", 1).passage < 0.75
+    assert index.coverage("zeppelins helium", 1).entry == pytest.approx(1.0)  # both words are in it
 
 
 def test_title_and_tags_count_in_every_sentence() -> None:
     document = make_document("EG-001", "Zeppelin", tags=["airship"], body="It carries helium. It is slow.")
     index = SearchIndex.compile([document, make_document("EG-002", "Other")])
 
-    assert index.coverage("zeppelin airship helium", 0) == pytest.approx(1.0)
+    assert index.coverage("zeppelin airship helium", 0).passage == pytest.approx(1.0)
 
 
 def test_a_question_compound_matches_the_words_entries_split_it_into() -> None:
@@ -47,7 +54,7 @@ def test_a_question_compound_matches_the_words_entries_split_it_into() -> None:
 
     assert ranking.matched is True
     assert next(hit.position for hit in ranking) == 0
-    assert index.coverage("投入使用", 0) == pytest.approx(1.0)  # ...found as 投入 + 使用
+    assert index.coverage("投入使用", 0).passage == pytest.approx(1.0)  # ...found as 投入 + 使用
 
 
 def test_english_clitics_are_not_terms() -> None:
@@ -72,7 +79,9 @@ def test_a_topic_with_hits_but_no_coverage_gets_the_best_hits_unmatched(demo_ind
 
     assert (ranking.mode, ranking.matched) == ("weak", False)
     assert ranking.match_score is not None and ranking.match_score < DEFAULT_MATCH_THRESHOLD
-    assert [hit.position for hit in hits] == ungated[:WEAK_SIZE]
+    # The best hits in rank order, less those below the relevance floors (never filler).
+    assert [hit.position for hit in hits] == [p for p in ungated[:WEAK_SIZE] if p in {h.position for h in hits}]
+    assert hits[0].position == ungated[0]
     assert ranking.total == len(hits) <= WEAK_SIZE
     assert ranking.min_tokens == min(demo_documents()[hit.position].tokens for hit in hits)
 
@@ -96,9 +105,29 @@ def test_weak_hits_respect_the_category_filter(demo_index: SearchIndex) -> None:
 
 
 def test_a_namespace_threshold_decides_between_match_and_weak(demo_index: SearchIndex) -> None:
-    topic = "红烧肉怎么做才不油腻？"
-    score = demo_index.search(topic).match_score
-    assert score is not None
+    topic = "token 预算怎么选？"
+    score = demo_index.search(topic).gate_score
+    assert score is not None and score > 0
 
     assert demo_index.search(topic, options=SearchOptions(match_threshold=score)).matched is True
     assert demo_index.search(topic, options=SearchOptions(match_threshold=score + 1e-9)).matched is False
+
+
+@pytest.mark.parametrize(
+    "topic", ["红烧肉的家常做法", "红烧肉怎么做才不油腻？", "Give me a pancake recipe with blueberries"]
+)
+def test_a_topic_mostly_absent_from_the_best_entry_is_never_matched(demo_index: SearchIndex, topic: str) -> None:
+    ranking = demo_index.search(topic, options=SearchOptions(match_threshold=0.0))
+
+    assert ranking.matched is False
+    assert ranking.coverage is None or ranking.coverage.entry < MATCH_COVERAGE_FLOOR
+
+
+def test_an_unknown_english_word_ranks_the_identifiers_that_begin_with_it() -> None:
+    slugify = make_document("PY-001", "django.utils.text.slugify", body="Convert spaces or dashes to single dashes.")
+    other = make_document("PY-002", "django.utils.text.wrap", body="A word-wrap function for a title.")
+    index = SearchIndex.compile([slugify, other])
+
+    hits = list(index.search("make a slug from a title", options=UNGATED))
+
+    assert hits[0].position == 0

@@ -52,7 +52,7 @@ def large_index() -> SearchIndex:
 @pytest.mark.parametrize("ranker", ["bm25f", "seed"])
 def test_hits_equal_the_dense_evaluation(large_index: SearchIndex, topic: str, ranker: str) -> None:
     options = SearchOptions(ranker=ranker, match_threshold=-math.inf)
-    expected = reference_ranking(large_index, large_index._plan(topic, ranker), ranker)
+    expected = reference_ranking(large_index, large_index.plan(topic, ranker), ranker)
 
     ranking = large_index.search(topic, options=options)
 
@@ -64,7 +64,7 @@ def test_hits_equal_the_dense_evaluation(large_index: SearchIndex, topic: str, r
 def test_a_rare_term_takes_the_sorting_path_and_stays_exact() -> None:
     documents = [*corpus(2000, seed=2), make_document("EG-99999", "zeppelin", body="zeppelin wing")]
     index = SearchIndex.compile(documents)
-    plan = index._plan("zeppelin", "bm25f")
+    plan = index.plan("zeppelin", "bm25f")
 
     assert [(h.position, h.score) for h in index.search("zeppelin", options=UNGATED)] == reference_ranking(index, plan)
 
@@ -76,7 +76,7 @@ def test_the_category_filter_applies_to_hits_count_and_cheapest() -> None:
         for n, d in enumerate(documents)
     ]
     index = SearchIndex.compile(documents)
-    everything = reference_ranking(index, index._plan("wing flow", "bm25f"))
+    everything = reference_ranking(index, index.plan("wing flow", "bm25f"))
     expected = [(p, s) for p, s in everything if documents[p].category == "rule"]
 
     ranking = index.search("wing flow", category="rule", options=UNGATED)
@@ -89,7 +89,7 @@ def test_the_category_filter_applies_to_hits_count_and_cheapest() -> None:
 def test_a_partly_read_ranking_still_reports_the_whole_hit_set(large_index: SearchIndex) -> None:
     ranking = large_index.search("wing flow heat", options=UNGATED)
     first = [hit for hit, _ in zip(ranking, range(3), strict=False)]
-    expected = reference_ranking(large_index, large_index._plan("wing flow heat", "bm25f"))
+    expected = reference_ranking(large_index, large_index.plan("wing flow heat", "bm25f"))
 
     assert [(h.position, h.score) for h in first] == expected[:3]
     assert ranking.total == len(expected)
@@ -104,7 +104,7 @@ def test_any_corpus_and_topic_rank_as_the_dense_evaluation(bodies: list[list[str
     topic = " ".join(data.draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=5)))
 
     ranking = index.search(topic, options=UNGATED)
-    expected = reference_ranking(index, index._plan(topic, "bm25f"))
+    expected = reference_ranking(index, index.plan(topic, "bm25f"))
 
     if expected:
         assert [(h.position, h.score) for h in ranking] == expected
@@ -114,7 +114,7 @@ def test_any_corpus_and_topic_rank_as_the_dense_evaluation(bodies: list[list[str
 
 def test_concurrent_threads_do_not_share_a_dirty_accumulator(large_index: SearchIndex) -> None:
     topics = ["wing", "flow heat", "预算 token", "mach layer", "shock"] * 8
-    expected = {t: reference_ranking(large_index, large_index._plan(t, "bm25f")) for t in set(topics)}
+    expected = {t: reference_ranking(large_index, large_index.plan(t, "bm25f")) for t in set(topics)}
 
     def run(topic: str) -> bool:
         return [(h.position, h.score) for h in large_index.search(topic, options=UNGATED)] == expected[topic]

@@ -146,14 +146,17 @@ def test_a_topic_hit_but_not_covered_returns_weak_hits_unmatched() -> None:
     assert "弱命中" in body["hint"] and "Evergreen 知识库中无此条目" in body["hint"]
 
 
+SEED_PACKING = SearchOptions(packing="seed")
+
+
 def test_hints_follow_the_namespace_language() -> None:
     assert "fallback" in build("quantum chromodynamics zzzqqq", language="en")["hint"]
-    assert "预算不足" in build("token 预算", 800)["hint"]
-    assert "Raise the budget" in build("token 预算", 800, language="en")["hint"]
+    assert "预算不足" in build("token 预算", 800, options=SEED_PACKING)["hint"]
+    assert "Raise the budget" in build("token 预算", 800, language="en", options=SEED_PACKING)["hint"]
 
 
 def test_truncated_hint_suggests_the_next_budget_tier() -> None:
-    body = build("token 预算", 2000)
+    body = build("token 预算", 2000, options=SEED_PACKING)
 
     assert body["truncated"] is True
     assert "4000" in body["hint"]

@@ -24,7 +24,12 @@ class Command(BaseCommand):
         add_questions_argument(parser)
         parser.add_argument("--namespace", required=True)
         parser.add_argument("--split", default="dev", help="Questions of this split only (default: dev).")
-        parser.add_argument("--target-matched", type=float, default=0.95, help="Share of covered questions to match.")
+        parser.add_argument(
+            "--target-matched",
+            type=float,
+            default=0.95,
+            help="Share of covered questions to match on unseen questions; calibrated with a margin above it.",
+        )
         parser.add_argument("--dry-run", action="store_true", help="Print the threshold without storing it.")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -52,7 +57,8 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{namespace.slug}: threshold {calibration.threshold:.4f} matches {calibration.matched_when_covered:.3f} "
             f"of {calibration.covered} covered and refuses {'-' if refused is None else f'{refused:.3f}'} of "
-            f"{calibration.uncovered} uncovered questions (was {namespace.match_threshold})."
+            f"{calibration.uncovered} uncovered questions (target {target} + margin {calibration.margin:.3f}; "
+            f"was {namespace.match_threshold})."
         )
         if calibration.note:
             self.stdout.write(calibration.note)
@@ -63,6 +69,11 @@ class Command(BaseCommand):
             # Rounded down: a lower threshold only matches more, so the target share still holds.
             threshold=math.floor(calibration.threshold * 10_000) / 10_000,
             actor=None,
-            note=f"calibrate_threshold on {len(questions)} {options['split']} questions, target {target}",
+            note=(
+                f"calibrate_threshold on {len(questions)} {options['split']} questions: matches "
+                f"{calibration.matched_when_covered:.3f} of {calibration.covered} covered, refuses "
+                f"{'-' if refused is None else f'{refused:.3f}'} of {calibration.uncovered} uncovered "
+                f"(target {target} + margin {calibration.margin:.3f})"
+            ),
         )
         self.stdout.write("Stored; a release build is queued, and the new release applies the threshold.")

@@ -10,29 +10,39 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from knowledge.management.progress import Progress
 from knowledge.management.questions import add_questions_argument, questions_load
 from knowledge.models import Namespace, Release
+from knowledge.retrieval.calibration import matching_summary
 from knowledge.retrieval.evaluation import EvaluationReport
 from knowledge.retrieval.packing import BUDGET_DEFAULT
+from knowledge.retrieval.reference import ReferenceUnavailableError
 from knowledge.selectors.evaluation import release_for_evaluation
-from knowledge.services.evaluation import Evaluation, evaluation_run_record, questions_evaluate
+from knowledge.selectors.serving import LoadedRelease
+from knowledge.services.evaluation import Evaluation, evaluation_run_record, questions_evaluate, reference_evaluate
 
 ROWS = (
-    ("nDCG@10", "ndcg_at_10", "covered questions"),
-    ("MRR@10", "mrr_at_10", "covered questions"),
+    ("nDCG@10", "ndcg_at_10", "covered questions, on the ranking"),
+    ("MRR@10", "mrr_at_10", "covered questions, on the ranking"),
     ("recall in pack", "pack_recall", "share of the relevant entries inside the budgeted pack"),
     ("hit rate", "hit_rate", "covered questions with a relevant entry in the pack"),
     ("matched", "matched_when_covered", "covered questions answered matched=true"),
     ("not covered refused", "unmatched_when_uncovered", "uncovered questions answered matched=false"),
+    ("filler", "filler", "share of packed tokens in no relevant entry (covered questions)"),
     ("latency p50 ms", "latency_p50_ms", "rank + pack + payload per question"),
     ("latency p99 ms", "latency_p99_ms", ""),
 )
 
 
-def format_report(report: EvaluationReport) -> list[str]:
+def format_report(report: EvaluationReport, reference: EvaluationReport | None = None) -> list[str]:
+    """The metrics, one per line; with `reference`, bm25s's beside Evergreen's."""
     lines = [f"questions: {report.queries} ({report.covered} covered, {report.uncovered} not covered)"]
+    if reference is not None:
+        lines.append(f"{'':20} {'evergreen':>9} {'bm25s':>8}")
     for label, name, note in ROWS:
-        value = getattr(report, name)
-        shown = "-" if value is None else f"{value:.3f}"
-        lines.append(f"{label:20} {shown:>8}  {note}".rstrip())
+        ours = "-" if getattr(report, name) is None else f"{getattr(report, name):.3f}"
+        theirs = ""
+        if reference is not None:
+            value = getattr(reference, name)
+            theirs = "-" if value is None else f"{value:.3f}"
+        lines.append(f"{label:20} {ours:>9} {theirs:>8}  {note}".rstrip())
     return lines
 
 
@@ -50,6 +60,9 @@ class Command(BaseCommand):
         parser.add_argument("--release", type=int, help="Sequence number of another release (default: the active one).")
         parser.add_argument("--record", action="store_true", help="Store the run (admin, /metrics.json).")
         parser.add_argument("--json", action="store_true", help="Print metrics and per-question results as JSON.")
+        parser.add_argument(
+            "--no-reference", action="store_true", help="Skip the bm25s reference run beside Evergreen's."
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         namespace = Namespace.objects.filter(slug=options["namespace"]).first()
@@ -74,7 +87,15 @@ class Command(BaseCommand):
         if options["record"]:
             run = evaluation_run_record(namespace=namespace, release=release, evaluation=evaluation)
             self.stderr.write(f"Recorded evaluation run {run.pk}.")
-        self._print(evaluation, release, as_json=options["json"])
+        reference = None
+        if not options["no_reference"]:
+            try:
+                reference = reference_evaluate(
+                    release=loaded, questions=questions, budget=options["budget"], progress=Progress("bm25s")
+                )
+            except ReferenceUnavailableError as error:
+                self.stderr.write(str(error))
+        self._print(evaluation, reference, release, loaded, as_json=options["json"])
 
     def _release(self, namespace: Namespace, sequence: int | None) -> Release:
         if sequence is None:
@@ -86,16 +107,30 @@ class Command(BaseCommand):
             raise CommandError(f"{namespace.slug} has no release #{sequence}.")
         return release
 
-    def _print(self, evaluation: Evaluation, release: Release, *, as_json: bool) -> None:
+    def _print(
+        self,
+        evaluation: Evaluation,
+        reference: Evaluation | None,
+        release: Release,
+        loaded: LoadedRelease,
+        *,
+        as_json: bool,
+    ) -> None:
+        matching = {"threshold": loaded.index.match_threshold, **loaded.index.matching}
         if as_json:
             document = {
                 "namespace": release.namespace.slug,
                 "release": release.sequence,
+                "matching": matching,
                 "metrics": evaluation.metrics(),
+                "reference": None if reference is None else {"system": "bm25s", "metrics": reference.metrics()},
                 "results": evaluation.results(),
             }
             self.stdout.write(json.dumps(document, ensure_ascii=False, indent=2))
             return
         self.stdout.write(f"{release.namespace.slug} release #{release.sequence}, budget {evaluation.budget}")
-        for line in format_report(evaluation.report):
+        self.stdout.write(f"match threshold: {matching_summary(matching)}")
+        for line in format_report(evaluation.report, None if reference is None else reference.report):
             self.stdout.write(line)
+        if reference is not None:
+            self.stdout.write("bm25s answers every question as covered, so its matched and refused say nothing.")

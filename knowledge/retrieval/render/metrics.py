@@ -96,4 +96,6 @@ def measure_release(
         "totalTokens": snapshot.total_tokens,
         "contextShape": shape,
         "budgetScan": scan,
+        # The `matched` threshold this release serves with and how it was obtained (issue 11).
+        "matching": {"threshold": index.match_threshold, **index.matching},
     }

@@ -13,11 +13,12 @@ import hashlib
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import orjson
 
 from knowledge.retrieval.analysis import AnalyzerConfig
+from knowledge.retrieval.calibration import threshold_automatic
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.postings import Analyze, analyze_fields
@@ -66,11 +67,9 @@ class RenderedArtifact:
 
 def search_options(snapshot: Snapshot) -> SearchOptions:
     ranking = snapshot.ranking
-    options = SearchOptions(ranker=ranking.ranker, match_threshold=ranking.match_threshold)
+    options = SearchOptions(ranker=ranking.ranker, match_threshold=ranking.match_threshold, packing=ranking.packing)
     if ranking.link_expansion is not None:
-        options = SearchOptions(
-            ranker=ranking.ranker, match_threshold=ranking.match_threshold, expand=ranking.link_expansion
-        )
+        options = replace(options, expand=ranking.link_expansion)
     return options
 
 
@@ -119,18 +118,25 @@ class AnalysisCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def fields(self, document: Document, config: AnalyzerConfig, *, analyze: Analyze) -> Fields:
-        """The document's analysed fields: from the cache, or from `analyze` (then stored)."""
+    def fields(self, document: Document, config: AnalyzerConfig, *, analyze: Analyze, counted: bool = True) -> Fields:
+        """The document's analysed fields: from the cache, or from `analyze` (then stored).
+
+        `counted=False` is for the held-out copies calibration makes: they are looked up but
+        neither counted in `reused`/`analysed` nor kept (the next build will not see them again).
+        """
         key = document_key(document)
         with self._lock:
             if config != self._config:  # another analyzer: nothing stored applies
                 self._config, self._entries = config, {}
-            self._used.add(key)
+            if counted:
+                self._used.add(key)
             stored = self._entries.get(key)
             if stored is not None:
-                self.reused += 1
+                self.reused += counted
                 return stored.fields()
         fields = analyze(document, config)
+        if not counted:
+            return fields
         with self._lock:
             self.analysed += 1
             share = self._shared.setdefault
@@ -142,6 +148,10 @@ class AnalysisCache:
     def analyze(self, document: Document, config: AnalyzerConfig) -> Fields:
         """The engine's per-document analysis, through this cache (SearchIndex.compile's `analyze`)."""
         return self.fields(document, config, analyze=analyze_fields)
+
+    def analyze_uncounted(self, document: Document, config: AnalyzerConfig) -> Fields:
+        """Like analyze, without counting: for the held-out copies calibration compiles."""
+        return self.fields(document, config, analyze=analyze_fields, counted=False)
 
     @contextmanager
     def building(self) -> Iterator[None]:
@@ -159,12 +169,34 @@ class AnalysisCache:
 def compile_index(
     documents: Sequence[Document], snapshot: Snapshot, *, analysis: AnalysisCache | None = None
 ) -> SearchIndex:
-    """The release's index; with `analysis`, unchanged documents are not analysed again."""
+    """The release's index with its match threshold: the namespace's own, else calibrated here.
+
+    With `analysis`, unchanged documents are not analysed again (the held-out calibration
+    collection included: only the entries its pseudo-questions were cut from are new).
+    """
     options = search_options(snapshot)
     if analysis is None:
-        return SearchIndex.compile(documents, options=options)
+        index = SearchIndex.compile(documents, options=options, synonyms=snapshot.synonyms)
+        return with_matching(index, documents, snapshot, analyze=analyze_fields)
     with analysis.building():
-        return SearchIndex.compile(documents, options=options, analyze=analysis.analyze)
+        index = SearchIndex.compile(documents, options=options, analyze=analysis.analyze, synonyms=snapshot.synonyms)
+        return with_matching(index, documents, snapshot, analyze=analysis.analyze_uncounted)
+
+
+def with_matching(
+    index: SearchIndex, documents: Sequence[Document], snapshot: Snapshot, *, analyze: Analyze
+) -> SearchIndex:
+    """The index serving with the threshold the release records, and how it was obtained."""
+    ranking = snapshot.ranking
+    if ranking.ranker != "bm25f":
+        return index.with_threshold(0.0, {"source": "none", "note": "The seed ranker matches on any hit."})
+    if ranking.match_threshold is not None:
+        note = ranking.threshold_note or "Set on the namespace."
+        return index.with_threshold(
+            ranking.match_threshold, {"source": "namespace", "threshold": ranking.match_threshold, "note": note}
+        )
+    chosen = threshold_automatic(index, documents, analyze=analyze)
+    return index.with_threshold(chosen.threshold, chosen.to_meta())
 
 
 def render_release(

@@ -17,6 +17,7 @@ from knowledge.retrieval.snapshot import (
     Snapshot,
     Tombstone,
 )
+from knowledge.retrieval.synonyms import SynonymSet
 
 
 def render_site_json(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
@@ -26,6 +27,9 @@ def render_site_json(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
         "promptPacks": [list(pack) for pack in snapshot.prompt_packs],
         "ranking": asdict(snapshot.ranking),
         "stamp": asdict(stamp),
+        # Search-only content that agents do not receive (context.json leaves it out).
+        "aliases": {e.id: list(e.aliases) for e in snapshot.entries if e.aliases},
+        "synonyms": [asdict(s) for s in snapshot.synonyms],
     }
     return orjson.dumps(document)
 
@@ -41,7 +45,7 @@ def _namespace(data: dict[str, Any]) -> NamespaceInfo:
     )
 
 
-def _entry(data: dict[str, Any]) -> EntryRecord:
+def _entry(data: dict[str, Any], aliases: dict[str, list[str]]) -> EntryRecord:
     return EntryRecord(
         id=data["id"],
         category=data["category"],
@@ -55,6 +59,7 @@ def _entry(data: dict[str, Any]) -> EntryRecord:
         version=data["version"],
         content_hash=data["contentHash"],
         links=tuple(data.get("links", ())),
+        aliases=tuple(aliases.get(data["id"], ())),
     )
 
 
@@ -74,10 +79,11 @@ def snapshot_from_artifacts(*, site_json: bytes, context_json: bytes) -> tuple[S
     context = orjson.loads(context_json)
     snapshot = Snapshot(
         namespace=_namespace(site["namespace"]),
-        entries=tuple(_entry(e) for e in context["entries"]),
+        entries=tuple(_entry(e, site.get("aliases", {})) for e in context["entries"]),
         tombstones=tuple(_tombstone(t) for t in context.get("retired", ())),
         docs=tuple(DocRecord(**d) for d in site["docs"]),
         prompt_packs=tuple((str(s), str(t)) for s, t in site["promptPacks"]),
         ranking=RankingSettings(**site["ranking"]),
+        synonyms=tuple(SynonymSet(phrases=tuple(s["phrases"]), two_way=s["two_way"]) for s in site.get("synonyms", ())),
     )
     return snapshot, ReleaseStamp(**site["stamp"])
