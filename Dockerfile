@@ -19,4 +19,4 @@ RUN pip install --no-cache-dir . \
 
 USER evergreen
 EXPOSE 8000
-CMD ["gunicorn", "evergreen_site.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+CMD ["gunicorn", "evergreen_site.wsgi", "-c", "python:evergreen_site.gunicorn", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]

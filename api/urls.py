@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from api.views import context, entries, files, pages
+from api.views import changes, context, entries, files, pages, verify
 from knowledge.retrieval.render import release as names
 
 urlpatterns: list[URLPattern] = [
@@ -15,6 +15,8 @@ urlpatterns: list[URLPattern] = [
     path("docs/<slug:slug>.md", pages.doc_markdown_get, name="doc-md"),
     path("docs/<slug:slug>", pages.doc_get, name="doc"),
     path("api/context", context.context_get, name="api-context"),
+    path("api/changes", changes.changes_get, name="api-changes"),
+    path("api/verify", verify.verify_post, name="api-verify"),
     path("api/entries/<str:entry_id>.md", entries.entry_markdown_get, name="api-entry-md"),
     path("api/entries/<str:entry_id>", entries.entry_get, name="api-entry"),
     path("api/prompt-pack", files.prompt_pack_get, name="api-prompt-pack"),

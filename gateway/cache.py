@@ -14,6 +14,7 @@ from collections.abc import Callable
 from django.core.cache import cache
 
 from knowledge.retrieval.render.release import etag_of
+from knowledge.telemetry.metrics import CACHE, tallies
 
 logger = logging.getLogger(__name__)
 
@@ -60,16 +61,20 @@ def reply_peek(key: str) -> Cached | None:
     """The cached body and ETag, without computing anything (so If-None-Match is answered before ranking)."""
     found = _local.get(key)
     if found is not None:
+        tallies.count(CACHE, "local")
         return found
     try:
         shared = cache.get(KEY_PREFIX + key)
     except Exception as error:  # noqa: BLE001 - a cache outage is a miss, never an error
         logger.warning("Response cache unavailable: %s", error)
+        tallies.count(CACHE, "miss")
         return None
     if isinstance(shared, bytes):
         value = (shared, etag_of(shared))
         _local.put(key, value)
+        tallies.count(CACHE, "shared")
         return value
+    tallies.count(CACHE, "miss")
     return None
 
 

@@ -8,7 +8,9 @@ from typing import Any
 import orjson
 
 from gateway.cache import Cached, reply_cached
+from gateway.packs import pack_remember
 from knowledge.retrieval.payload import ContextQuery, context_build
+from knowledge.retrieval.render.release import etag_of
 from knowledge.selectors.serving import LoadedRelease
 
 
@@ -25,5 +27,18 @@ def context_document(release: LoadedRelease, query: ContextQuery) -> dict[str, A
 
 
 def context_body(release: LoadedRelease, query: ContextQuery) -> Cached:
-    """The serialized payload and its ETag; identical bytes for the same release and query."""
-    return reply_cached(context_cache_key(release, query), lambda: orjson.dumps(context_document(release, query)))
+    """The serialized payload and its ETag; identical bytes for the same release and query.
+
+    A newly built pack is also remembered by ETag (gateway.packs), for citation checks against it.
+    """
+
+    def build() -> bytes:
+        document = context_document(release, query)
+        body = orjson.dumps(document)
+        if release.namespace_id is not None:
+            pack_remember(
+                namespace_id=release.namespace_id, release_id=release.release_id, etag=etag_of(body), document=document
+            )
+        return body
+
+    return reply_cached(context_cache_key(release, query), build)

@@ -23,6 +23,7 @@ from knowledge.selectors.serving import (
     namespace_state_get,
     release_loaded,
 )
+from knowledge.telemetry.metrics import RATE_LIMIT_REFUSALS, tallies
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +105,7 @@ def _authorized(request: HttpRequest, state: NamespaceState | None, client: str)
 
 def _refuse_over_limit(request: HttpRequest, decision: RateDecision | None, *, scope: str, client: str) -> None:
     if decision is not None and not decision.admitted:
+        tallies.count(RATE_LIMIT_REFUSALS, "read")
         security_event(
             RATE_LIMITED, request=request, namespace=scope, reason="over_limit", client=client, limit=decision.limit
         )

@@ -66,6 +66,18 @@ def not_modified(request: HttpRequest, etag: str) -> bool:
     return etag.removeprefix("W/") in wanted
 
 
+def read_body(request: HttpRequest, limit: int) -> bytes | None:
+    """The body, or None when it is over ``limit`` — by Content-Length before reading, else by reading one byte more."""
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    if declared > limit:
+        return None
+    body = request.read(limit + 1)
+    return None if len(body) > limit else body
+
+
 def wants_markdown(request: HttpRequest) -> bool:
     """Accept: text/markdown on an HTML URL (and not outranked by text/html) asks for the mirror."""
     accept = request.headers.get("Accept", "")

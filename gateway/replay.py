@@ -17,23 +17,29 @@ Everything else — misses, writes, errors, private namespaces — goes to Djang
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.utils.http import parse_etags
 
 from gateway.clients import client_address_of
 from gateway.ratelimit import rate_for, rate_limit_hit
+from gateway.telemetry import access_log, channel_of
 from knowledge.selectors.serving import NamespaceState
+from knowledge.telemetry import ids
+from knowledge.telemetry.metrics import tallies
 
 StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 REPLAY_ENTRIES = 4096
 REPLAY_BYTES = 64 * 1024 * 1024
-RATE_HEADERS = frozenset({"ratelimit", "ratelimit-policy"})
+# Per-request headers: the rate-limit state and the request ID are made anew for every answer.
+PER_REQUEST_HEADERS = frozenset({"ratelimit", "ratelimit-policy", ids.HEADER.lower()})
 NOT_MODIFIED_DROPS = frozenset({"content-type"})
 
 
@@ -43,6 +49,7 @@ class Replayable:
 
     state: Callable[[], NamespaceState | None]  # the namespace as this request addressed it
     release_key: str
+    route: str = "unnamed"  # the URL name, for metrics and logs
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,23 +136,51 @@ class ReplayApp:
         self.memory = remembered
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        started = time.perf_counter()
+        request_id = ids.request_id_accept(environ.get(ids.ENVIRON_KEY))
         key = replay_key(environ)
         if key is not None:
             found = self.memory.get(key)
             if found is not None:
-                answer = self._replay(environ, start_response, key, found)
+                answer = self._replay(environ, start_response, key, found, request_id)
                 if answer is not None:
-                    return answer
+                    self._observe(environ, found, answer, request_id, started)
+                    return answer[1]
+        environ[ids.ENVIRON_KEY] = request_id  # Django's TelemetryMiddleware answers and logs with it
         return self._through_django(environ, start_response, key)
 
+    def _observe(
+        self, environ: dict[str, Any], found: Remembered, answer: tuple[int, Any], request_id: str, started: float
+    ) -> None:
+        """Count (and, when asked, log) an answer given from memory, as the middleware does for Django's."""
+        seconds = time.perf_counter() - started
+        route = found.replayable.route
+        tallies.request(route, channel_of(route), answer[0], seconds, from_memory=True)
+        if settings.EVERGREEN.access_log:
+            access_log(
+                request_id=request_id,
+                method=environ["REQUEST_METHOD"],
+                path=environ.get("PATH_INFO", ""),
+                status=answer[0],
+                route=route,
+                seconds=seconds,
+                client=client_address_of(environ),
+                memory=True,
+            )
+
     def _replay(
-        self, environ: dict[str, Any], start_response: StartResponse, key: tuple[str, ...], found: Remembered
-    ) -> Iterable[bytes] | None:
+        self,
+        environ: dict[str, Any],
+        start_response: StartResponse,
+        key: tuple[str, ...],
+        found: Remembered,
+        request_id: str,
+    ) -> tuple[int, Iterable[bytes]] | None:
         state = found.replayable.state()
         if state is None or not state.is_public or state.release_key != found.replayable.release_key:
             self.memory.forget(key)
             return None
-        headers = list(found.headers)
+        headers = [*found.headers, (ids.HEADER, request_id)]
         rate = rate_for(state.rate_limit)
         decision = rate_limit_hit(scope=state.slug, client=client_address_of(environ), rate=rate)
         if decision is not None:
@@ -163,9 +198,9 @@ class ReplayApp:
                     if name.lower() not in NOT_MODIFIED_DROPS
                 ],
             )
-            return []
+            return 304, []
         start_response("200 OK", headers)
-        return [] if environ["REQUEST_METHOD"] == "HEAD" else [found.body]
+        return 200, [] if environ["REQUEST_METHOD"] == "HEAD" else [found.body]
 
     def _through_django(
         self, environ: dict[str, Any], start_response: StartResponse, key: tuple[str, ...] | None
@@ -193,5 +228,5 @@ class ReplayApp:
         etag = next((value for name, value in headers if name.lower() == "etag"), None)
         if etag is None:
             return
-        kept = tuple((name, value) for name, value in headers if name.lower() not in RATE_HEADERS)
+        kept = tuple((name, value) for name, value in headers if name.lower() not in PER_REQUEST_HEADERS)
         self.memory.put(key, Remembered(replayable, kept, bytes(response.content), etag))

@@ -13,6 +13,7 @@ from gateway.gate import Gate, request_gate, state_resolver
 from gateway.http import CachePolicy, Reply, error_reply, finish
 from gateway.params import query_text_check
 from gateway.replay import Replayable
+from gateway.telemetry import route_of
 
 ReadView = Callable[..., Reply]
 ALLOWED_METHODS = ("GET", "HEAD")
@@ -62,7 +63,9 @@ def read_view(func: ReadView) -> Callable[..., HttpResponse]:
         response = finish(request, reply, cache=gate.cache, rate=gate.rate)
         if replayed and gate.namespace.is_public and gate.namespace.release_key:
             response.evergreen_replayable = Replayable(  # type: ignore[attr-defined]
-                state=state_resolver(request, namespace), release_key=gate.namespace.release_key
+                state=state_resolver(request, namespace),
+                release_key=gate.namespace.release_key,
+                route=route_of(request),
             )
         return response
 

@@ -25,6 +25,8 @@ from typing import Any, Final
 from django.conf import settings
 from django.http import HttpRequest
 
+from knowledge.telemetry.ids import request_id_current
+
 logger = logging.getLogger("evergreen.security")
 
 # The kinds callers use; a new kind is one more constant here and a line in the README.
@@ -176,6 +178,7 @@ def _write(
         "method": request.method if request is not None else None,
         "host": _bounded(request.META.get("HTTP_HOST", "")) if request is not None else None,
         "route": _bounded(request.path) if request is not None else None,
+        "request_id": request_id_current(),
     }
     record.update({name: _bounded(value) for name, value in fields.items() if name not in record})
     folded = repeats.admit(

@@ -9,6 +9,10 @@ from django.utils import timezone
 from knowledge.services.a2a_tasks import a2a_task_limits, a2a_tasks_prune
 from knowledge.services.releases import ConcurrentBuildError, release_build
 from knowledge.services.versions import versions_publish_due
+from knowledge.services.webhook_delivery import webhook_attempt, webhooks_due
+
+# A retry the broker lost (a worker killed between attempts) is picked up by the sweep after this.
+WEBHOOK_SWEEP_GRACE_SECONDS = 120
 
 
 @shared_task(
@@ -37,3 +41,26 @@ def versions_publish_due_task() -> int:
 def a2a_tasks_prune_task() -> int:
     """Delete A2A tasks past their retention in every namespace (Celery beat, hourly); returns how many."""
     return a2a_tasks_prune(limits=a2a_task_limits(), now=timezone.now())
+
+
+@shared_task(bind=True, acks_late=True, max_retries=None)
+def webhook_deliver_task(self, delivery_id: int) -> str:
+    """One attempt at a webhook notice; a failure schedules the next attempt with backoff (Celery retry).
+
+    In-process (embedded mode, no broker) only the first attempt runs here; later attempts are left
+    to the sweep below, so a publish never waits on a receiver's retries.
+    """
+    outcome = webhook_attempt(delivery_id=delivery_id)
+    if outcome.retry_in is not None and not self.request.is_eager:
+        raise self.retry(countdown=outcome.retry_in)
+    return outcome.status
+
+
+@shared_task(acks_late=True)
+def webhooks_sweep_task() -> int:
+    """Queue notices whose next attempt is overdue (Celery beat, every minute); returns how many."""
+    grace = 0 if webhook_deliver_task.app.conf.task_always_eager else WEBHOOK_SWEEP_GRACE_SECONDS
+    due = webhooks_due(grace_seconds=grace)
+    for delivery_id in due:
+        webhook_deliver_task.delay(delivery_id)
+    return len(due)

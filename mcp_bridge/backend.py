@@ -18,6 +18,7 @@ from gateway.errors import BadParameterError
 from gateway.gate import Gate
 from gateway.params import context_query
 from gateway.ratelimit import Rate, rate_limit_hit
+from gateway.verify import verify_answer, verify_request_parse
 from knowledge.ids import ID_PATTERN
 from knowledge.models import EntryVersion, Namespace, VersionState
 from knowledge.retrieval.snapshot import EntryRecord
@@ -25,6 +26,7 @@ from knowledge.security_events import RATE_LIMITED, security_event
 from knowledge.selectors.serving import evaluation_latest, release_metrics
 from knowledge.selectors.snapshots import entry_record
 from knowledge.services.feedback import feedback_submit
+from knowledge.telemetry.metrics import RATE_LIMIT_REFUSALS, tallies
 from mcp_bridge.ports import (
     CachePolicy,
     EntryFound,
@@ -195,6 +197,14 @@ class DjangoBackend:
         document["evaluation"] = evaluation_latest(namespace_id=self.gate.namespace.id)
         return document
 
+    def verify(self, *, answer: str, release: str | int | None, pack: str | None) -> dict[str, Any]:
+        """The /api/verify report, from the same code; recorded with this channel."""
+        asked = {"answer": answer, "release": release, "pack": pack}
+        try:
+            return verify_answer(self.gate, verify_request_parse(asked), channel=self.source)
+        except BadParameterError as error:
+            raise ParamError(error.code, error.message, error.param or "answer") from error
+
     def submit_feedback(
         self, *, entry_id: str | None, query: str | None, kind: FeedbackKind, message: str
     ) -> FeedbackReceipt:
@@ -207,6 +217,7 @@ class DjangoBackend:
             scope=f"feedback:{self.gate.namespace.slug}", client=self.gate.client, rate=feedback_rate()
         )
         if decision is not None and not decision.admitted:
+            tallies.count(RATE_LIMIT_REFUSALS, "feedback")
             security_event(
                 RATE_LIMITED,
                 request=self.request,

@@ -203,6 +203,13 @@ class Backend(Protocol):
         """The ``/api/metrics`` payload (measured ``contextShape``, ``budgetScan``, evaluation results)."""
         ...
 
+    def verify(self, *, answer: str, release: str | int | None, pack: str | None) -> dict[str, Any]:
+        """The ``POST /api/verify`` report of the answer's citations (recorded for the namespace).
+
+        Raises ``ParamError`` where the REST route answers 400 (an unknown release or pack).
+        """
+        ...
+
     def submit_feedback(
         self, *, entry_id: str | None, query: str | None, kind: FeedbackKind, message: str
     ) -> FeedbackReceipt:

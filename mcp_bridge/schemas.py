@@ -225,3 +225,57 @@ FEEDBACK_OUTPUT: Final = {
     "required": ["feedbackId", "status"],
     "additionalProperties": False,
 }
+
+
+ANSWER_MAX_LENGTH: Final = 20_000
+
+VERIFY_INPUT: Final = {
+    "type": "object",
+    "properties": {
+        "answer": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": ANSWER_MAX_LENGTH,
+            "description": "The answer text with its [ID] citation markers.",
+        },
+        "release": {
+            "type": ["string", "integer"],
+            "description": "The releaseId or knowledgeVersion the answer was written from; default: the serving one.",
+        },
+        "pack": {"type": "string", "description": "The ETag of the context pack the answer was written from."},
+    },
+    "required": ["answer"],
+    "additionalProperties": False,
+}
+
+_CITATION_PROBLEM: Final = {
+    "type": "object",
+    "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+    "required": ["code", "message"],
+}
+
+VERIFY_OUTPUT: Final = {
+    "type": "object",
+    "properties": {
+        "releaseId": {"type": "integer"},
+        "knowledgeVersion": {"type": "string"},
+        "citationCount": {"type": "integer", "minimum": 0},
+        "validCount": {"type": "integer", "minimum": 0},
+        "accuracy": {"type": ["number", "null"]},
+        "problems": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "citations": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "marker": {"type": "string"},
+                    "valid": {"type": "boolean"},
+                    "problems": {"type": "array", "items": _CITATION_PROBLEM},
+                },
+                "required": ["id", "marker", "valid", "problems"],
+            },
+        },
+    },
+    "required": ["releaseId", "knowledgeVersion", "citationCount", "validCount", "accuracy", "problems", "citations"],
+}

@@ -39,6 +39,7 @@ RATE_LIMITED_MESSAGE: Final = "Too many feedback submissions; retry after {secon
 FEEDBACK_QUEUED_MESSAGE: Final = (
     "Feedback {id} is queued for review by the editors. Published content is unchanged until they act."
 )
+VERIFY_SUMMARY_MESSAGE: Final = "{valid} of {count} citations hold up against release {release}."
 PACK_SUMMARY_MESSAGE: Final = "{count} entries, {used}/{budget} tokens; matched={matched}, truncated={truncated}."
 _PROBLEM_MAX_CHARS: Final = 200
 
@@ -217,6 +218,15 @@ def _feedback(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
     return ToolResult(structured=structured, note=FEEDBACK_QUEUED_MESSAGE.format(id=receipt.id))
 
 
+def _verify(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
+    report = backend.verify(answer=args["answer"], release=args.get("release"), pack=args.get("pack"))
+    note = VERIFY_SUMMARY_MESSAGE.format(
+        valid=report["validCount"], count=report["citationCount"], release=report["releaseId"]
+    )
+    lines = [f"{c['marker']}: {p['message']}" for c in report["citations"] for p in c["problems"]]
+    return ToolResult(structured=report, note="\n".join([note, *lines]))
+
+
 @lru_cache(maxsize=128)
 def build_tools(info: NamespaceInfo) -> tuple[Tool, ...]:
     """The namespace's tools, in a fixed order (MCP 2026-07-28 tools.mdx: deterministic ordering).
@@ -321,6 +331,26 @@ def build_tools(info: NamespaceInfo) -> tuple[Tool, ...]:
             handler=_feedback,
             tags=("feedback", "review"),
             examples=('{"skill": "submit_feedback", "arguments": {"kind": "outdated", "message": "…"}}',),
+        ),
+        Tool(
+            name="verify_citations",
+            title="Check an answer's citations",
+            description=(
+                f"Check every [ID] citation (e.g. [{example_id}]) of an answer against the release or context pack "
+                "it was written from, as POST /api/verify. `answer`: the text, up to "
+                f"{schemas.ANSWER_MAX_LENGTH} characters; `release`: the releaseId or knowledgeVersion of the pack "
+                "used (default: the serving release); `pack`: the pack's ETag instead. Returns per citation "
+                "valid=true or its problems: not_in_release, not_in_pack, retired (since; with replacedBy), "
+                "figures_not_verbatim (numbers in the citing sentence that none of its cited entries contains "
+                "verbatim); and the share of valid citations."
+            ),
+            refusals="an unknown release or pack, or a release outside the retention window",
+            input_schema=schemas.VERIFY_INPUT,
+            output_schema=schemas.VERIFY_OUTPUT,
+            annotations=ADDITIVE_WRITE,
+            handler=_verify,
+            tags=("citations", "verification", "quality"),
+            examples=(f'{{"answer": "Ask for 2000 tokens [{example_id}].", "release": 3}}',),
         ),
     )
 

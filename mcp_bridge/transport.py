@@ -34,18 +34,6 @@ def max_body_bytes() -> int:
     return settings.EVERGREEN.mcp_max_body_bytes
 
 
-def read_body(request: HttpRequest, limit: int) -> bytes | None:
-    """The body, or None when it is over ``limit`` — by Content-Length before reading, else by reading one byte more."""
-    try:
-        declared = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        declared = 0
-    if declared > limit:
-        return None
-    body = request.read(limit + 1)
-    return None if len(body) > limit else body
-
-
 def too_large(limit: int) -> Outcome:
     return Outcome(413, error_body(None, INVALID_REQUEST, BODY_TOO_LARGE_MESSAGE.format(limit=limit)))
 

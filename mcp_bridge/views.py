@@ -12,7 +12,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from gateway.errors import METHOD_NOT_ALLOWED, NOT_FOUND, GatewayError, MethodNotAllowedError, NotFoundError
 from gateway.gate import Gate, request_gate
-from gateway.http import JSON, MARKDOWN, CachePolicy, Reply, finish
+from gateway.http import JSON, MARKDOWN, CachePolicy, Reply, finish, read_body
 from gateway.views import ALLOWED_METHODS, gateway_error_response, read_view
 from knowledge.security_events import BODY_TOO_LARGE, security_event
 from mcp_bridge import transport
@@ -33,7 +33,7 @@ def _admitted(request: HttpRequest, namespace: str | None, answer: Answer) -> Ht
     """Body cap, then the gate (namespace, key, rate), then ``answer`` with the rate headers and CORS added."""
     cors = transport.cors_headers(request)
     limit = transport.max_body_bytes()
-    body = transport.read_body(request, limit)
+    body = read_body(request, limit)
     if body is None:
         security_event(BODY_TOO_LARGE, request=request, namespace=namespace, reason="over_body_cap", limit=limit)
         return transport.respond(transport.too_large(limit), extra=cors)

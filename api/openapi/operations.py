@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from api.openapi import shapes
-from api.views import context, entries, files
+from api.views import changes, context, entries, files, verify
 
 TAG = "agents"
 ID_PARAM = OpenApiParameter("entry_id", OpenApiTypes.STR, OpenApiParameter.PATH, description="e.g. EG-202")
@@ -122,10 +122,51 @@ class MetricsGetApi(_Documented):
         return files.metrics_get(request._request, namespace=namespace)
 
 
+class ChangesGetApi(_Documented):
+    @extend_schema(
+        operation_id="changes_get",
+        summary="What changed per entry since a release (the change feed)",
+        description=HEADERS,
+        tags=[TAG],
+        parameters=[
+            OpenApiParameter(
+                "since",
+                OpenApiTypes.STR,
+                required=True,
+                description="A releaseId, a knowledgeVersion (1.4.0), an ISO 8601 time, or 0 for everything.",
+            ),
+            OpenApiParameter("after", OpenApiTypes.STR, description="Continue after this entry ID (see `next`)."),
+            OpenApiParameter("limit", OpenApiTypes.INT, description="Changes per page, 1-1000, default 200."),
+        ],
+        responses={200: OpenApiResponse(shapes.CHANGES, description="One page of changes."), **ERRORS},
+    )
+    def get(self, request: Request, namespace: str | None = None) -> HttpResponse:
+        return changes.changes_get(request._request, namespace=namespace)
+
+
+class VerifyPostApi(_Documented):
+    @extend_schema(
+        operation_id="verify_post",
+        summary="Check an answer's [ID] citations against the release or pack it was written from",
+        description=(
+            "Reports each citation that was not in that release or pack, is retired since, or is cited for "
+            "figures its entries do not contain verbatim; the check is recorded for the namespace. "
+            "Every path also exists under /t/{namespace}/."
+        ),
+        tags=[TAG],
+        request={"application/json": shapes.VERIFY_REQUEST},
+        responses={200: OpenApiResponse(shapes.VERIFY, description="The report."), **ERRORS},
+    )
+    def post(self, request: Request, namespace: str | None = None) -> HttpResponse:
+        return verify.verify_post(request._request, namespace=namespace)
+
+
 urlpatterns = [
     path("api/context", ContextGetApi.as_view()),
     path("api/entries/<str:entry_id>", EntryGetApi.as_view()),
     path("api/entries/<str:entry_id>.md", EntryMarkdownGetApi.as_view()),
     path("api/prompt-pack", PromptPackGetApi.as_view()),
     path("api/metrics", MetricsGetApi.as_view()),
+    path("api/changes", ChangesGetApi.as_view()),
+    path("api/verify", VerifyPostApi.as_view()),
 ]

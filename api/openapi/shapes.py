@@ -152,3 +152,81 @@ METRICS = obj(
     },
     required=["evaluation"],
 )
+
+NULLABLE_INTEGER: dict[str, Any] = {"type": "integer", "nullable": True}
+NULLABLE_STRING: dict[str, Any] = {"type": "string", "nullable": True}
+
+CHANGE = obj(
+    {
+        "id": ID,
+        "change": {**STRING, "enum": ["added", "changed", "retired", "restored", "removed"]},
+        "version": {**NULLABLE_INTEGER, "description": "Now; null when retired or removed."},
+        "contentHash": NULLABLE_STRING,
+        "previousVersion": {**NULLABLE_INTEGER, "description": "In the `since` release; null when not served then."},
+        "previousContentHash": NULLABLE_STRING,
+    }
+)
+
+CHANGES = obj(
+    {
+        "namespace": STRING,
+        "since": obj({"reference": STRING, "releaseId": NULLABLE_INTEGER, "knowledgeVersion": NULLABLE_STRING}),
+        "releaseId": INTEGER,
+        "knowledgeVersion": STRING,
+        "generatedAt": STRING,
+        "changeCount": {**INTEGER, "description": "All changes, over every page."},
+        "counts": obj(dict.fromkeys(("added", "changed", "retired", "restored", "removed"), INTEGER)),
+        "changes": {"type": "array", "items": CHANGE},
+        "next": {**NULLABLE_STRING, "description": "The URL of the next page; null on the last."},
+    }
+)
+
+VERIFY_REQUEST = obj(
+    {
+        "answer": {**STRING, "maxLength": 20000, "description": "The answer with its [ID] citation markers."},
+        "release": {
+            "oneOf": [INTEGER, STRING],
+            "description": "releaseId (integer) or knowledgeVersion the answer was written from.",
+        },
+        "pack": {**STRING, "description": "The ETag of the /api/context pack the answer was written from."},
+    },
+    required=["answer"],
+)
+
+CITATION_CHECKED = obj(
+    {
+        "marker": STRING,
+        "id": ID,
+        "start": INTEGER,
+        "end": INTEGER,
+        "sentence": STRING,
+        "valid": BOOLEAN,
+        "problems": {
+            "type": "array",
+            "items": obj(
+                {
+                    "code": {
+                        **STRING,
+                        "enum": ["not_in_release", "not_in_pack", "retired", "figures_not_verbatim"],
+                    },
+                    "message": STRING,
+                },
+            ),
+        },
+    }
+)
+
+VERIFY = obj(
+    {
+        "namespace": STRING,
+        "releaseId": INTEGER,
+        "knowledgeVersion": STRING,
+        "pack": NULLABLE_STRING,
+        "servingReleaseId": INTEGER,
+        "citationCount": INTEGER,
+        "validCount": INTEGER,
+        "accuracy": {"type": "number", "nullable": True},
+        "problems": {"type": "object", "additionalProperties": INTEGER},
+        "citations": {"type": "array", "items": CITATION_CHECKED},
+    }
+)

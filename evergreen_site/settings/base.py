@@ -44,6 +44,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "gateway.telemetry.TelemetryMiddleware",
     "gateway.security.SecurityEventMiddleware",
     "evergreen_site.csp.ContentSecurityPolicyMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -139,6 +140,8 @@ CELERY_TASK_EAGER_PROPAGATES = False
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Tasks sent by tasks (a build's webhook notices) go to this queue; tests give each run its own.
+CELERY_TASK_DEFAULT_QUEUE = env.text("EVERGREEN_CELERY_QUEUE", "celery")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_BACKEND = None
@@ -158,6 +161,10 @@ CELERY_BEAT_SCHEDULE = {
     "prune-expired-a2a-tasks": {
         "task": "knowledge.tasks.a2a_tasks_prune_task",
         "schedule": 3600.0,
+    },
+    "retry-overdue-webhooks": {
+        "task": "knowledge.tasks.webhooks_sweep_task",
+        "schedule": 60.0,
     },
 }
 
@@ -180,15 +187,19 @@ SPECTACULAR_SETTINGS = {
 # --- Evergreen (typed; see evergreen_site/settings/evergreen.py) --------------------------------
 EVERGREEN = EvergreenSettings.from_env(env)
 
+# EVERGREEN_LOG_FORMAT=json: one JSON object per line with the request's ID (knowledge.telemetry.logs).
+LOG_FORMAT = env.choice("EVERGREEN_LOG_FORMAT", "PLAIN", ("PLAIN", "JSON")).lower()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "knowledge.telemetry.logs.RequestIdFilter"}},
     "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+        "json": {"()": "knowledge.telemetry.logs.JsonFormatter"},
         "message": {"format": "%(message)s"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request_id"]},
         "security": {"class": "logging.StreamHandler", "formatter": "message"},
     },
     "root": {"handlers": ["console"], "level": env.choice("EVERGREEN_LOG_LEVEL", "INFO", LOG_LEVELS)},
@@ -197,6 +208,8 @@ LOGGING = {
         "kombu.connection": {"level": "ERROR"},
         # One JSON object per line (knowledge.security_events), for a log shipper to parse as is.
         "evergreen.security": {"handlers": ["security"], "level": "WARNING", "propagate": False},
+        # EVERGREEN_ACCESS_LOG=1: one record per answer (gateway.telemetry), JSON with EVERGREEN_LOG_FORMAT=json.
+        "evergreen.access": {"handlers": ["console"], "level": "INFO", "propagate": False},
     },
 }
 

@@ -47,6 +47,21 @@ class EvergreenSettings:
     demo_password: str = ""
     # Where the evaluation collections live (cranfield/, cmrc2018/ …, each with entries.jsonl).
     datasets: Path = DATASETS_BESIDE_CLONE
+    # Releases that served within this many days can be read again (?release=, replay, /api/verify).
+    release_retention_days: int = 90
+    # Bearer token of /metrics (Prometheus); empty turns the endpoint off (404).
+    metrics_token: str = ""
+    # One JSON line per answered request on the evergreen.access logger.
+    access_log: bool = False
+    # Webhooks: may endpoints resolve to loopback or private addresses (tests, a private network)?
+    webhook_allow_private: bool = False
+    webhook_timeout_seconds: float = 10.0
+    # Attempts per notice; the wait after the n-th failure is base x 2^(n-1), capped, with jitter.
+    webhook_max_attempts: int = 8
+    webhook_retry_base_seconds: float = 30.0
+    webhook_retry_max_seconds: float = 3600.0
+    # Consecutive failed attempts (across notices) after which an endpoint is disabled.
+    webhook_disable_after: int = 15
 
     @classmethod
     def from_env(cls, env: Env) -> EvergreenSettings:
@@ -75,6 +90,25 @@ class EvergreenSettings:
             build_pause_seconds=env.number("EVERGREEN_BUILD_PAUSE_SECONDS", defaults.build_pause_seconds),
             demo_password=env.text("EVERGREEN_DEMO_PASSWORD"),
             datasets=datasets_directory(env),
+            release_retention_days=env.whole(
+                "EVERGREEN_RELEASE_RETENTION_DAYS", defaults.release_retention_days, minimum=1
+            ),
+            metrics_token=env.text("EVERGREEN_METRICS_TOKEN"),
+            access_log=env.flag("EVERGREEN_ACCESS_LOG", defaults.access_log),
+            webhook_allow_private=env.flag("EVERGREEN_WEBHOOK_ALLOW_PRIVATE", defaults.webhook_allow_private),
+            webhook_timeout_seconds=env.number(
+                "EVERGREEN_WEBHOOK_TIMEOUT_SECONDS", defaults.webhook_timeout_seconds, minimum=0.1
+            ),
+            webhook_max_attempts=env.whole("EVERGREEN_WEBHOOK_MAX_ATTEMPTS", defaults.webhook_max_attempts, minimum=1),
+            webhook_retry_base_seconds=env.number(
+                "EVERGREEN_WEBHOOK_RETRY_BASE_SECONDS", defaults.webhook_retry_base_seconds, minimum=0.1
+            ),
+            webhook_retry_max_seconds=env.number(
+                "EVERGREEN_WEBHOOK_RETRY_MAX_SECONDS", defaults.webhook_retry_max_seconds, minimum=1
+            ),
+            webhook_disable_after=env.whole(
+                "EVERGREEN_WEBHOOK_DISABLE_AFTER", defaults.webhook_disable_after, minimum=1
+            ),
         )
 
 

@@ -5,15 +5,26 @@ from knowledge.models.audit import AuditRecord
 from knowledge.models.content import DocPage, EvaluationRun, Feedback, GoldenQuestion, PromptPack
 from knowledge.models.entry import Entry, EntryVersion, VersionState
 from knowledge.models.namespace import ApiKey, Category, IdBlock, Membership, Namespace, NamespaceHost, Role
+from knowledge.models.observations import CitationCheck
 from knowledge.models.release import Artifact, BuildStatus, Release, ReleaseBuild
 from knowledge.models.review import ReviewItem
+from knowledge.models.webhooks import (
+    ActivationKind,
+    DeliveryStatus,
+    ReleaseActivation,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 
 __all__ = [
+    "ActivationKind",
     "ApiKey",
     "Artifact",
     "AuditRecord",
     "BuildStatus",
     "Category",
+    "CitationCheck",
+    "DeliveryStatus",
     "DocPage",
     "Entry",
     "EntryVersion",
@@ -26,8 +37,11 @@ __all__ = [
     "NamespaceHost",
     "PromptPack",
     "Release",
+    "ReleaseActivation",
     "ReleaseBuild",
     "ReviewItem",
     "Role",
     "VersionState",
+    "WebhookDelivery",
+    "WebhookEndpoint",
 ]

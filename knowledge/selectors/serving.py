@@ -227,6 +227,11 @@ def api_key_valid(*, namespace_id: int, token: str) -> bool:
     return api_key_status(namespace_id=namespace_id, token=token) == KEY_VALID
 
 
+def release_read(*, release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
+    """Read a release into memory without caching it (knowledge.selectors.pinned keeps its own)."""
+    return _load(release_id, key, namespace_id)
+
+
 def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
     # Only the bytes this process keeps or parses are read, a row at a time (a server-side cursor on
     # PostgreSQL), so loading never holds every large file at once: bytea arrives as hex, twice its size.

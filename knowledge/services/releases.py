@@ -30,7 +30,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from knowledge.errors import InvalidInputError
-from knowledge.models import Artifact, BuildStatus, Namespace, Release, ReleaseBuild
+from knowledge.models import ActivationKind, Artifact, BuildStatus, Namespace, Release, ReleaseBuild
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.render.release import (
     CONTEXT_JSON,
@@ -46,6 +46,7 @@ from knowledge.selectors.pages import release_metrics_measure
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
+from knowledge.services.webhooks import release_activation_record
 
 logger = logging.getLogger(__name__)
 
@@ -157,7 +158,7 @@ def _compress_artifacts_with_lz4() -> None:
         logger.info("Artifacts stay compressed with pglz: %s", error)
 
 
-def _activate(*, namespace_id: int, release: Release) -> bool:
+def _activate(*, namespace_id: int, release: Release, now: datetime) -> bool:
     """Point the namespace at the release unless a release built from newer content is active."""
     namespace = Namespace.objects.select_for_update().get(pk=namespace_id)
     active = Release.objects.filter(pk=namespace.active_release_id).first() if namespace.active_release_id else None
@@ -165,6 +166,13 @@ def _activate(*, namespace_id: int, release: Release) -> bool:
         return False
     namespace.active_release = release
     namespace.save(update_fields=["active_release"])
+    release_activation_record(
+        namespace_id=namespace_id,
+        release=release,
+        previous_id=active.pk if active else None,
+        kind=ActivationKind.BUILD,
+        at=now,
+    )
     return True
 
 
@@ -196,7 +204,7 @@ def _build(*, namespace: Namespace, now: datetime) -> BuildOutcome:
     existing = Release.objects.filter(namespace=namespace, inputs_hash=inputs_hash).first()
     if existing is not None:
         with transaction.atomic():
-            activated = _activate(namespace_id=namespace.pk, release=existing)
+            activated = _activate(namespace_id=namespace.pk, release=existing, now=now)
         return BuildOutcome(release=existing, created=False, activated=activated)
 
     previous = Release.objects.filter(namespace=namespace).order_by("-sequence").first()
@@ -240,7 +248,7 @@ def _build(*, namespace: Namespace, now: datetime) -> BuildOutcome:
             )
             for a in artifacts
         )
-        activated = _activate(namespace_id=namespace.pk, release=release)
+        activated = _activate(namespace_id=namespace.pk, release=release, now=now)
         audit_record(
             namespace=namespace,
             actor=None,
@@ -272,6 +280,9 @@ def release_rollback(
     previous = locked.active_release_id
     locked.active_release = release
     locked.save(update_fields=["active_release"])
+    release_activation_record(
+        namespace_id=namespace.pk, release=release, previous_id=previous, kind=ActivationKind.ROLLBACK
+    )
     audit_record(
         namespace=namespace,
         actor=actor,

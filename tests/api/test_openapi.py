@@ -43,6 +43,8 @@ def test_the_schema_is_valid_openapi_and_matches_its_golden_file(client: Any) ->
         "/api/entries/{entry_id}.md",
         "/api/prompt-pack",
         "/api/metrics",
+        "/api/changes",
+        "/api/verify",
     }
     assert_golden("openapi.json", orjson.dumps(schema, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
 
@@ -56,6 +58,8 @@ def test_real_answers_match_the_documented_shapes(client: Any, demo: Any, alpha:
         ("/api/entries/EG-202", "/api/entries/{entry_id}", "200"),
         ("/api/entries/EG-999", "/api/entries/{entry_id}", "404"),
         ("/api/metrics", "/api/metrics", "200"),
+        ("/api/changes?since=0", "/api/changes", "200"),
+        ("/api/changes?since=never", "/api/changes", "400"),
     ]
     for url, path, status in cases:
         response = client.get(url)
@@ -70,3 +74,13 @@ def test_the_docs_page_lists_every_operation_without_outside_assets(client: Any)
         assert f'id="{operation}"' in page
     assert "<script" not in page
     assert "http" not in page.split("<body>")[0].replace('content="width', "")
+
+
+def test_a_verify_report_matches_its_documented_shape(client: Any, demo: Any) -> None:
+    schema = api_schema()
+    response = client.post(
+        "/api/verify", {"answer": "Ask for 2000 tokens [EG-202]. Elsewhere [EG-999]."}, content_type="application/json"
+    )
+    documented = schema["paths"]["/api/verify"]["post"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert response.status_code == 200
+    jsonschema.validate(response.json(), json_schema(documented))

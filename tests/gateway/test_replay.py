@@ -79,6 +79,8 @@ def test_a_repeated_read_is_answered_without_django(
     first = call(app, "/t/alpha/api/context?topic=token")
     second = call(app, "/t/alpha/api/context?topic=token")
     assert django_app.calls == 1
+    # Each answer has its own request ID; everything else is the same.
+    assert first[1].pop("X-Request-ID") != second[1].pop("X-Request-ID")
     assert second == first
     assert first[0] == "200 OK"
     assert first[1]["Content-Length"] == str(len(first[2]))
@@ -98,6 +100,7 @@ def test_revalidation_and_head_are_replayed_with_the_same_headers(
     assert "Content-Type" not in not_modified[1]
     assert not_modified[1]["Content-Length"] == "0"
     assert head[0] == "200 OK"
+    assert head[1].pop("X-Request-ID") != headers.pop("X-Request-ID")
     assert head[1] == headers
     assert head[2] == b""
 
@@ -158,3 +161,15 @@ def test_answers_that_change_without_a_release_are_not_replayed(
     call(app, "/t/alpha/metrics.json")
     call(app, "/t/alpha/metrics.json")
     assert django_app.calls == 2
+
+
+def test_a_proxys_request_id_is_kept_and_a_strange_one_replaced(
+    served: Namespace, app: ReplayApp, django_app: CountingDjango
+) -> None:
+    through_django = call(app, "/t/alpha/llms.txt", x_request_id="edge-42")
+    from_memory = call(app, "/t/alpha/llms.txt", x_request_id="edge-43")
+    forged = call(app, "/t/alpha/llms.txt", x_request_id="bad id\nwith a line break")
+    assert django_app.calls == 1
+    assert through_django[1]["X-Request-ID"] == "edge-42"
+    assert from_memory[1]["X-Request-ID"] == "edge-43"
+    assert forged[1]["X-Request-ID"] not in ("", "bad id\nwith a line break")

@@ -19,6 +19,7 @@ from knowledge.models import (
     ApiKey,
     AuditRecord,
     Category,
+    CitationCheck,
     DocPage,
     Entry,
     EntryVersion,
@@ -30,9 +31,12 @@ from knowledge.models import (
     NamespaceHost,
     PromptPack,
     Release,
+    ReleaseActivation,
     ReleaseBuild,
     ReviewItem,
     Role,
+    WebhookDelivery,
+    WebhookEndpoint,
 )
 from knowledge.services.api_keys import api_key_create
 from knowledge.services.entries import entry_create
@@ -76,6 +80,10 @@ POLICY: dict[type[Model], tuple[str, str, str]] = {
     PromptPack: (ANY, EDITOR, EDITOR),
     GoldenQuestion: (ANY, EDITOR, EDITOR),
     Feedback: (ANY, EDITOR, NOBODY),
+    ReleaseActivation: (ANY, NOBODY, NOBODY),
+    WebhookEndpoint: (ADMIN, ADMIN, ADMIN),
+    WebhookDelivery: (ADMIN, NOBODY, NOBODY),
+    CitationCheck: (ANY, NOBODY, NOBODY),
     apps.get_model("auth", "User"): (SUPER, SUPER, SUPER),
     Group: (SUPER, SUPER, SUPER),
 }
@@ -95,6 +103,10 @@ ACTION_ROLES: dict[tuple[type[Model], str], str] = {
     (GoldenQuestion, "evaluate_active_release"): EDITOR,
     (Feedback, "mark_done"): EDITOR,
     (Feedback, "mark_dismissed"): EDITOR,
+    (WebhookEndpoint, "send_test"): ADMIN,
+    (WebhookEndpoint, "rotate_secret"): ADMIN,
+    (WebhookEndpoint, "enable"): ADMIN,
+    (WebhookDelivery, "retry_now"): ADMIN,
 }
 # Custom admin URLs (name → role, or per value of the URL's `action` argument).
 CUSTOM_URLS: dict[str, str | dict[str, str]] = {
@@ -130,7 +142,7 @@ def namespace_of(obj: Model) -> str | None:
     """The slug of the namespace an object belongs to, by the data model (not by the admin's code)."""
     if isinstance(obj, Namespace):
         return obj.slug
-    for path in ("namespace", "entry__namespace", "category__namespace"):
+    for path in ("namespace", "entry__namespace", "category__namespace", "endpoint__namespace"):
         target: Any = obj
         try:
             for hop in path.split("__"):
@@ -180,6 +192,9 @@ def _tenant(slug: str, writer: Any, checker: Any) -> None:
     GoldenQuestion.objects.create(namespace=ns, key=f"{slug}-q1", text="published?", relevant={})
     feedback_submit(namespace=ns, kind="outdated", message=f"{slug} entry is old")
     EvaluationRun.objects.create(namespace=ns, release=release, metrics={"ndcg_at_10": 0.5}, results=[])
+    hook = WebhookEndpoint.objects.create(namespace=ns, url=f"https://{slug}.example.org/hook", secret="whsec_eA==")
+    WebhookDelivery.objects.create(endpoint=hook, message_id=f"msg_{slug}", event="webhook.test", payload="{}")
+    CitationCheck.objects.create(namespace=ns, release=release, channel="rest", citations=2, valid=1, problems={})
 
 
 def world_build() -> World:

@@ -192,6 +192,18 @@ class FakeBackend:
         self._note("metrics")
         return {"contextShape": [{"source": "llms.txt", "tokens": 1904}], "budgetScan": [{"budget": 800}]}
 
+    def verify(self, *, answer: str, release: str | int | None, pack: str | None) -> dict[str, Any]:
+        self._note("verify")
+        return {
+            "releaseId": 1,
+            "knowledgeVersion": "1.0.0",
+            "citationCount": 0,
+            "validCount": 0,
+            "accuracy": None,
+            "problems": {},
+            "citations": [],
+        }
+
     def submit_feedback(
         self, *, entry_id: str | None, query: str | None, kind: FeedbackKind, message: str
     ) -> FeedbackReceipt:

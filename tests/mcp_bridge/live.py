@@ -114,7 +114,9 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def live_server(tmp: Path) -> Iterator[LiveServer]:
+def live_server(
+    tmp: Path, *, extra_env: dict[str, str] | None = None, gunicorn_args: tuple[str, ...] = ()
+) -> Iterator[LiveServer]:
     """Prepare a fresh database, start gunicorn on a free port, wait until it answers, and stop it afterwards."""
     with fresh_database(tmp) as database_url:
         env = {
@@ -124,6 +126,7 @@ def live_server(tmp: Path) -> Iterator[LiveServer]:
             "EVERGREEN_DEBUG": "1",
             "EVERGREEN_RATE_LIMIT": "2000/min",  # the sessions below stay far from it; 429 has its own tests
             "PYTHONPATH": str(ROOT),
+            **(extra_env or {}),
         }
         setup = _run_setup("setup", env)
         log = tmp / "gunicorn.log"
@@ -131,6 +134,7 @@ def live_server(tmp: Path) -> Iterator[LiveServer]:
             port = free_port()
             url = f"http://127.0.0.1:{port}"
             command = [sys.executable, "-m", "gunicorn", "evergreen_site.wsgi", "-w", "2", "-b", f"127.0.0.1:{port}"]
+            command += gunicorn_args
             with log.open("ab") as out:
                 process = subprocess.Popen(
                     command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True

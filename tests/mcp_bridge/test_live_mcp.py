@@ -16,7 +16,7 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.mcp_bridge.live import LiveServer
 from tests.mcp_bridge.live_setup import REPLACEMENT_ID, RETIRED_ID, VAULT_ENTRIES
 
-TOOLS = ["search_context", "get_entry", "get_prompt_pack", "get_metrics", "submit_feedback"]
+TOOLS = ["search_context", "get_entry", "get_prompt_pack", "get_metrics", "submit_feedback", "verify_citations"]
 MODES = {"legacy": "2025-11-25", "auto": "2026-07-28"}
 
 
@@ -61,6 +61,10 @@ async def call_every_read_tool(client: Client, live: LiveServer) -> None:
 
     metrics = await client.call_tool("get_metrics", {})
     assert metrics.structured_content is not None and "budgetScan" in metrics.structured_content
+
+    checked = await client.call_tool("verify_citations", {"answer": "Cite entries [EG-202] and [EG-999]."})
+    assert checked.structured_content is not None
+    assert [c["valid"] for c in checked.structured_content["citations"]] == [True, False]
 
     # Schema violations are tool errors the model can correct (tools.mdx §Error Handling), not -32602.
     invalid = await client.call_tool("search_context", {"query": "token", "budget": "lots"})

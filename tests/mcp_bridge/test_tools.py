@@ -14,7 +14,7 @@ from mcp_bridge.tools import build_tools
 from tests.mcp_bridge.conftest import call_legacy, call_modern, error_of, result_of
 from tests.mcp_bridge.fakes import SECRET_BODY_MARKER, FakeBackend, demo_info
 
-TOOL_NAMES = ["search_context", "get_entry", "get_prompt_pack", "get_metrics", "submit_feedback"]
+TOOL_NAMES = ["search_context", "get_entry", "get_prompt_pack", "get_metrics", "submit_feedback", "verify_citations"]
 
 
 def call(backend: FakeBackend, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -56,9 +56,9 @@ def test_descriptions_never_quote_entry_text(backend: FakeBackend) -> None:
         assert entry["title"] not in listing and entry["summary"] not in listing
 
 
-def test_only_submit_feedback_is_not_read_only() -> None:
+def test_only_the_tools_that_record_something_are_not_read_only() -> None:
     hints = {tool.name: tool.definition()["annotations"]["readOnlyHint"] for tool in build_tools(demo_info())}
-    assert hints == {name: name != "submit_feedback" for name in TOOL_NAMES}
+    assert hints == {name: name not in {"submit_feedback", "verify_citations"} for name in TOOL_NAMES}
     feedback = next(tool for tool in build_tools(demo_info()) if tool.name == "submit_feedback")
     assert feedback.annotations["destructiveHint"] is False
 

@@ -28,7 +28,7 @@ from tests.mcp_bridge.live_setup import REPLACEMENT_ID, RETIRED_ID, VAULT_ENTRIE
 
 CLIENTS = Path(__file__).resolve().parent / "typescript"
 SCRIPT = CLIENTS / "exercise.mjs"
-TOOLS = ["search_context", "get_entry", "get_prompt_pack", "get_metrics", "submit_feedback"]
+TOOLS = ["search_context", "get_entry", "get_prompt_pack", "get_metrics", "submit_feedback", "verify_citations"]
 PROMPTS = ["chat", "coding", "research", "support"]
 # (package, negotiation mode) -> the revision it must end up speaking with Evergreen.
 SESSIONS = {
@@ -122,6 +122,8 @@ def test_every_tool_answers_in_a_form_the_sdk_accepts(live: LiveServer, sdk: str
     assert structured(calls["get_prompt_pack"])["scenario"] == "coding"
     assert "budgetScan" in structured(calls["get_metrics"])
     assert structured(calls["submit_feedback"])["status"] == "queued_for_review"
+    checked = structured(calls["verify_citations"])
+    assert [(c["id"], c["valid"]) for c in checked["citations"]] == [("EG-202", True), (RETIRED_ID, False)]
 
 
 @pytest.mark.parametrize(("sdk", "mode"), list(SESSIONS), ids=session_ids)

@@ -82,6 +82,9 @@ async function main() {
                 arguments: { entryId: 'EG-202', query: 'token budget', kind: 'missing', message: FEEDBACK_MESSAGE },
             }),
         ),
+        verify_citations: await attempt(() =>
+            client.callTool({ name: 'verify_citations', arguments: { answer: 'Budgets [EG-202]. Retired [EG-003].' } }),
+        ),
     };
 
     const pages = [];

@@ -1,0 +1,45 @@
+"""POST /api/verify: check an answer's [ID] citations against the release or pack it was written from."""
+
+from __future__ import annotations
+
+import orjson
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from gateway.errors import BadParameterError, GatewayError, MethodNotAllowedError
+from gateway.gate import request_gate
+from gateway.http import finish, json_reply, read_body
+from gateway.params import query_text_check
+from gateway.verify import verify_answer, verify_request_parse
+from gateway.views import gateway_error_response
+
+POST_ONLY = 'Only POST is allowed here: send {"answer": …, "release"?: …, "pack"?: …} as JSON.'
+BODY_TOO_LARGE = "The body is larger than {limit} bytes."
+NOT_JSON = "The body is not valid JSON (UTF-8)."
+
+
+@csrf_exempt
+def verify_post(request: HttpRequest, namespace: str | None = None) -> HttpResponse:
+    if request.method != "POST":
+        refused = MethodNotAllowedError(POST_ONLY)
+        refused.headers = {"Allow": "POST"}
+        return gateway_error_response(request, refused)
+    try:
+        gate = request_gate(request, namespace=namespace)
+    except GatewayError as error:
+        return gateway_error_response(request, error)
+    try:
+        query_text_check(request)
+        limit = settings.EVERGREEN.mcp_max_body_bytes
+        body = read_body(request, limit)
+        if body is None:
+            raise BadParameterError(BODY_TOO_LARGE.format(limit=limit), code="body_too_large")
+        try:
+            document = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            raise BadParameterError(NOT_JSON, code="invalid_json") from None
+        report = verify_answer(gate, verify_request_parse(document), channel="rest")
+    except GatewayError as error:
+        return gateway_error_response(request, error, gate=gate)
+    return finish(request, json_reply(report), cache=gate.cache, rate=gate.rate, extra={"Cache-Control": "no-store"})

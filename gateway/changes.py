@@ -1,0 +1,82 @@
+"""GET /api/changes?since=…: what changed per entry between a past release and the served one, a page at a time."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+from urllib.parse import urlencode
+
+import orjson
+
+from gateway.cache import Cached, reply_cached
+from gateway.errors import BadParameterError
+from gateway.gate import Gate
+from knowledge.retrieval.changes import change_counts, changes_page, manifest_changes
+from knowledge.selectors.changes import SinceError, since_resolve
+from knowledge.selectors.serving import LoadedRelease
+
+LIMIT_DEFAULT = 200
+LIMIT_MAX = 1000
+SINCE_MISSING = (
+    "since is required: the releaseId or knowledgeVersion you last saw, or an ISO 8601 time (0: from the start)."
+)
+LIMIT_INVALID = "limit must be a whole number from 1 to 1000."
+
+
+def served_manifest(release: LoadedRelease) -> dict[str, Any]:
+    """The served release's manifest, as stored with it, rebuilt from memory (no query)."""
+
+    def build() -> dict[str, Any]:
+        return {
+            "entries": [{"id": e.id, "version": e.version, "hash": e.content_hash} for e in release.snapshot.entries],
+            "retired": [t.id for t in release.snapshot.tombstones],
+        }
+
+    return release.memoized("manifest", build)
+
+
+def changes_params(query: Any) -> tuple[str, str | None, int]:
+    since = query.get("since")
+    if since is None or not since.strip():
+        raise BadParameterError(SINCE_MISSING, param="since", code="missing_since")
+    after = (query.get("after") or "").strip().upper() or None
+    raw = (query.get("limit") or "").strip()
+    if not raw:
+        return since.strip(), after, LIMIT_DEFAULT
+    if not raw.isdigit() or not 1 <= int(raw) <= LIMIT_MAX:
+        raise BadParameterError(LIMIT_INVALID, param="limit", code="invalid_limit")
+    return since.strip(), after, int(raw)
+
+
+def _document(gate: Gate, since: str, after: str | None, limit: int) -> dict[str, Any]:
+    release = gate.release
+    try:
+        start = since_resolve(namespace_id=gate.namespace.id, reference=since)
+    except SinceError as error:
+        raise BadParameterError(str(error), param="since", code=error.code) from None
+    changes = manifest_changes(start.manifest, served_manifest(release))
+    page, more = changes_page(changes, after=after, limit=limit)
+    following = None
+    if more and page:
+        following = gate.path("api/changes") + "?" + urlencode({"since": since, "after": page[-1].id, "limit": limit})
+    stamp = release.stamp
+    return {
+        "namespace": release.snapshot.namespace.slug,
+        "since": {"reference": since, "releaseId": start.sequence, "knowledgeVersion": start.knowledge_version},
+        "releaseId": stamp.sequence,
+        "knowledgeVersion": stamp.knowledge_version,
+        "generatedAt": stamp.generated_at,
+        "changeCount": len(changes),
+        "counts": change_counts(changes),
+        "changes": [change.as_json() for change in page],
+        "next": following,
+    }
+
+
+def changes_body(gate: Gate, *, since: str, after: str | None, limit: int) -> Cached:
+    """The page as bytes and its ETag, cached per served release: releases are immutable, and `since`
+    names an immutable release (a time resolves through activations, which change the served release)."""
+    release = gate.release
+    asked = hashlib.sha256(orjson.dumps([since, after, limit, gate.prefix])).hexdigest()[:32]
+    key = f"chg:{release.snapshot.namespace.slug}:{release.key}:{asked}"
+    return reply_cached(key, lambda: orjson.dumps(_document(gate, since, after, limit)))

@@ -1,0 +1,168 @@
+"""Citation verification (POST /api/verify, MCP verify_citations): do an answer's [ID] citations hold up?
+
+Each cited ID is checked against the release the answer was written from (or the pack, by its
+ETag): not served by that release, not in that pack, retired since (in the serving release), or
+quoting figures that appear in none of the sentence's cited entries (seed: figures are never
+rewritten). Every check is recorded for the namespace's accuracy report.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Final
+
+from gateway.errors import BadParameterError
+from gateway.gate import Gate
+from gateway.packs import pack_recall
+from knowledge.retrieval.citations import CitationFound, citations_find, figures_missing
+from knowledge.selectors.pinned import PinError, release_pinned
+from knowledge.selectors.serving import LoadedRelease
+from knowledge.services.citations import citation_check_record
+from knowledge.telemetry.metrics import CITATIONS, tallies
+
+ANSWER_MAX: Final = 20_000
+CITATIONS_MAX: Final = 200
+ANSWER_MISSING: Final = "answer is required: the text whose [ID] citations to check (up to 20,000 characters)."
+ANSWER_TOO_LONG: Final = "answer is longer than 20,000 characters; check it in parts."
+PACK_UNKNOWN: Final = (
+    "No pack with this ETag is known here (packs are remembered for 7 days after they were built); send "
+    "the releaseId instead."
+)
+PACK_RELEASE_MISMATCH: Final = "The pack {etag} came from release {pack_release}, not {release}."
+
+PROBLEMS: Final = {
+    "not_in_release": "{id} is not an entry of release {release}.",
+    "not_in_pack": "{id} was not in the pack the answer was written from.",
+    "retired": "{id} has been retired since{replaced}.",
+    "figures_not_verbatim": "The sentence cites {id} for {figures}, which the cited entries do not contain verbatim.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyRequest:
+    answer: str
+    release: str | None
+    pack: str | None
+
+
+def verify_request_parse(document: Any) -> VerifyRequest:
+    if not isinstance(document, dict):
+        raise BadParameterError("The body must be a JSON object {answer, release?, pack?}.", code="invalid_body")
+    answer = document.get("answer")
+    if not isinstance(answer, str) or not answer.strip():
+        raise BadParameterError(ANSWER_MISSING, param="answer", code="missing_answer")
+    if len(answer) > ANSWER_MAX:
+        raise BadParameterError(ANSWER_TOO_LONG, param="answer", code="answer_too_long")
+    release, pack = document.get("release"), document.get("pack")
+    if release is not None and (isinstance(release, bool) or not isinstance(release, str | int)):
+        raise BadParameterError("release must be a releaseId or a knowledgeVersion.", param="release")
+    if pack is not None and not isinstance(pack, str):
+        raise BadParameterError("pack must be the pack's ETag, as a string.", param="pack")
+    return VerifyRequest(answer, None if release is None else str(release), pack)
+
+
+def _problem(code: str, **fields: Any) -> dict[str, Any]:
+    return {"code": code, "message": PROBLEMS[code].format(**fields), **{k: v for k, v in fields.items() if k != "id"}}
+
+
+def _entry_text(release: LoadedRelease, entry_id: str) -> str | None:
+    entry = release.entry(entry_id)
+    return None if entry is None else f"{entry.title}\n{entry.summary}\n{entry.body}"
+
+
+def _check(
+    found: CitationFound, sentence_ids: list[str], *, written: LoadedRelease, serving: LoadedRelease, pack: Any
+) -> dict[str, Any]:
+    problems = []
+    sequence = written.stamp.sequence
+    if written.entry(found.id) is None:
+        problems.append(_problem("not_in_release", id=found.id, release=sequence))
+    elif pack is not None and found.id not in pack.entry_ids:
+        problems.append(_problem("not_in_pack", id=found.id))
+    stone = serving.tombstones.get(found.id)
+    if stone is not None and written.entry(found.id) is not None:
+        replaced = f" (replaced by {stone.replaced_by})" if stone.replaced_by else ""
+        problems.append(
+            _problem(
+                "retired", id=found.id, replaced=replaced, retiredAt=stone.retired_at, replacedBy=stone.replaced_by
+            )
+        )
+    texts = [text for entry_id in sentence_ids if (text := _entry_text(written, entry_id)) is not None]
+    missing = figures_missing(found.figures, texts) if texts else []
+    if missing:
+        problems.append(
+            _problem("figures_not_verbatim", id=found.id, figures=", ".join(missing)) | {"figures": missing}
+        )
+    return {
+        "marker": found.marker,
+        "id": found.id,
+        "start": found.start,
+        "end": found.end,
+        "sentence": found.sentence,
+        "valid": not problems,
+        "problems": problems,
+    }
+
+
+def _written_from(gate: Gate, request: VerifyRequest) -> tuple[LoadedRelease, Any]:
+    pack = None
+    reference = request.release
+    if request.pack:
+        pack = pack_recall(namespace_id=gate.namespace.id, etag=request.pack)
+        if pack is None:
+            raise BadParameterError(PACK_UNKNOWN, param="pack", code="unknown_pack")
+    try:
+        if pack is not None:
+            pinned = release_pinned(namespace_id=gate.namespace.id, release_id=pack.release_id, active=gate.release)
+            if (
+                reference is not None
+                and str(pinned.release.sequence) != reference.strip()
+                and (pinned.release.knowledge_version != reference.strip().removeprefix("v"))
+            ):
+                message = PACK_RELEASE_MISMATCH.format(
+                    etag=request.pack, pack_release=pinned.release.sequence, release=reference
+                )
+                raise BadParameterError(message, param="pack", code="pack_release_mismatch")
+            return pinned.loaded, pack
+        if reference is None:
+            return gate.release, None
+        return release_pinned(namespace_id=gate.namespace.id, reference=reference, active=gate.release).loaded, None
+    except PinError as error:
+        raise BadParameterError(str(error), param="release", code=error.code) from None
+
+
+def verify_answer(gate: Gate, request: VerifyRequest, *, channel: str) -> dict[str, Any]:
+    """The report of POST /api/verify; the outcome is recorded for the namespace."""
+    written, pack = _written_from(gate, request)
+    found = citations_find(request.answer)[:CITATIONS_MAX]
+    by_sentence: dict[str, list[str]] = {}
+    for citation in found:
+        by_sentence.setdefault(citation.sentence, []).append(citation.id)
+    checked = [_check(c, by_sentence[c.sentence], written=written, serving=gate.release, pack=pack) for c in found]
+    problems = Counter(problem["code"] for item in checked for problem in item["problems"])
+    valid = sum(1 for item in checked if item["valid"])
+    tallies.count(CITATIONS, "valid", amount=valid)
+    tallies.count(CITATIONS, "invalid", amount=len(checked) - valid)
+    citation_check_record(
+        namespace_id=gate.namespace.id,
+        release_id=written.release_id,
+        channel=channel,
+        citations=len(checked),
+        valid=valid,
+        problems=problems,
+        pack_etag=request.pack or "",
+        client=gate.client,
+    )
+    return {
+        "namespace": gate.namespace.slug,
+        "releaseId": written.stamp.sequence,
+        "knowledgeVersion": written.stamp.knowledge_version,
+        "pack": request.pack,
+        "servingReleaseId": gate.release.stamp.sequence,
+        "citationCount": len(checked),
+        "validCount": valid,
+        "accuracy": round(valid / len(checked), 4) if checked else None,
+        "problems": dict(sorted(problems.items())),
+        "citations": checked,
+    }

@@ -1,0 +1,101 @@
+"""Metrics read from PostgreSQL and Redis when Prometheus scrapes: builds, webhook deliveries, queues.
+
+Builds and deliveries run in Celery workers, often in other containers, whose files a web worker
+cannot read; their rows and the broker's queues are the shared truth, so any web worker's /metrics
+reports them. Each part is skipped (and logged) when its store does not answer.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import redis
+from django.conf import settings
+from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, Sum
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
+
+from knowledge.models import BuildStatus, DeliveryStatus, Namespace, ReleaseBuild, WebhookDelivery, WebhookEndpoint
+
+logger = logging.getLogger(__name__)
+
+BUILD_BUCKETS = (0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
+REQUEST_LOG_QUEUE = "evergreen:request-log"
+REDIS_TIMEOUT_SECONDS = 0.5
+
+
+def _builds() -> Iterator[Metric]:
+    by_status = CounterMetricFamily(
+        "evergreen_release_builds", "Release builds by outcome (failed = a build that raised).", labels=["status"]
+    )
+    counts = dict(ReleaseBuild.objects.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+    for status in BuildStatus.values:
+        by_status.add_metric([status], counts.get(status, 0))
+    yield by_status
+    duration = ExpressionWrapper(F("finished_at") - F("started_at"), output_field=DurationField())
+    finished = ReleaseBuild.objects.filter(finished_at__isnull=False).exclude(status=BuildStatus.ABANDONED)
+    aggregates: dict[str, Any] = finished.annotate(took=duration).aggregate(
+        total=Count("id"),
+        seconds=Sum("took"),
+        **{f"le{i}": Count("id", filter=Q(took__lte=timedelta(seconds=b))) for i, b in enumerate(BUILD_BUCKETS)},
+    )
+    buckets = [(str(b), aggregates[f"le{i}"]) for i, b in enumerate(BUILD_BUCKETS)] + [("+Inf", aggregates["total"])]
+    seconds = aggregates["seconds"]
+    yield HistogramMetricFamily(
+        "evergreen_release_build_duration_seconds",
+        "How long finished release builds took (failed ones included).",
+        buckets=buckets,
+        sum_value=seconds.total_seconds() if seconds else 0.0,
+    )
+
+
+def _webhooks() -> Iterator[Metric]:
+    deliveries = GaugeMetricFamily("evergreen_webhook_deliveries", "Webhook notices by status.", labels=["status"])
+    counts = dict(WebhookDelivery.objects.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+    for status in DeliveryStatus.values:
+        deliveries.add_metric([status], counts.get(status, 0))
+    yield deliveries
+    endpoints = GaugeMetricFamily("evergreen_webhook_endpoints", "Webhook endpoints by state.", labels=["state"])
+    active = WebhookEndpoint.objects.filter(is_active=True).count()
+    endpoints.add_metric(["active"], active)
+    endpoints.add_metric(["disabled"], WebhookEndpoint.objects.count() - active)
+    yield endpoints
+
+
+def _releases() -> Iterator[Metric]:
+    serving = GaugeMetricFamily(
+        "evergreen_active_release", "The releaseId each namespace serves.", labels=["namespace"]
+    )
+    rows = Namespace.objects.filter(active_release__isnull=False).values_list("slug", "active_release__sequence")
+    for slug, sequence in rows:
+        serving.add_metric([slug], sequence)
+    yield serving
+
+
+def _queues() -> Iterator[Metric]:
+    url = settings.CELERY_BROKER_URL if settings.CELERY_BROKER_URL.startswith("redis") else settings.REDIS_URL
+    if not url:
+        return
+    client = redis.Redis.from_url(
+        url, socket_timeout=REDIS_TIMEOUT_SECONDS, socket_connect_timeout=REDIS_TIMEOUT_SECONDS
+    )
+    depth = GaugeMetricFamily("evergreen_queue_depth", "Messages waiting in a queue.", labels=["queue"])
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    depth.add_metric([queue], client.llen(queue))
+    if settings.REDIS_URL:
+        shared = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=REDIS_TIMEOUT_SECONDS)
+        depth.add_metric(["request-log"], shared.llen(REQUEST_LOG_QUEUE))
+    yield depth
+
+
+class StateCollector:
+    """A prometheus_client collector; each part reads its store once per scrape."""
+
+    def collect(self) -> Iterator[Metric]:
+        for part in (_builds, _webhooks, _releases, _queues):
+            try:
+                yield from list(part())
+            except Exception as error:  # noqa: BLE001 - a store that does not answer costs its metrics, not the scrape
+                logger.warning("Metrics of %s unavailable: %s", part.__name__.strip("_"), error)
