@@ -34,9 +34,10 @@ from bench.publish import (
     log,
     measure_publish,
 )
+from bench.requestlog import TARGET_RATIO, format_request_log, measure_request_log
 from bench.scanner import measure_scanner
 
-PARTS = ("engine", "datasets", "quality", "scanner", "http", "memory", "scaling", "publish")
+PARTS = ("engine", "datasets", "quality", "scanner", "http", "requestlog", "memory", "scaling", "publish")
 UNSTABLE = (
     "Absolute numbers on a shared machine are unstable (other jobs share its cores); "
     "the ratios, measured side by side in the same run, are what count."
@@ -277,6 +278,25 @@ def run_http(report: Report, stack: BenchStack, *, quick: bool) -> None:
     )
 
 
+def run_request_log(report: Report, stack: BenchStack, *, quick: bool) -> None:
+    log("== request log")
+    rounds, seconds = QUICK_ROUNDS if quick else FULL_ROUNDS
+    cost = measure_request_log(stack, rounds=rounds, seconds=seconds)
+    report.section(
+        "Request log: cached /api/context with every request logged vs the log off (bench.requestlog, issue 14)",
+        format_request_log(cost),
+        [
+            Check(
+                "requestlog",
+                "cached /api/context req/s (log on / log off)",
+                cost.ratio,
+                f">= {TARGET_RATIO:.2f}",
+                _ge(TARGET_RATIO),
+            )
+        ],
+    )
+
+
 def run_memory(report: Report, stack: BenchStack, *, quick: bool) -> None:
     size = QUICK_SIZE if quick else FULL_SIZE
     log(f"== memory ({size} entries)")
@@ -342,13 +362,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     with bench_stack() as stack:
         if "http" in parts:
             run_http(report, stack, quick=args.quick)
+        if "requestlog" in parts:
+            run_request_log(report, stack, quick=args.quick)
         if "memory" in parts:
             run_memory(report, stack, quick=args.quick)
         if "scaling" in parts:
             scaling_section(report, engine_rows)
         if "publish" in parts:
             run_publish(report, stack, quick=args.quick)
-    print("\n== Targets (issue 6; the scanner's from issue 12; retrieval quality from issue 11) " + "=" * 13)
+    print("\n== Targets (issues 6, 11, 12 and 14) " + "=" * 63)
     print(f"{'target':52} {'measured':>12} {'wanted':>12}  verdict")
     for check in report.checks:
         print(check.line())

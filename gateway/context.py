@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import orjson
 
 from gateway.cache import Cached, reply_cached
 from gateway.packs import pack_remember
-from knowledge.retrieval.payload import ContextQuery, context_build
+from knowledge.requestlog.records import Observed
+from knowledge.requestlog.records import context_observed as observed_from_context
+from knowledge.retrieval.payload import ContextQuery
 from knowledge.retrieval.render.release import etag_of
+from knowledge.selectors.documents import context_document
 from knowledge.selectors.serving import LoadedRelease
 
 
@@ -21,9 +26,37 @@ def context_cache_key(release: LoadedRelease, query: ContextQuery) -> str:
     return f"ctx:{namespace}:{release.key}:{hashlib.sha256(normalized).hexdigest()[:32]}"
 
 
-def context_document(release: LoadedRelease, query: ContextQuery) -> dict[str, Any]:
-    """The seed §4 payload as a dict (uncached: ranks and packs every time)."""
-    return context_build(index=release.index, view=release.view, query=query)
+OBSERVED_MAX = 4096
+
+_observed: OrderedDict[tuple[Any, ...], Observed] = OrderedDict()
+_observed_lock = threading.Lock()
+
+
+def context_observed(
+    release: LoadedRelease, query: ContextQuery, body: bytes, etag: str, *, channel: str
+) -> Observed | None:
+    """What the request log records for this pack: parsed from the bytes once per process, then reused."""
+    if release.namespace_id is None:
+        return None
+    key = (release.release_id, release.key, query, channel)
+    with _observed_lock:
+        found = _observed.get(key)
+        if found is not None:
+            _observed.move_to_end(key)
+            return found
+    found = observed_from_context(
+        orjson.loads(body),
+        namespace_id=release.namespace_id,
+        release_id=release.release_id,
+        channel=channel,
+        etag=etag,
+        limit=query.limit,
+    )
+    with _observed_lock:
+        _observed[key] = found
+        while len(_observed) > OBSERVED_MAX:
+            _observed.popitem(last=False)
+    return found
 
 
 def context_body(release: LoadedRelease, query: ContextQuery) -> Cached:

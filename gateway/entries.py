@@ -5,12 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from knowledge.retrieval.payload import citation_item, is_stale
-from knowledge.retrieval.render.context_json import entry_payload, tombstone_payload
+from gateway.errors import BadParameterError
+from knowledge.retrieval.render.context_json import tombstone_payload
 from knowledge.retrieval.render.markdown import entry_markdown, missing_markdown, tombstone_markdown
 from knowledge.retrieval.render.messages import messages_for
 from knowledge.retrieval.snapshot import EntryRecord, Tombstone
+from knowledge.selectors.documents import UNKNOWN_VERSION, entry_document, entry_version_record
 from knowledge.selectors.serving import LoadedRelease
+
+VERSION_INVALID = "version must be a whole number from 1 (a published version of the entry)."
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,18 +48,35 @@ def normalize_entry_id(entry_id: str) -> str:
 
 
 def _found(release: LoadedRelease, entry: EntryRecord) -> EntryFound:
-    ns = release.snapshot.namespace
-    payload = entry_payload(entry, url=ns.url(f"api/entries/{entry.id}"))
-    payload["stale"] = is_stale(entry.updated, revision=release.stamp.revision)
-    payload["citation"] = citation_item(entry, view=release.view)
-    payload["knowledgeVersion"] = release.stamp.knowledge_version
-    payload["releaseId"] = release.stamp.sequence
-    return EntryFound(entry, payload, entry_markdown(entry, namespace=ns, stamp=release.stamp))
+    markdown = entry_markdown(entry, namespace=release.snapshot.namespace, stamp=release.stamp)
+    return EntryFound(entry, entry_document(release, entry), markdown)
 
 
-def entry_lookup(release: LoadedRelease, entry_id: str) -> EntryLookup:
-    """Look the ID up in the release (a dict lookup; the payload is built per call so memory stays bounded)."""
-    return _lookup(release, normalize_entry_id(entry_id))
+def entry_lookup(release: LoadedRelease, entry_id: str, *, version: int | None = None) -> EntryLookup:
+    """Look the ID up in the release (a dict lookup; the payload is built per call so memory stays bounded).
+
+    With `version`, an earlier published version of a served entry (BadParameterError unknown_version
+    when it has none such).
+    """
+    found = _lookup(release, normalize_entry_id(entry_id))
+    if version is None or not isinstance(found, EntryFound) or version == found.entry.version:
+        return found
+    older = None
+    if release.namespace_id is not None:
+        older = entry_version_record(namespace_id=release.namespace_id, current=found.entry, version=version)
+    if older is None:
+        message = UNKNOWN_VERSION.format(id=found.entry.id, version=version, current=found.entry.version)
+        raise BadParameterError(message, param="version", code="unknown_version")
+    return _found(release, older)
+
+
+def version_parse(raw: str | None) -> int | None:
+    """?version=N: a whole number from 1, or absent (400 invalid_version otherwise)."""
+    if raw is None or raw == "":
+        return None
+    if not raw.isdigit() or len(raw) > 9:
+        raise BadParameterError(VERSION_INVALID, param="version", code="invalid_version")
+    return int(raw)
 
 
 def _lookup(release: LoadedRelease, wanted: str) -> EntryLookup:

@@ -11,6 +11,7 @@ from django.utils.http import parse_etags
 
 from gateway.errors import GatewayError
 from gateway.ratelimit import RateDecision
+from knowledge.requestlog.records import Observed
 from knowledge.retrieval.render.policy import CONTENT_USAGE
 from knowledge.retrieval.render.release import etag_of
 
@@ -45,6 +46,7 @@ class Reply:
     alternate_type: str = "text/markdown"
     describedby: str | None = None  # path of llms.txt, for Link rel="describedby" (llms.txt discovery)
     headers: dict[str, str] = field(default_factory=dict)
+    observed: Observed | None = None  # what the request log records (knowledge.requestlog)
 
 
 def json_reply(document: object, *, status: int = 200) -> Reply:

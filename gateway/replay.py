@@ -29,6 +29,8 @@ from django.utils.http import parse_etags
 from gateway.clients import client_address_of
 from gateway.ratelimit import rate_for, rate_limit_hit
 from gateway.telemetry import access_log, channel_of
+from knowledge.requestlog.buffer import request_observed
+from knowledge.requestlog.records import Observed
 from knowledge.selectors.serving import NamespaceState
 from knowledge.telemetry import ids
 from knowledge.telemetry.metrics import tallies
@@ -50,6 +52,7 @@ class Replayable:
     state: Callable[[], NamespaceState | None]  # the namespace as this request addressed it
     release_key: str
     route: str = "unnamed"  # the URL name, for metrics and logs
+    observed: Observed | None = None  # what the request log records for each repeat
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +61,16 @@ class Remembered:
     headers: tuple[tuple[str, str], ...]  # as Django sent them, without the per-request rate headers
     body: bytes
     etag: str
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """An answer given from memory: its status and body, and the namespace and client it was given to."""
+
+    status: int
+    body: Iterable[bytes]
+    state: NamespaceState
+    client: str
 
 
 def replay_key(environ: dict[str, Any]) -> tuple[str, ...] | None:
@@ -145,26 +158,34 @@ class ReplayApp:
                 answer = self._replay(environ, start_response, key, found, request_id)
                 if answer is not None:
                     self._observe(environ, found, answer, request_id, started)
-                    return answer[1]
+                    return answer.body
         environ[ids.ENVIRON_KEY] = request_id  # Django's TelemetryMiddleware answers and logs with it
         return self._through_django(environ, start_response, key)
 
     def _observe(
-        self, environ: dict[str, Any], found: Remembered, answer: tuple[int, Any], request_id: str, started: float
+        self, environ: dict[str, Any], found: Remembered, answer: Replayed, request_id: str, started: float
     ) -> None:
-        """Count (and, when asked, log) an answer given from memory, as the middleware does for Django's."""
+        """Count and log an answer given from memory, as Django's path does (metrics, request log, access log)."""
         seconds = time.perf_counter() - started
         route = found.replayable.route
-        tallies.request(route, channel_of(route), answer[0], seconds, from_memory=True)
+        tallies.request(route, channel_of(route), answer.status, seconds, from_memory=True)
+        if found.replayable.observed is not None:
+            request_observed(
+                found.replayable.observed,
+                enabled=answer.state.log_requests,
+                latency_seconds=seconds,
+                client=answer.client,
+                request_id=request_id,
+            )
         if settings.EVERGREEN.access_log:
             access_log(
                 request_id=request_id,
                 method=environ["REQUEST_METHOD"],
                 path=environ.get("PATH_INFO", ""),
-                status=answer[0],
+                status=answer.status,
                 route=route,
                 seconds=seconds,
-                client=client_address_of(environ),
+                client=answer.client,
                 memory=True,
             )
 
@@ -175,14 +196,15 @@ class ReplayApp:
         key: tuple[str, ...],
         found: Remembered,
         request_id: str,
-    ) -> tuple[int, Iterable[bytes]] | None:
+    ) -> Replayed | None:
         state = found.replayable.state()
         if state is None or not state.is_public or state.release_key != found.replayable.release_key:
             self.memory.forget(key)
             return None
         headers = [*found.headers, (ids.HEADER, request_id)]
         rate = rate_for(state.rate_limit)
-        decision = rate_limit_hit(scope=state.slug, client=client_address_of(environ), rate=rate)
+        client = client_address_of(environ)
+        decision = rate_limit_hit(scope=state.slug, client=client, rate=rate)
         if decision is not None:
             if not decision.admitted:
                 return None  # Django answers the 429 with every header
@@ -198,9 +220,9 @@ class ReplayApp:
                     if name.lower() not in NOT_MODIFIED_DROPS
                 ],
             )
-            return 304, []
+            return Replayed(304, [], state, client)
         start_response("200 OK", headers)
-        return 200, [] if environ["REQUEST_METHOD"] == "HEAD" else [found.body]
+        return Replayed(200, [] if environ["REQUEST_METHOD"] == "HEAD" else [found.body], state, client)
 
     def _through_django(
         self, environ: dict[str, Any], start_response: StartResponse, key: tuple[str, ...] | None

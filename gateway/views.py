@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -12,8 +13,11 @@ from gateway.errors import METHOD_NOT_ALLOWED, GatewayError, MethodNotAllowedErr
 from gateway.gate import Gate, request_gate, state_resolver
 from gateway.http import CachePolicy, Reply, error_reply, finish
 from gateway.params import query_text_check
+from gateway.pinning import pinned_gate, release_headers
 from gateway.replay import Replayable
 from gateway.telemetry import route_of
+from knowledge.requestlog.buffer import request_observed
+from knowledge.telemetry.ids import request_id_current
 
 ReadView = Callable[..., Reply]
 ALLOWED_METHODS = ("GET", "HEAD")
@@ -47,6 +51,7 @@ def read_view(func: ReadView) -> Callable[..., HttpResponse]:
 
     @wraps(func)
     def view(request: HttpRequest, *args: Any, namespace: str | None = None, **kwargs: Any) -> HttpResponse:
+        started = time.perf_counter()
         if request.method not in ALLOWED_METHODS:
             error = MethodNotAllowedError(METHOD_NOT_ALLOWED)
             error.headers = {"Allow": ", ".join(ALLOWED_METHODS)}
@@ -57,15 +62,25 @@ def read_view(func: ReadView) -> Callable[..., HttpResponse]:
             return gateway_error_response(request, error)
         try:
             query_text_check(request)
+            gate = pinned_gate(request, gate)
             reply = func(request, gate, *args, **kwargs)
         except GatewayError as error:
             return gateway_error_response(request, error, gate=gate)
-        response = finish(request, reply, cache=gate.cache, rate=gate.rate)
+        response = finish(request, reply, cache=gate.cache, rate=gate.rate, extra=release_headers(gate))
+        if reply.observed is not None:
+            request_observed(
+                reply.observed,
+                enabled=gate.namespace.log_requests,
+                latency_seconds=time.perf_counter() - started,
+                client=gate.client,
+                request_id=request_id_current(),
+            )
         if replayed and gate.namespace.is_public and gate.namespace.release_key:
             response.evergreen_replayable = Replayable(  # type: ignore[attr-defined]
                 state=state_resolver(request, namespace),
                 release_key=gate.namespace.release_key,
                 route=route_of(request),
+                observed=reply.observed,
             )
         return response
 

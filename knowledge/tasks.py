@@ -7,7 +7,9 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from knowledge.services.a2a_tasks import a2a_task_limits, a2a_tasks_prune
+from knowledge.services.gaps import gaps_digest
 from knowledge.services.releases import ConcurrentBuildError, release_build
+from knowledge.services.request_log import request_log_drain, request_logs_prune
 from knowledge.services.versions import versions_publish_due
 from knowledge.services.webhook_delivery import webhook_attempt, webhooks_due
 
@@ -64,3 +66,21 @@ def webhooks_sweep_task() -> int:
     for delivery_id in due:
         webhook_deliver_task.delay(delivery_id)
     return len(due)
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError, InterfaceError), retry_backoff=2, max_retries=5)
+def request_log_drain_task() -> int:
+    """Write the request-log batches waiting in Redis (Celery beat, every few seconds); returns rows written."""
+    return request_log_drain()
+
+
+@shared_task(acks_late=True)
+def request_logs_prune_task() -> int:
+    """Delete request-log rows past their retention (Celery beat, daily); returns how many."""
+    return request_logs_prune()
+
+
+@shared_task(acks_late=True)
+def gaps_digest_task() -> int:
+    """E-mail each namespace's reviewers its top knowledge gaps of the week (Celery beat, Mondays)."""
+    return gaps_digest()

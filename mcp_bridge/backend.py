@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any, Final
@@ -10,22 +11,25 @@ import orjson
 from django.conf import settings
 from django.http import HttpRequest
 
-from gateway.context import context_body
+from gateway.context import context_body, context_observed
 from gateway.entries import EntryFound as FoundInRelease
 from gateway.entries import EntryGone as GoneFromRelease
-from gateway.entries import entry_found, entry_lookup, normalize_entry_id
+from gateway.entries import entry_lookup, normalize_entry_id
 from gateway.errors import BadParameterError
+from gateway.explain import explained_document, why_parse
 from gateway.gate import Gate
 from gateway.params import context_query
 from gateway.ratelimit import Rate, rate_limit_hit
 from gateway.verify import verify_answer, verify_request_parse
 from knowledge.ids import ID_PATTERN
-from knowledge.models import EntryVersion, Namespace, VersionState
-from knowledge.retrieval.snapshot import EntryRecord
+from knowledge.models import Namespace
+from knowledge.requestlog.buffer import request_observed
+from knowledge.requestlog.records import Observed, entry_observed
+from knowledge.retrieval.render.release import etag_of
 from knowledge.security_events import RATE_LIMITED, security_event
 from knowledge.selectors.serving import evaluation_latest, release_metrics
-from knowledge.selectors.snapshots import entry_record
 from knowledge.services.feedback import feedback_submit
+from knowledge.telemetry.ids import request_id_current
 from knowledge.telemetry.metrics import RATE_LIMIT_REFUSALS, tallies
 from mcp_bridge.ports import (
     CachePolicy,
@@ -45,7 +49,6 @@ from mcp_bridge.ports import (
     Tombstone,
 )
 
-UNKNOWN_VERSION: Final = "{id} has no published version {version}; omit version for the current one ({current})."
 FEEDBACK_ENTRY_UNKNOWN: Final = "{id} is not an entry of this knowledge base; omit entryId or use an existing ID."
 SCENARIO_ORDER: Final = ("chat", "coding", "research", "support")
 SCENARIO_PURPOSE: Final = {
@@ -79,6 +82,7 @@ class DjangoBackend:
         self.release = gate.release
         self.base_url = base_url.rstrip("/")
         self.source = source
+        self.started = time.perf_counter()  # for the request log's latency
         self._info: NamespaceInfo | None = None
 
     def namespace(self) -> NamespaceInfo:
@@ -105,6 +109,16 @@ class DjangoBackend:
     def rules(self) -> Sequence[str]:
         return self.release.snapshot.namespace.rules
 
+    def _observed(self, observed: Observed | None) -> None:
+        if observed is not None:
+            request_observed(
+                observed,
+                enabled=self.gate.namespace.log_requests,
+                latency_seconds=time.perf_counter() - self.started,
+                client=self.gate.client,
+                request_id=request_id_current(),
+            )
+
     def context(self, *, topic: str, budget: int | None, category: str | None, limit: int | None) -> dict[str, Any]:
         """The /api/context body from the same response cache, so both surfaces serve identical bytes."""
         ns = self.release.snapshot.namespace
@@ -119,45 +133,34 @@ class DjangoBackend:
             )
         except BadParameterError as error:
             raise ParamError(error.code, error.message, error.param or "query") from error
-        body, _ = context_body(self.release, query)
+        body, etag = context_body(self.release, query)
+        self._observed(context_observed(self.release, query, body, etag, channel=self.source))
         document: dict[str, Any] = orjson.loads(body)
         return document
 
     def entry(self, *, entry_id: str, version: int | None) -> EntryLookup:
-        found = entry_lookup(self.release, entry_id)
+        try:
+            found = entry_lookup(self.release, entry_id, version=version)
+        except BadParameterError as error:
+            raise ParamError(error.code, error.message, error.param or "version") from error
+        status = 200 if isinstance(found, FoundInRelease) else 410 if isinstance(found, GoneFromRelease) else 404
+        self._observed(
+            entry_observed(
+                namespace_id=self.gate.namespace.id,
+                release_id=self.release.release_id,
+                channel=self.source,
+                entry_id=normalize_entry_id(entry_id),
+                status=status,
+                etag=etag_of(orjson.dumps(found.payload)),
+                version=version,
+            )
+        )
         if isinstance(found, GoneFromRelease):
             stone = found.tombstone
             return EntryGone(Tombstone(stone.id, stone.title, stone.retired_at, stone.reason, stone.replaced_by))
         if not isinstance(found, FoundInRelease):
             return EntryMissing(nearest=found.nearest)
-        if version is not None and version != found.entry.version:
-            found = self._older_version(found.entry, version)
         return EntryFound(payload=found.payload, markdown=found.markdown)
-
-    def _older_version(self, current: EntryRecord, version: int) -> FoundInRelease:
-        """An earlier published version of a live entry: a point read of one row, only for ``version``.
-
-        Only numbers below the released one qualify, so a version published after the active release
-        was built stays invisible until its release is (design: reads come from the active release).
-        A number outside that range is refused before the query, so no integer is too large for it.
-        """
-        row = None
-        if 1 <= version < current.version:
-            row = (
-                EntryVersion.objects.filter(
-                    entry__namespace_id=self.gate.namespace.id,
-                    entry__public_id=current.id,
-                    number=version,
-                    state__in=(VersionState.PUBLISHED, VersionState.SUPERSEDED),
-                )
-                .select_related("entry__category")
-                .first()
-            )
-        if row is None:
-            message = UNKNOWN_VERSION.format(id=current.id, version=version, current=current.version)
-            raise ParamError("unknown_version", message, "version")
-        record = entry_record(entry=row.entry, version=row)
-        return entry_found(self.release, record)
 
     def entry_page(self, *, after: str | None, size: int) -> EntryPage:
         """Published entries by ID number (EG-999 before EG-1000), strictly after ``after``."""
@@ -196,6 +199,23 @@ class DjangoBackend:
         document = release_metrics(release_id=self.release.release_id)
         document["evaluation"] = evaluation_latest(namespace_id=self.gate.namespace.id)
         return document
+
+    def explain(
+        self, *, topic: str, budget: int | None, category: str | None, limit: int | None, ids: Sequence[str]
+    ) -> dict[str, Any]:
+        ns = self.release.snapshot.namespace
+        try:
+            query = context_query(
+                topic=topic,
+                budget=budget,
+                category=category,
+                categories=[c.slug for c in ns.categories],
+                default_budget=ns.default_budget,
+                limit=limit,
+            )
+            return explained_document(self.gate, query, why_parse(list(ids)))
+        except BadParameterError as error:
+            raise ParamError(error.code, error.message, error.param or "query") from error
 
     def verify(self, *, answer: str, release: str | int | None, pack: str | None) -> dict[str, Any]:
         """The /api/verify report, from the same code; recorded with this channel."""

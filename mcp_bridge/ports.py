@@ -203,6 +203,12 @@ class Backend(Protocol):
         """The ``/api/metrics`` payload (measured ``contextShape``, ``budgetScan``, evaluation results)."""
         ...
 
+    def explain(
+        self, *, topic: str, budget: int | None, category: str | None, limit: int | None, ids: Sequence[str]
+    ) -> dict[str, Any]:
+        """The ``/api/context?explain=1&why=…`` document: the pack and why it is what it is."""
+        ...
+
     def verify(self, *, answer: str, release: str | int | None, pack: str | None) -> dict[str, Any]:
         """The ``POST /api/verify`` report of the answer's citations (recorded for the namespace).
 

@@ -279,3 +279,39 @@ VERIFY_OUTPUT: Final = {
     },
     "required": ["releaseId", "knowledgeVersion", "citationCount", "validCount", "accuracy", "problems", "citations"],
 }
+
+
+def explain_input(categories: Sequence[str], id_prefix: str) -> dict[str, Any]:
+    """``explain_context``: ``search_context``'s arguments and the IDs to explain."""
+    schema = search_input(categories)
+    ids = {"type": "string", "minLength": 1, "maxLength": ENTRY_ID_MAX_LENGTH}
+    properties = {
+        **schema["properties"],
+        "ids": {
+            "type": "array",
+            "items": ids,
+            "maxItems": ENTRY_IDS_MAX,
+            "uniqueItems": True,
+            "description": f"Entry IDs (such as {id_prefix}-202) to explain: why each is or is not in the pack.",
+        },
+    }
+    return {**schema, "properties": properties}
+
+
+EXPLAIN_OUTPUT: Final = {
+    "type": "object",
+    "properties": {
+        "matched": {"type": "boolean"},
+        "explain": {
+            "type": "object",
+            "properties": {
+                "analysis": {"type": "object"},
+                "matching": {"type": "object"},
+                "candidates": {"type": "array", "items": {"type": "object"}},
+                "entries": {"type": "array", "items": {"type": "object"}},
+            },
+            "required": ["analysis", "matching", "candidates", "entries"],
+        },
+    },
+    "required": ["matched", "explain"],
+}

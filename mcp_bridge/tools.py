@@ -39,6 +39,7 @@ RATE_LIMITED_MESSAGE: Final = "Too many feedback submissions; retry after {secon
 FEEDBACK_QUEUED_MESSAGE: Final = (
     "Feedback {id} is queued for review by the editors. Published content is unchanged until they act."
 )
+EXPLAIN_SUMMARY_MESSAGE: Final = "Ranking mode {mode}; match score {score} against threshold {threshold}."
 VERIFY_SUMMARY_MESSAGE: Final = "{valid} of {count} citations hold up against release {release}."
 PACK_SUMMARY_MESSAGE: Final = "{count} entries, {used}/{budget} tokens; matched={matched}, truncated={truncated}."
 _PROBLEM_MAX_CHARS: Final = 200
@@ -218,6 +219,23 @@ def _feedback(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
     return ToolResult(structured=structured, note=FEEDBACK_QUEUED_MESSAGE.format(id=receipt.id))
 
 
+def _explain(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
+    document = backend.explain(
+        topic=args["query"],
+        budget=args.get("budget"),
+        category=args.get("category"),
+        limit=args.get("limit"),
+        ids=args.get("ids", []),
+    )
+    explained = document["explain"]
+    lines = [f"{item['id']}: {item['reason']}" for item in explained["entries"]]
+    matching = explained["matching"]
+    note = EXPLAIN_SUMMARY_MESSAGE.format(
+        mode=matching["mode"], score=matching["matchScore"], threshold=matching["threshold"]
+    )
+    return ToolResult(structured=document, note="\n".join([note, *lines]))
+
+
 def _verify(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
     report = backend.verify(answer=args["answer"], release=args.get("release"), pack=args.get("pack"))
     note = VERIFY_SUMMARY_MESSAGE.format(
@@ -351,6 +369,26 @@ def build_tools(info: NamespaceInfo) -> tuple[Tool, ...]:
             handler=_verify,
             tags=("citations", "verification", "quality"),
             examples=(f'{{"answer": "Ask for 2000 tokens [{example_id}].", "release": 3}}',),
+        ),
+        Tool(
+            name="explain_context",
+            title="Explain a context pack",
+            description=(
+                "Explain what search_context returns for the same arguments, as GET /api/context?explain=1: how "
+                "the query was analysed (terms, idf, which are unknown), the best candidates' scores by term, "
+                "field and confidence factor, the matched rule (match score, threshold, coverage floor), the "
+                f"relevance floors and the budget; `ids` (up to {schemas.ENTRY_IDS_MAX}) asks why those entries "
+                "are or are not in the pack: in_pack, over_budget, over_limit, below_relative_floor, "
+                "below_coverage_floor, not_among_weak_hits, no_common_term, other_category, not_public, retired, "
+                "not_found. Deterministic for a release. Returns the pack with an `explain` object."
+            ),
+            refusals="an unknown category, or a query that is too long or has control characters",
+            input_schema=schemas.explain_input(info.categories, info.id_prefix),
+            output_schema=schemas.EXPLAIN_OUTPUT,
+            annotations=READ_ONLY,
+            handler=_explain,
+            tags=("search", "explain", "debugging"),
+            examples=(f'{{"query": "token budget", "ids": ["{example_id}"]}}',),
         ),
     )
 

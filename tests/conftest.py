@@ -37,6 +37,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.skip(reason=reason))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _telemetry_by_hand() -> Any:
+    """No telemetry thread in the test process: tests flush by hand, so nothing writes behind their back."""
+    from knowledge.telemetry.flusher import flusher
+
+    flusher.paused = True
+    return
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Any:
     """Each test starts with an empty cache: no pending-build markers or cached responses leak."""

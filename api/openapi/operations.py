@@ -50,6 +50,13 @@ class ContextGetApi(_Documented):
                 "budget", OpenApiTypes.INT, description="Token limit, default 2000, clamped to [200, 8000]."
             ),
             OpenApiParameter("category", OpenApiTypes.STR, description="One of the namespace's categories."),
+            OpenApiParameter(
+                "explain", OpenApiTypes.BOOL, description="Add an `explain` object: analysis, scores, matched rule."
+            ),
+            OpenApiParameter("why", OpenApiTypes.STR, description="With explain: up to 20 entry IDs to explain."),
+            OpenApiParameter(
+                "release", OpenApiTypes.STR, description="A releaseId or knowledgeVersion served within retention."
+            ),
         ],
         responses={200: OpenApiResponse(shapes.CONTEXT, description="The pack."), **ERRORS},
         examples=[OpenApiExample("seed example", value={"topic": "token 预算", "budget": 2000}, request_only=True)],

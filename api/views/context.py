@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import orjson
 from django.http import HttpRequest
 
-from gateway.context import context_body
+from gateway.context import context_body, context_observed
+from gateway.explain import explain_asked, explained_document
 from gateway.gate import Gate
 from gateway.http import JSON, Reply
 from gateway.params import context_query_from_string, query_string
@@ -20,5 +22,9 @@ def context_get(request: HttpRequest, gate: Gate) -> Reply:
         categories=[c.slug for c in namespace.categories],
         default_budget=namespace.default_budget,
     )
+    explain, asked = explain_asked(query_string(request))
+    if explain:
+        return Reply(orjson.dumps(explained_document(gate, query, asked)), JSON, describedby=gate.path("llms.txt"))
     body, etag = context_body(release, query)
-    return Reply(body, JSON, etag=etag, describedby=gate.path("llms.txt"))
+    observed = context_observed(release, query, body, etag, channel="rest")
+    return Reply(body, JSON, etag=etag, describedby=gate.path("llms.txt"), observed=observed)

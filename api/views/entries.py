@@ -1,14 +1,16 @@
-"""GET/HEAD /api/entries/<ID> and .md (seed §6): 200 published, 410 retired, 404 unknown (nearest IDs)."""
+"""GET/HEAD /api/entries/<ID>[?version=N] and .md (seed §6): 200 published, 410 retired, 404 unknown (nearest IDs)."""
 
 from __future__ import annotations
 
 import orjson
 from django.http import HttpRequest
 
-from gateway.entries import EntryFound, EntryGone, entry_lookup
+from gateway.entries import EntryFound, EntryGone, EntryLookup, entry_lookup, normalize_entry_id, version_parse
 from gateway.gate import Gate
 from gateway.http import JSON, MARKDOWN, Reply
 from gateway.views import read_view
+from knowledge.requestlog.records import entry_observed
+from knowledge.retrieval.render.release import etag_of
 
 
 def _status(found: object) -> int:
@@ -17,13 +19,29 @@ def _status(found: object) -> int:
     return 410 if isinstance(found, EntryGone) else 404
 
 
+def _lookup(request: HttpRequest, gate: Gate, entry_id: str) -> tuple[EntryLookup, int | None]:
+    version = version_parse(request.GET.get("version")) if "version=" in request.META.get("QUERY_STRING", "") else None
+    return entry_lookup(gate.release, entry_id, version=version), version
+
+
 @read_view
 def entry_get(request: HttpRequest, gate: Gate, entry_id: str) -> Reply:
-    found = entry_lookup(gate.release, entry_id)
-    return Reply(orjson.dumps(found.payload), JSON, status=_status(found), describedby=gate.path("llms.txt"))
+    found, version = _lookup(request, gate, entry_id)
+    body, status = orjson.dumps(found.payload), _status(found)
+    etag = etag_of(body)
+    observed = entry_observed(
+        namespace_id=gate.namespace.id,
+        release_id=gate.release.release_id,
+        channel="rest",
+        entry_id=normalize_entry_id(entry_id),
+        status=status,
+        etag=etag,
+        version=version,
+    )
+    return Reply(body, JSON, status=status, etag=etag, describedby=gate.path("llms.txt"), observed=observed)
 
 
 @read_view
 def entry_markdown_get(request: HttpRequest, gate: Gate, entry_id: str) -> Reply:
-    found = entry_lookup(gate.release, entry_id)
+    found, _ = _lookup(request, gate, entry_id)
     return Reply(found.markdown.encode(), MARKDOWN, status=_status(found), describedby=gate.path("llms.txt"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 from evergreen_site.settings.env import LOG_LEVELS, Env
@@ -166,7 +167,30 @@ CELERY_BEAT_SCHEDULE = {
         "task": "knowledge.tasks.webhooks_sweep_task",
         "schedule": 60.0,
     },
+    "write-the-request-log": {
+        "task": "knowledge.tasks.request_log_drain_task",
+        "schedule": env.number("EVERGREEN_REQUEST_LOG_DRAIN_SECONDS", 5.0, minimum=1),
+    },
+    "prune-the-request-log": {
+        "task": "knowledge.tasks.request_logs_prune_task",
+        "schedule": 24 * 3600.0,
+    },
+    "mail-the-weekly-gap-digest": {
+        "task": "knowledge.tasks.gaps_digest_task",
+        "schedule": crontab(minute=0, hour=7, day_of_week=1),
+    },
 }
+
+# --- E-mail (the weekly knowledge-gap digest): SMTP when EVERGREEN_SMTP_HOST is set, else the console.
+EMAIL_HOST = env.text("EVERGREEN_SMTP_HOST")
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_PORT = env.whole("EVERGREEN_SMTP_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env.text("EVERGREEN_SMTP_USER")
+EMAIL_HOST_PASSWORD = env.text("EVERGREEN_SMTP_PASSWORD")
+EMAIL_USE_TLS = env.flag("EVERGREEN_SMTP_TLS", True)
+DEFAULT_FROM_EMAIL = env.text("EVERGREEN_FROM_EMAIL", "evergreen@localhost")
 
 # --- REST framework ---------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -47,6 +47,13 @@ class EvergreenSettings:
     demo_password: str = ""
     # Where the evaluation collections live (cranfield/, cmrc2018/ …, each with entries.jsonl).
     datasets: Path = DATASETS_BESIDE_CLONE
+    # The request log: on or off for the whole deployment (namespaces can also turn theirs off), the
+    # share of requests recorded, how long rows are kept, and the caps that keep it from ever blocking.
+    request_log: bool = True
+    request_log_sample: float = 1.0
+    request_log_retention_days: int = 30
+    request_log_buffer_max: int = 100_000  # records waiting in one process
+    request_log_queue_max: int = 500  # batches (of at most 1000 records) waiting in Redis
     # Releases that served within this many days can be read again (?release=, replay, /api/verify).
     release_retention_days: int = 90
     # Bearer token of /metrics (Prometheus); empty turns the endpoint off (404).
@@ -90,6 +97,17 @@ class EvergreenSettings:
             build_pause_seconds=env.number("EVERGREEN_BUILD_PAUSE_SECONDS", defaults.build_pause_seconds),
             demo_password=env.text("EVERGREEN_DEMO_PASSWORD"),
             datasets=datasets_directory(env),
+            request_log=env.flag("EVERGREEN_REQUEST_LOG", defaults.request_log),
+            request_log_sample=min(1.0, env.number("EVERGREEN_REQUEST_LOG_SAMPLE", defaults.request_log_sample)),
+            request_log_retention_days=env.whole(
+                "EVERGREEN_REQUEST_LOG_RETENTION_DAYS", defaults.request_log_retention_days, minimum=1
+            ),
+            request_log_buffer_max=env.whole(
+                "EVERGREEN_REQUEST_LOG_BUFFER_MAX", defaults.request_log_buffer_max, minimum=1
+            ),
+            request_log_queue_max=env.whole(
+                "EVERGREEN_REQUEST_LOG_QUEUE_MAX", defaults.request_log_queue_max, minimum=1
+            ),
             release_retention_days=env.whole(
                 "EVERGREEN_RELEASE_RETENTION_DAYS", defaults.release_retention_days, minimum=1
             ),

@@ -1,5 +1,15 @@
 """The Django admin: the editors' and reviewers' home, scoped to each person's namespaces."""
 
-from knowledge.admin import access, content, entries, namespaces, observations, releases, versions, webhooks
+from knowledge.admin import (
+    access,
+    content,
+    entries,
+    namespaces,
+    observations,
+    releases,
+    requests,
+    versions,
+    webhooks,
+)
 
-__all__ = ["access", "content", "entries", "namespaces", "observations", "releases", "versions", "webhooks"]
+__all__ = ["access", "content", "entries", "namespaces", "observations", "releases", "requests", "versions", "webhooks"]

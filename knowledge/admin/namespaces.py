@@ -73,6 +73,7 @@ class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
                 "golden questions.",
             },
         ),
+        ("Request log", {"fields": ["log_requests"]}),
         ("Releases", {"fields": ["knowledge_version", "active_release", "content_serial", "created_at"]}),
     ]
 

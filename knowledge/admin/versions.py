@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from knowledge.admin.base import NamespaceScopedAdmin, namespace_action
+from knowledge.admin.finding import finding_html
 from knowledge.admin.forms import NoteForm, VersionForm
 from knowledge.admin.preview import diff_table, preview_html, warnings_html
 from knowledge.admin.roles import request_roles
@@ -120,6 +121,7 @@ class EntryVersionAdmin(VersionAdminBase):
         "warnings",
         "diff",
         "preview",
+        "finding",
         "created_at",
         "modified_at",
     ]
@@ -132,7 +134,7 @@ class EntryVersionAdmin(VersionAdminBase):
             ("Authoring warnings", {"fields": ["warnings"]}),
             ("Content", {"fields": content}),
             ("Compared with the live version", {"fields": ["diff"]}),
-            ("How agents will see it", {"fields": ["preview"]}),
+            ("How agents will see it", {"fields": ["preview", "finding"]}),
             ("Review", {"fields": ["author", "reviewer", "review_note", "publish_at", "content_hash"]}),
         ]
 
@@ -175,6 +177,10 @@ class EntryVersionAdmin(VersionAdminBase):
     @admin.display(description="Preview")
     def preview(self, obj: EntryVersion) -> str:
         return preview_html(obj)
+
+    @admin.display(description="Found by its title?")
+    def finding(self, obj: EntryVersion) -> str:
+        return finding_html(obj)
 
     def render_change_form(self, request: HttpRequest, context: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         obj = kwargs.get("obj")

@@ -5,7 +5,7 @@ from knowledge.models.audit import AuditRecord
 from knowledge.models.content import DocPage, EvaluationRun, Feedback, GoldenQuestion, PromptPack
 from knowledge.models.entry import Entry, EntryVersion, VersionState
 from knowledge.models.namespace import ApiKey, Category, IdBlock, Membership, Namespace, NamespaceHost, Role
-from knowledge.models.observations import CitationCheck
+from knowledge.models.observations import CitationCheck, GapStatus, KnowledgeGap, RequestLog
 from knowledge.models.release import Artifact, BuildStatus, Release, ReleaseBuild
 from knowledge.models.review import ReviewItem
 from knowledge.models.webhooks import (
@@ -30,8 +30,10 @@ __all__ = [
     "EntryVersion",
     "EvaluationRun",
     "Feedback",
+    "GapStatus",
     "GoldenQuestion",
     "IdBlock",
+    "KnowledgeGap",
     "Membership",
     "Namespace",
     "NamespaceHost",
@@ -39,6 +41,7 @@ __all__ = [
     "Release",
     "ReleaseActivation",
     "ReleaseBuild",
+    "RequestLog",
     "ReviewItem",
     "Role",
     "VersionState",

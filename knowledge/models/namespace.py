@@ -74,6 +74,11 @@ class Namespace(models.Model):
         default=Packing.RELEVANT,
         help_text="Which hits /api/context packs: only relevant ones, or the budget filled in rank order (seed §4).",
     )
+    log_requests = models.BooleanField(
+        default=True,
+        help_text="Record agents' requests (topic, entries returned; the caller only as a keyed hash) for the "
+        "knowledge-gap report and replay.",
+    )
     rate_limit = models.CharField(
         max_length=32, blank=True, help_text='e.g. "120/min"; "0" = off; empty = the global setting.'
     )

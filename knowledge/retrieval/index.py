@@ -225,6 +225,32 @@ class SearchIndex:
         ]
         return ArrayHits(head.positions[keep], head.scores[keep], self._tokens, ordered=True)
 
+    def term_idf(self, term: str) -> float:
+        """The idf of an analysed term; a term no entry contains gets the largest possible idf."""
+        term_id = self.vocabulary.lookup(term)
+        if term_id < 0:
+            return float(bm25_idf(np.array([0.0]), self.count)[0])
+        return float(self._idf[term_id])
+
+    def term_impacts(self, plan: QueryPlan, positions: np.ndarray) -> np.ndarray:
+        """(plan terms x positions): each term's impact in each entry (0 where absent), for explanations."""
+        impacts = self._impacts[self.options.ranker]
+        found_impacts = np.zeros((len(plan.term_ids), len(positions)), dtype=np.float64)
+        for row, term_id in enumerate(plan.term_ids):
+            start, end = int(self._offsets[term_id]), int(self._offsets[term_id + 1])
+            slots = start + np.searchsorted(self._docs[start:end], positions)
+            found = slots < end
+            found[found] = self._docs[slots[found]] == positions[found]
+            found_impacts[row, found] = impacts[slots[found]]
+        return found_impacts
+
+    def confidence_factor_of(self, position: int) -> float:
+        return float(self._factor[position])
+
+    def coverage_at(self, plan: QueryPlan, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(best passage, whole entry) coverage of the topic for each position."""
+        return coverage_many(plan, positions, offsets=self._offsets, docs=self._docs, blocks=self._blocks)
+
     def plan(self, topic: str, ranker: str = "bm25f") -> QueryPlan:
         """The topic's terms, weights and coverage weights against this index."""
         return self._planner.plan(topic, ranker)

@@ -52,6 +52,7 @@ class NamespaceState:
     rate_limit: str
     release_id: int | None
     release_key: str | None  # changes whenever the active release does; part of every cache key
+    log_requests: bool = True  # the namespace records agents' requests (knowledge.requestlog)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +174,7 @@ def _state(namespace: Namespace | None) -> NamespaceState | None:
         rate_limit=namespace.rate_limit,
         release_id=namespace.active_release_id,
         release_key=_release_key(namespace),
+        log_requests=namespace.log_requests,
     )
 
 
@@ -182,6 +184,7 @@ def _namespaces() -> Any:
         "slug",
         "is_public",
         "rate_limit",
+        "log_requests",
         "active_release__id",
         "active_release__inputs_hash",
         "active_release__built_at",

@@ -28,6 +28,8 @@ class Flusher:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        # Tests pause the thread and flush by hand, so nothing writes behind a test's back.
+        self.paused = False
 
     def register(self, job: Job) -> None:
         if job not in self._jobs:
@@ -35,7 +37,7 @@ class Flusher:
 
     def ensure_started(self) -> None:
         """Cheap when running (one attribute test); starts the thread on first use in this process."""
-        if self._thread is not None:
+        if self._thread is not None or self.paused:
             return
         with self._lock:
             if self._thread is None:

@@ -18,11 +18,11 @@ from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, Sum
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 
 from knowledge.models import BuildStatus, DeliveryStatus, Namespace, ReleaseBuild, WebhookDelivery, WebhookEndpoint
+from knowledge.services.request_log import QUEUE_KEY
 
 logger = logging.getLogger(__name__)
 
 BUILD_BUCKETS = (0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
-REQUEST_LOG_QUEUE = "evergreen:request-log"
 REDIS_TIMEOUT_SECONDS = 0.5
 
 
@@ -75,18 +75,19 @@ def _releases() -> Iterator[Metric]:
 
 
 def _queues() -> Iterator[Metric]:
+    depth = GaugeMetricFamily("evergreen_queue_depth", "Messages waiting in a queue.", labels=["queue"])
     url = settings.CELERY_BROKER_URL if settings.CELERY_BROKER_URL.startswith("redis") else settings.REDIS_URL
-    if not url:
+    if not url:  # the embedded mode has no queues: the family is there, without samples
+        yield depth
         return
     client = redis.Redis.from_url(
         url, socket_timeout=REDIS_TIMEOUT_SECONDS, socket_connect_timeout=REDIS_TIMEOUT_SECONDS
     )
-    depth = GaugeMetricFamily("evergreen_queue_depth", "Messages waiting in a queue.", labels=["queue"])
     queue = settings.CELERY_TASK_DEFAULT_QUEUE
     depth.add_metric([queue], client.llen(queue))
     if settings.REDIS_URL:
         shared = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=REDIS_TIMEOUT_SECONDS)
-        depth.add_metric(["request-log"], shared.llen(REQUEST_LOG_QUEUE))
+        depth.add_metric(["request-log"], shared.llen(QUEUE_KEY))
     yield depth
 
 

@@ -26,6 +26,7 @@ from knowledge.models import (
     EvaluationRun,
     Feedback,
     GoldenQuestion,
+    KnowledgeGap,
     Membership,
     Namespace,
     NamespaceHost,
@@ -33,6 +34,7 @@ from knowledge.models import (
     Release,
     ReleaseActivation,
     ReleaseBuild,
+    RequestLog,
     ReviewItem,
     Role,
     WebhookDelivery,
@@ -84,6 +86,8 @@ POLICY: dict[type[Model], tuple[str, str, str]] = {
     WebhookEndpoint: (ADMIN, ADMIN, ADMIN),
     WebhookDelivery: (ADMIN, NOBODY, NOBODY),
     CitationCheck: (ANY, NOBODY, NOBODY),
+    RequestLog: (REVIEWER, NOBODY, NOBODY),
+    KnowledgeGap: (ANY, NOBODY, NOBODY),
     apps.get_model("auth", "User"): (SUPER, SUPER, SUPER),
     Group: (SUPER, SUPER, SUPER),
 }
@@ -107,11 +111,16 @@ ACTION_ROLES: dict[tuple[type[Model], str], str] = {
     (WebhookEndpoint, "rotate_secret"): ADMIN,
     (WebhookEndpoint, "enable"): ADMIN,
     (WebhookDelivery, "retry_now"): ADMIN,
+    (KnowledgeGap, "dismiss"): EDITOR,
+    (KnowledgeGap, "reopen"): EDITOR,
 }
 # Custom admin URLs (name → role, or per value of the URL's `action` argument).
 CUSTOM_URLS: dict[str, str | dict[str, str]] = {
     "knowledge_entry_edit": EDITOR,
     "knowledge_entry_retire": REVIEWER,
+    "knowledge_requestlog_replay": REVIEWER,
+    "knowledge_knowledgegap_draft": EDITOR,
+    "knowledge_knowledgegap_attach": EDITOR,
     "knowledge_entryversion_transition": {
         "submit": EDITOR,
         "withdraw": EDITOR,
@@ -195,6 +204,12 @@ def _tenant(slug: str, writer: Any, checker: Any) -> None:
     hook = WebhookEndpoint.objects.create(namespace=ns, url=f"https://{slug}.example.org/hook", secret="whsec_eA==")
     WebhookDelivery.objects.create(endpoint=hook, message_id=f"msg_{slug}", event="webhook.test", payload="{}")
     CitationCheck.objects.create(namespace=ns, release=release, channel="rest", citations=2, valid=1, problems={})
+    RequestLog.objects.create(
+        namespace=ns, release=release, at=release.built_at, channel="rest", route="context", topic="why", matched=False
+    )
+    KnowledgeGap.objects.create(
+        namespace=ns, key="why", terms=["why"], example="why", first_seen=release.built_at, last_seen=release.built_at
+    )
 
 
 def world_build() -> World:

@@ -192,6 +192,12 @@ class FakeBackend:
         self._note("metrics")
         return {"contextShape": [{"source": "llms.txt", "tokens": 1904}], "budgetScan": [{"budget": 800}]}
 
+    def explain(
+        self, *, topic: str, budget: int | None, category: str | None, limit: int | None, ids: Sequence[str]
+    ) -> dict[str, Any]:
+        self._note("explain")
+        return {"matched": False, "explain": {"analysis": {}, "matching": {}, "candidates": [], "entries": []}}
+
     def verify(self, *, answer: str, release: str | int | None, pack: str | None) -> dict[str, Any]:
         self._note("verify")
         return {

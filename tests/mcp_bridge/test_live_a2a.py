@@ -62,6 +62,7 @@ def test_the_card_is_a_valid_v030_agent_card_with_discovery_headers(live: LiveSe
         "get_metrics",
         "submit_feedback",
         "verify_citations",
+        "explain_context",
     ]
     assert card.capabilities.extensions is not None
     assert [e.uri.rsplit("/", 2)[-2] for e in card.capabilities.extensions] == ["token-budget", "citation"]

@@ -16,7 +16,15 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.mcp_bridge.live import LiveServer
 from tests.mcp_bridge.live_setup import REPLACEMENT_ID, RETIRED_ID, VAULT_ENTRIES
 
-TOOLS = ["search_context", "get_entry", "get_prompt_pack", "get_metrics", "submit_feedback", "verify_citations"]
+TOOLS = [
+    "search_context",
+    "get_entry",
+    "get_prompt_pack",
+    "get_metrics",
+    "submit_feedback",
+    "verify_citations",
+    "explain_context",
+]
 MODES = {"legacy": "2025-11-25", "auto": "2026-07-28"}
 
 
@@ -65,6 +73,10 @@ async def call_every_read_tool(client: Client, live: LiveServer) -> None:
     checked = await client.call_tool("verify_citations", {"answer": "Cite entries [EG-202] and [EG-999]."})
     assert checked.structured_content is not None
     assert [c["valid"] for c in checked.structured_content["citations"]] == [True, False]
+
+    explained = await client.call_tool("explain_context", {"query": "token 预算", "ids": ["EG-999"]})
+    assert explained.structured_content is not None
+    assert explained.structured_content["explain"]["entries"][0]["outcome"] == "not_found"
 
     # Schema violations are tool errors the model can correct (tools.mdx §Error Handling), not -32602.
     invalid = await client.call_tool("search_context", {"query": "token", "budget": "lots"})

@@ -14,7 +14,15 @@ from mcp_bridge.tools import build_tools
 from tests.mcp_bridge.conftest import call_legacy, call_modern, error_of, result_of
 from tests.mcp_bridge.fakes import SECRET_BODY_MARKER, FakeBackend, demo_info
 
-TOOL_NAMES = ["search_context", "get_entry", "get_prompt_pack", "get_metrics", "submit_feedback", "verify_citations"]
+TOOL_NAMES = [
+    "search_context",
+    "get_entry",
+    "get_prompt_pack",
+    "get_metrics",
+    "submit_feedback",
+    "verify_citations",
+    "explain_context",
+]
 
 
 def call(backend: FakeBackend, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,15 @@ from tests.mcp_bridge.live_setup import REPLACEMENT_ID, RETIRED_ID, VAULT_ENTRIE
 
 CLIENTS = Path(__file__).resolve().parent / "typescript"
 SCRIPT = CLIENTS / "exercise.mjs"
-TOOLS = ["search_context", "get_entry", "get_prompt_pack", "get_metrics", "submit_feedback", "verify_citations"]
+TOOLS = [
+    "search_context",
+    "get_entry",
+    "get_prompt_pack",
+    "get_metrics",
+    "submit_feedback",
+    "verify_citations",
+    "explain_context",
+]
 PROMPTS = ["chat", "coding", "research", "support"]
 # (package, negotiation mode) -> the revision it must end up speaking with Evergreen.
 SESSIONS = {
@@ -124,6 +132,8 @@ def test_every_tool_answers_in_a_form_the_sdk_accepts(live: LiveServer, sdk: str
     assert structured(calls["submit_feedback"])["status"] == "queued_for_review"
     checked = structured(calls["verify_citations"])
     assert [(c["id"], c["valid"]) for c in checked["citations"]] == [("EG-202", True), (RETIRED_ID, False)]
+    why = {e["id"]: e["outcome"] for e in structured(calls["explain_context"])["explain"]["entries"]}
+    assert why[RETIRED_ID] == "retired" and why["EG-202"] in ("in_pack", "over_budget")
 
 
 @pytest.mark.parametrize(("sdk", "mode"), list(SESSIONS), ids=session_ids)

@@ -85,6 +85,9 @@ async function main() {
         verify_citations: await attempt(() =>
             client.callTool({ name: 'verify_citations', arguments: { answer: 'Budgets [EG-202]. Retired [EG-003].' } }),
         ),
+        explain_context: await attempt(() =>
+            client.callTool({ name: 'explain_context', arguments: { query: 'token 预算', ids: ['EG-202', 'EG-003'] } }),
+        ),
     };
 
     const pages = [];
