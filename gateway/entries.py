@@ -91,8 +91,3 @@ def _lookup(release: LoadedRelease, wanted: str) -> EntryLookup:
     message = messages_for(ns.language).not_found.format(name=ns.name, id=wanted, nearest=", ".join(nearest) or "-")
     payload = {"error": {"code": "not_found", "message": message, "param": "id"}, "nearest": list(nearest)}
     return EntryMissing(wanted, nearest, payload, missing_markdown(wanted, nearest, namespace=ns))
-
-
-def entry_found(release: LoadedRelease, entry: EntryRecord) -> EntryFound:
-    """The payload and Markdown of ``entry`` as this release serves entries (also for an earlier version of it)."""
-    return _found(release, entry)

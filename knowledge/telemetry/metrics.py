@@ -43,7 +43,7 @@ RATE_LIMIT_REFUSALS = Counter(
 )
 REQUEST_LOG = Counter(
     "evergreen_request_log_records",
-    "Request-log records by fate: buffered, sampled_out, dropped (buffer full), queued (shipped to the flusher).",
+    "Request-log records by fate: queued (shipped for writing), sampled_out, dropped (buffer full or Redis down).",
     ["outcome"],
 )
 WEBHOOK_ATTEMPTS = Counter(
