@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from api.views import changes, context, entries, files, pages, verify
+from api.views import browse, changes, context, entries, files, pages, verify
 from knowledge.retrieval.render import release as names
 
 urlpatterns: list[URLPattern] = [
     path("", pages.index_get, name="index"),
     path("index.html", pages.index_get, name="index-html"),
+    path("entries/", browse.entries_browse_get, name="entries"),
+    path("metrics", browse.metrics_page_get, name="metrics-page"),
     path("entries/<str:entry_id>.md", pages.entry_page_markdown_get, name="entry-page-md"),
     path("entries/<str:entry_id>", pages.entry_page_get, name="entry-page"),
     path("docs/<slug:slug>.md", pages.doc_markdown_get, name="doc-md"),

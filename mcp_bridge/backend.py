@@ -27,7 +27,7 @@ from knowledge.requestlog.buffer import request_observed
 from knowledge.requestlog.records import Observed, entry_observed
 from knowledge.retrieval.render.release import etag_of
 from knowledge.security_events import RATE_LIMITED, security_event
-from knowledge.selectors.serving import evaluation_latest, release_metrics
+from knowledge.selectors.quality import metrics_document
 from knowledge.services.feedback import feedback_submit
 from knowledge.telemetry.ids import request_id_current
 from knowledge.telemetry.metrics import RATE_LIMIT_REFUSALS, tallies
@@ -195,10 +195,8 @@ class DjangoBackend:
         return PromptPack(info=self._pack_info(scenario, template), text=template.replace("${base_url}", base_url))
 
     def metrics(self) -> dict[str, Any]:
-        """The /api/metrics document (measured at build time, plus the latest evaluation run)."""
-        document = release_metrics(release_id=self.release.release_id)
-        document["evaluation"] = evaluation_latest(namespace_id=self.gate.namespace.id)
-        return document
+        """The /api/metrics document (measured at build time, plus the evaluation of the served release)."""
+        return metrics_document(release=self.release, namespace_id=self.gate.namespace.id)
 
     def explain(
         self, *, topic: str, budget: int | None, category: str | None, limit: int | None, ids: Sequence[str]

@@ -13,7 +13,7 @@ from gateway.errors import BadParameterError, NotFoundError
 from gateway.gate import Gate
 from gateway.http import JSON, TEXT, Reply, not_modified
 from gateway.views import not_replayed, read_view
-from knowledge.selectors.serving import evaluation_latest, release_metrics
+from knowledge.selectors.quality import metrics_document
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schemas" / "knowledge.schema.json"
 SCENARIO_MISSING = "scenario must be one of: {known}."
@@ -67,7 +67,6 @@ def prompt_pack_get(request: HttpRequest, gate: Gate) -> Reply:
 @read_view
 @not_replayed  # the latest evaluation run changes without a new release
 def metrics_get(request: HttpRequest, gate: Gate) -> Reply:
-    """/metrics.json and /api/metrics: measured at build time, plus the latest evaluation run."""
-    document = release_metrics(release_id=gate.release.release_id)
-    document["evaluation"] = evaluation_latest(namespace_id=gate.namespace.id)
+    """/metrics.json and /api/metrics: measured at build time, plus the evaluation of the release it serves."""
+    document = metrics_document(release=gate.release, namespace_id=gate.namespace.id)
     return Reply(orjson.dumps(document), JSON, describedby=gate.path("llms.txt"))

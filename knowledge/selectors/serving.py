@@ -17,17 +17,15 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import orjson
-from django.db.models import Q
 
 from knowledge.ids import ID_PATTERN
-from knowledge.models import ApiKey, Artifact, EvaluationRun, Namespace, NamespaceHost, Release
+from knowledge.models import ApiKey, Artifact, Namespace, NamespaceHost, Release
 from knowledge.models.namespace import api_key_digest
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.payload import ReleaseView
 from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON
 from knowledge.retrieval.render.site import render_site_json, snapshot_from_artifacts
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot, Tombstone
-from knowledge.retrieval.timestamps import rfc3339
 from knowledge.selectors.snapshots import snapshot_read
 
 NAMESPACE_TTL_SECONDS = 1.0  # a publish or a revoked key is visible within this time
@@ -315,23 +313,3 @@ def release_metrics(*, release_id: int) -> dict[str, Any]:
     """What the build measured (contextShape, budgetScan); empty for releases built before it did."""
     found = Release.objects.filter(pk=release_id).values_list("metrics", flat=True).first()
     return dict(found or {})
-
-
-def evaluation_latest(*, namespace_id: int) -> dict[str, Any] | None:
-    """The latest evaluation run of the namespace's golden questions, as /metrics.json reports it."""
-    run = (
-        EvaluationRun.objects.filter(namespace_id=namespace_id)
-        .filter(~Q(metrics={}))
-        .select_related("release")
-        .order_by("-created_at", "-id")
-        .first()
-    )
-    if run is None:
-        return None
-    return {
-        "runId": run.pk,
-        "releaseId": run.release.sequence,
-        "knowledgeVersion": run.release.knowledge_version,
-        "measuredAt": rfc3339(run.created_at),
-        "metrics": run.metrics,
-    }

@@ -111,7 +111,7 @@ def test_the_markdown_mirror_has_the_entry(client: Any, alpha: Namespace) -> Non
 def test_the_entry_page_shows_the_entry_for_people(client: Any, alpha: Namespace) -> None:
     page = client.get("/t/alpha/entries/AL-201").content.decode()
 
-    assert "<h1>AL-201 Token budget discipline</h1>" in page
+    assert '<h1><span class="id">AL-201</span> Token budget discipline</h1>' in page
     assert 'href="AL-001"' in page  # its link, relative so it works under /t/alpha/ too
 
 

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 from llms_txt import parse_llms_file
 
-from knowledge.models import EvaluationRun, Namespace
+from knowledge.models import EvaluationRun, Namespace, Release
 
 pytestmark = pytest.mark.django_db
 
@@ -125,7 +125,8 @@ def test_metrics_are_measured_at_build_time(client: Any, demo: Namespace) -> Non
             body["usedTokens"],
             body["truncated"],
         )
-    assert metrics["evaluation"] is None
+    assert metrics["evaluation"]["evaluated"] is False
+    assert metrics["evaluation"]["releaseId"] == metrics["releaseId"]
 
 
 def test_metrics_report_the_latest_evaluation(client: Any, demo: Namespace) -> None:
@@ -136,6 +137,31 @@ def test_metrics_report_the_latest_evaluation(client: Any, demo: Namespace) -> N
     evaluation = client.get("/metrics.json").json()["evaluation"]
     assert evaluation["metrics"] == {"ndcg@10": 0.81}
     assert evaluation["releaseId"] == release.sequence
+    assert evaluation["evaluated"] is True
+
+
+def test_metrics_name_the_served_release_after_another_one_is_evaluated(client: Any, demo: Namespace) -> None:
+    """Evaluating another release (an older one, a candidate) must not pass its numbers off as the served one's."""
+    served = demo.active_release
+    assert served is not None
+    other = Release.objects.create(
+        namespace=demo,
+        sequence=served.sequence + 1,
+        knowledge_version="0.9.0",
+        revision=served.revision,
+        inputs_hash="other",
+        manifest=[],
+        built_at=served.built_at,
+    )
+    EvaluationRun.objects.create(namespace=demo, release=served, metrics={"ndcg_at_10": 0.9}, results=[])
+    EvaluationRun.objects.create(namespace=demo, release=other, metrics={"ndcg_at_10": 0.4}, results=[])
+
+    document = client.get("/metrics.json").json()
+    evaluation = document["evaluation"]
+
+    assert evaluation["releaseId"] == document["releaseId"] == served.sequence
+    assert evaluation["metrics"] == {"ndcg_at_10": 0.9}
+    assert evaluation["latestRun"]["releaseId"] == other.sequence
 
 
 def test_robots_allow_lists_ai_agents_and_states_usage_preferences(client: Any, demo: Namespace) -> None:
@@ -195,7 +221,7 @@ def test_docs_pages_and_mirrors(client: Any, demo: Namespace) -> None:
 
     assert page.status_code == mirror.status_code == 200
     assert mirror.content.decode().startswith("#")
-    assert b"<script" not in page.content.split(b"</main>")[0].split(b"<main>")[1]
+    assert b"<script" not in page.content.split(b"</main>")[0].split(b'<main id="content">')[1]
     assert client.get("/docs/nope").status_code == 404
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from knowledge.retrieval.browse import BrowsePage
 from knowledge.retrieval.payload import is_stale
 from knowledge.retrieval.render.labels import ENDPOINTS, labels_for
 from knowledge.retrieval.render.messages import messages_for
@@ -113,3 +114,26 @@ def render_index_md(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
         lines += ["", f"## {label['retired']}", ""]
         lines += [f"- {t.id} {t.title}: {t.reason} ({t.retired_at[:10]})" for t in snapshot.tombstones]
     return ("\n".join(lines).rstrip() + "\n").encode()
+
+
+def entries_page_markdown(listing: BrowsePage, *, namespace: NamespaceInfo) -> str:
+    """The Markdown twin of one page of /entries/ (Accept: text/markdown)."""
+    label = labels_for(namespace.language)
+    heading = label["results_for"].format(query=listing.query) if listing.query else label["entries"]
+    lines = [
+        f"# {heading}",
+        "",
+        label["showing"].format(first=listing.first_number, last=listing.last_number, total=listing.total)
+        + " · "
+        + label["page_of"].format(page=listing.page, pages=listing.pages),
+        "",
+        f"| {label['id']} | {label['title']} | {label['category']} | {label['tokens']} |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| [{e.id}]({namespace.url(f'entries/{e.id}.md')}) | {_cell(e.title)} | {e.category} | {e.tokens} |"
+        for e in listing.entries
+    ]
+    if not listing.entries:
+        lines = [*lines[:2], label["no_results"]]
+    return "\n".join(lines) + "\n"

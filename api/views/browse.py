@@ -1,0 +1,75 @@
+"""The human pages beside the index: the searchable, paged entry list and the metrics page."""
+
+from __future__ import annotations
+
+import re
+
+from django.http import HttpRequest
+
+from gateway.errors import BadParameterError, NotFoundError
+from gateway.gate import Gate
+from gateway.http import HTML, MARKDOWN, Reply, wants_markdown
+from gateway.params import category_parse, topic_parse
+from gateway.views import not_replayed, read_view
+from knowledge.retrieval.browse import PageOutOfRangeError, browse_entries, category_positions
+from knowledge.retrieval.render.markdown import entries_page_markdown
+from knowledge.selectors.metrics_page import metrics_page_render
+from knowledge.selectors.pages import entries_page_render
+from knowledge.selectors.quality import evaluation_trend, metrics_document
+
+PAGE_NOT_INTEGER = "page must be a whole number from 1."
+PAGE_PAST_END = "There is no page {page}: the list has {pages} page(s)."
+_PAGE = re.compile(r"^\d{1,9}$")
+
+
+def _page(raw: str | None) -> int:
+    if raw is None or raw == "":
+        return 1
+    if not _PAGE.match(raw) or int(raw) < 1:
+        raise BadParameterError(PAGE_NOT_INTEGER, param="page", code="invalid_page")
+    return int(raw)
+
+
+@read_view
+def entries_browse_get(request: HttpRequest, gate: Gate) -> Reply:
+    """/entries/?q=&category=&page=: replayed per URL like every page, so a repeated search costs nothing."""
+    release = gate.release
+    try:
+        query = topic_parse(request.GET.get("q"))
+    except BadParameterError as error:
+        raise BadParameterError(error.message, param="q", code=error.code) from None
+    categories = [c.slug for c in release.snapshot.namespace.categories]
+    category = category_parse(request.GET.get("category"), categories=categories)
+    page = _page(request.GET.get("page"))
+    try:
+        listing = browse_entries(
+            entries=release.snapshot.entries,
+            index=release.index,
+            by_id=release.by_id,
+            by_category=release.memoized("category_positions", lambda: category_positions(release.snapshot.entries)),
+            query=query,
+            category=category,
+            page=page,
+        )
+    except PageOutOfRangeError as error:
+        raise NotFoundError(PAGE_PAST_END.format(page=page, pages=error.pages), param="page") from None
+    describedby = gate.path("llms.txt")
+    if wants_markdown(request):
+        body = entries_page_markdown(listing, namespace=release.snapshot.namespace)
+        return Reply(body.encode(), MARKDOWN, vary_accept=True, describedby=describedby)
+    html = entries_page_render(listing, release.snapshot, release.stamp)
+    return Reply(html.encode(), HTML, vary_accept=True, alternate=describedby, describedby=describedby)
+
+
+@read_view
+@not_replayed  # evaluation runs are recorded without a new release
+def metrics_page_get(request: HttpRequest, gate: Gate) -> Reply:
+    """/metrics: budget scan, context shape and golden-question quality across releases, as charts."""
+    release = gate.release
+    html = metrics_page_render(
+        snapshot=release.snapshot,
+        stamp=release.stamp,
+        document=metrics_document(release=release, namespace_id=gate.namespace.id),
+        trend=evaluation_trend(namespace_id=gate.namespace.id),
+    )
+    return Reply(html.encode(), HTML, alternate=gate.path("metrics.json"), alternate_type="application/json")
