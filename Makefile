@@ -7,6 +7,9 @@ STAMP := $(VENV)/.installed
 # The official TypeScript MCP SDKs the tests drive (tests/mcp_bridge/test_typescript_sdk.py).
 NODE_CLIENTS := tests/mcp_bridge/typescript
 NODE_STAMP := $(NODE_CLIENTS)/node_modules/.installed
+# axe-core, which the browser tests inject into every page they visit (tests/a11y.py).
+A11Y := tests/a11y
+A11Y_STAMP := $(A11Y)/node_modules/.installed
 
 .PHONY: run test lint format typecheck check ci bench worker beat install clean
 
@@ -26,6 +29,11 @@ $(NODE_STAMP): $(NODE_CLIENTS)/package-lock.json
 		cd $(NODE_CLIENTS) && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
 	else echo "npm not found: the TypeScript MCP SDK tests will skip (apt-get install nodejs npm)"; fi
 
+$(A11Y_STAMP): $(A11Y)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd $(A11Y) && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
+	else echo "npm not found: the accessibility checks of the browser tests will skip (apt-get install nodejs npm)"; fi
+
 run: $(STAMP)
 	@mkdir -p var
 	$(BIN)/python manage.py migrate --noinput -v 0
@@ -33,7 +41,7 @@ run: $(STAMP)
 	@echo "Evergreen demo: http://127.0.0.1:$(PORT)/  (admin: http://127.0.0.1:$(PORT)/admin/)"
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-test: $(STAMP) $(NODE_STAMP)
+test: $(STAMP) $(NODE_STAMP) $(A11Y_STAMP)
 	@mkdir -p var
 	$(BIN)/pytest
 
@@ -66,4 +74,4 @@ beat: $(STAMP)
 	$(BIN)/celery -A evergreen_site beat --loglevel INFO
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache $(NODE_CLIENTS)/node_modules
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache $(NODE_CLIENTS)/node_modules $(A11Y)/node_modules

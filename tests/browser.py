@@ -23,7 +23,11 @@ CHROMIUM_ARGS = [
 ]
 
 
-def chromium_page() -> Iterator[Any]:
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}  # an iPhone 12-15's CSS pixels
+
+
+def chromium_page(viewport: dict[str, int] | None = None) -> Iterator[Any]:
     """A fresh page in a fresh browser; skips (or fails under EVERGREEN_REQUIRE_SERVICES=1) without Chromium."""
     if not CHROMIUM.exists():
         if os.environ.get("EVERGREEN_REQUIRE_SERVICES") == "1":
@@ -38,7 +42,7 @@ def chromium_page() -> Iterator[Any]:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             try:
-                page = browser.new_page()
+                page = browser.new_page(viewport=viewport or DESKTOP)
                 page.set_default_timeout(20_000)
                 yield page
             finally:
@@ -51,3 +55,8 @@ def chromium_page() -> Iterator[Any]:
             os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         else:
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+def sideways_overflow(page: Any) -> int:
+    """How many CSS pixels the page is wider than the window (0: nothing to scroll sideways)."""
+    return int(page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth"))
