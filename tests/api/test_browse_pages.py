@@ -132,7 +132,9 @@ def test_the_metrics_page_draws_the_measurements_and_the_trend(client: Any, alph
     page = client.get("/t/alpha/metrics").content.decode()
 
     assert page.count('<svg xmlns="http://www.w3.org/2000/svg" class="chart"') == 3
-    assert f"Release #{second.sequence} (v{second.knowledge_version}), the one served now, has not been evaluated" in page
+    assert (
+        f"Release #{second.sequence} (v{second.knowledge_version}), the one served now, has not been evaluated" in page
+    )
     assert f"#{first.sequence} v{first.knowledge_version}" in page and "0.610" in page
     assert 'href="metrics.json"' in page
     assert 'href="metrics"' in client.get("/t/alpha/").content.decode()
@@ -141,7 +143,9 @@ def test_the_metrics_page_draws_the_measurements_and_the_trend(client: Any, alph
 def test_the_metrics_page_shows_the_served_releases_evaluation(client: Any, alpha: Namespace) -> None:
     release = alpha.active_release
     assert release is not None
-    EvaluationRun.objects.create(namespace=alpha, release=release, metrics={"ndcg_at_10": 0.75, "queries": 9}, results=[])
+    EvaluationRun.objects.create(
+        namespace=alpha, release=release, metrics={"ndcg_at_10": 0.75, "queries": 9}, results=[]
+    )
 
     page = client.get("/t/alpha/metrics").content.decode()
 

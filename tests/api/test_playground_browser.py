@@ -4,43 +4,20 @@ sees the pack /api/context returns."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tests.browser import chromium_page
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium"),
-]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def page(monkeypatch: pytest.MonkeyPatch, no_rate_limit: None) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API runs an event loop in this thread; the ORM calls happen in the live server's thread.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            tab = browser.new_page()
-            tab.set_default_timeout(20_000)
-            yield tab
-        finally:
-            browser.close()
+def page(no_rate_limit: None) -> Iterator[Any]:
+    yield from chromium_page()
 
 
 def ask(page: Any, base: str, topic: str, budget: int) -> list[str]:
@@ -78,4 +55,4 @@ def test_the_playground_works_under_the_namespace_prefix(page: Any, live_server:
     shown = ask(page, live_server.url + "/t/evergreen", "", 800)
 
     assert shown == sorted(shown)
-    assert page.url.endswith("/t/evergreen/")
+    assert urlsplit(page.url).path == "/t/evergreen/"

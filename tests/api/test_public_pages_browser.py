@@ -16,7 +16,15 @@ from tests.browser import DESKTOP, PHONE, chromium_page, sideways_overflow
 from tests.servingfixtures import publish
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-PAGES = ["/", "/entries/", "/entries/?q=token", "/entries/EG-202", "/docs/protocol-stack", "/metrics", "/entries/EG-999"]
+PAGES = [
+    "/",
+    "/entries/",
+    "/entries/?q=token",
+    "/entries/EG-202",
+    "/docs/protocol-stack",
+    "/metrics",
+    "/entries/EG-999",
+]
 
 
 @pytest.fixture(params=[DESKTOP, PHONE], ids=["desktop", "phone"])
