@@ -44,6 +44,9 @@ class VersionInline(NamespaceScopedInline, admin.TabularInline):
     show_change_link = False
     read_only = True
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[EntryVersion]:
+        return super().get_queryset(request).select_related("entry", "author", "reviewer")
+
     @admin.display(description="Version")
     def number_link(self, obj: EntryVersion) -> str:
         return format_html('<a href="{}">v{}</a>', version_url(obj), obj.number)

@@ -95,6 +95,7 @@ class ReleaseAdmin(ReadOnlyAdmin):
 class ReleaseBuildAdmin(ReadOnlyAdmin):
     list_display = ["pk", "namespace", "status", "release", "started_at", "finished_at"]
     list_filter = ["namespace", "status"]
+    list_select_related = ["namespace", "release__namespace"]
     readonly_fields = ["namespace", "status", "release", "task_id", "started_at", "finished_at", "error"]
 
 
