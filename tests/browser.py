@@ -42,7 +42,7 @@ def chromium_page(viewport: dict[str, int] | None = None) -> Iterator[Any]:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             try:
-                page = browser.new_page(viewport=viewport or DESKTOP)
+                page = browser.new_page(viewport=viewport or DESKTOP)  # type: ignore[arg-type]  # a ViewportSize
                 page.set_default_timeout(20_000)
                 yield page
             finally:

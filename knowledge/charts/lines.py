@@ -30,7 +30,7 @@ def _x_positions(count: int) -> list[float]:
 def _legend(series: Sequence[Series], y: float) -> tuple[list[str], float]:
     """Entries left to right, wrapping to a new row when the width is used up."""
     parts: list[str] = []
-    x = LEFT
+    x: float = LEFT
     for index, item in enumerate(series):
         width = 26 + 7.2 * len(item.name)
         if x + width > WIDTH and x > LEFT:

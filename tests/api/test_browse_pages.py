@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from knowledge.models import EvaluationRun, Namespace
-from knowledge.retrieval.snapshot import EntryRecord, Tombstone
+from knowledge.retrieval.snapshot import Tombstone
 from knowledge.selectors.pages import INDEX_ROWS, RETIRED_LISTED, index_page_render
 from knowledge.selectors.serving import release_loaded, serving_caches_clear
 from knowledge.services.releases import release_build
@@ -102,7 +102,7 @@ def test_the_entry_list_never_shows_another_namespaces_entries(client: Any, atla
 
 def test_the_index_page_stays_small_at_100000_entries(atlas: Namespace) -> None:
     """Rendered from a release of 100,000 entries and 5,000 retirements: one page of each, and links onward."""
-    assert atlas.active_release is not None
+    assert atlas.active_release_id is not None
     loaded = release_loaded(release_id=atlas.active_release_id, key="k", namespace_id=atlas.pk)
     model = loaded.snapshot.entries[0]
     entries = tuple(replace(model, id=f"AL-{n:06d}", title=f"Entry {n}") for n in range(100_000))

@@ -15,6 +15,12 @@ def parse(svg: str) -> ET.Element:
     return ET.fromstring(svg)
 
 
+def child(svg: ET.Element, tag: str) -> ET.Element:
+    found = svg.find(f"{NS}{tag}")
+    assert found is not None
+    return found
+
+
 def bar_widths(svg: ET.Element, colour: str) -> list[float]:
     return [float(r.get("width", 0)) for r in svg.iter(f"{NS}rect") if r.get("fill") == colour]
 
@@ -24,8 +30,8 @@ def test_a_chart_names_itself_for_screen_readers() -> None:
 
     assert svg.get("role") == "img"
     labelled = svg.get("aria-labelledby", "").split()
-    assert [svg.find(f"{NS}title").get("id"), svg.find(f"{NS}desc").get("id")] == labelled
-    assert "790 tokens used, 3 entries · truncated" in svg.find(f"{NS}desc").text
+    assert [child(svg, "title").get("id"), child(svg, "desc").get("id")] == labelled
+    assert "790 tokens used, 3 entries · truncated" in str(child(svg, "desc").text)
 
 
 def test_bars_are_proportional_on_a_linear_axis() -> None:
@@ -52,7 +58,7 @@ def test_labels_are_escaped() -> None:
     svg = bar_chart(Frame("t", "<b>", "&"), [Bar("<script>alert(1)</script>", 1)], unit="")
 
     assert "<script>" not in svg
-    assert parse(svg).find(f"{NS}title").text == "<b>"
+    assert child(parse(svg), "title").text == "<b>"
 
 
 def test_the_quality_trend_draws_one_line_per_metric_present() -> None:
@@ -63,9 +69,9 @@ def test_the_quality_trend_draws_one_line_per_metric_present() -> None:
     svg = parse(quality_trend_chart(runs))
 
     assert len(list(svg.iter(f"{NS}polyline"))) == 2
-    assert "latest #2 v1.1.0: nDCG@10 0.700, Hit rate 0.800" in svg.find(f"{NS}desc").text
+    assert "latest #2 v1.1.0: nDCG@10 0.700, Hit rate 0.800" in str(child(svg, "desc").text)
 
 
 def test_a_chart_without_data_still_renders() -> None:
-    assert parse(quality_trend_chart([])).find(f"{NS}desc").text == "No evaluation yet."
+    assert child(parse(quality_trend_chart([])), "desc").text == "No evaluation yet."
     assert parse(budget_scan_chart([])).get("role") == "img"

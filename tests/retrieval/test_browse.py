@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import pytest
 
 from knowledge.retrieval.browse import (
     PAGE_SIZE,
     SEARCH_LIMIT,
+    BrowsePage,
     PageOutOfRangeError,
     browse_entries,
     category_positions,
@@ -44,14 +46,14 @@ def release(count: int = 130) -> tuple[tuple[EntryRecord, ...], SearchIndex]:
     return entries, SearchIndex.compile(documents)
 
 
-def browse(**kwargs: object) -> object:
+def browse(**kwargs: Any) -> BrowsePage:
     entries, index = release()
     return browse_entries(
         entries=entries,
         index=index,
         by_id={e.id: i for i, e in enumerate(entries)},
         by_category=category_positions(entries),
-        **kwargs,  # type: ignore[arg-type]
+        **kwargs,
     )
 
 
