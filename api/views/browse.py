@@ -64,7 +64,7 @@ def entries_browse_get(request: HttpRequest, gate: Gate) -> Reply:
 @read_view
 @not_replayed  # evaluation runs are recorded without a new release
 def metrics_page_get(request: HttpRequest, gate: Gate) -> Reply:
-    """/metrics: budget scan, context shape and golden-question quality across releases, as charts."""
+    """/metrics.html: budget scan, context shape and golden-question quality across releases, as charts."""
     release = gate.release
     html = metrics_page_render(
         snapshot=release.snapshot,

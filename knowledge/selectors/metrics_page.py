@@ -1,4 +1,4 @@
-"""/metrics: the namespace's measurements for people, as charts with their data beside them."""
+"""/metrics.html: the namespace's measurements for people, as charts with their data beside them."""
 
 from __future__ import annotations
 

@@ -129,7 +129,7 @@ def test_the_metrics_page_draws_the_measurements_and_the_trend(client: Any, alph
     assert second is not None and second.pk != first.pk
     serving_caches_clear()
 
-    page = client.get("/t/alpha/metrics").content.decode()
+    page = client.get("/t/alpha/metrics.html").content.decode()
 
     assert page.count('<svg xmlns="http://www.w3.org/2000/svg" class="chart"') == 3
     assert (
@@ -137,7 +137,7 @@ def test_the_metrics_page_draws_the_measurements_and_the_trend(client: Any, alph
     )
     assert f"#{first.sequence} v{first.knowledge_version}" in page and "0.610" in page
     assert 'href="metrics.json"' in page
-    assert 'href="metrics"' in client.get("/t/alpha/").content.decode()
+    assert 'href="metrics.html"' in client.get("/t/alpha/").content.decode()
 
 
 def test_the_metrics_page_shows_the_served_releases_evaluation(client: Any, alpha: Namespace) -> None:
@@ -147,7 +147,7 @@ def test_the_metrics_page_shows_the_served_releases_evaluation(client: Any, alph
         namespace=alpha, release=release, metrics={"ndcg_at_10": 0.75, "queries": 9}, results=[]
     )
 
-    page = client.get("/t/alpha/metrics").content.decode()
+    page = client.get("/t/alpha/metrics.html").content.decode()
 
     assert "the one served now, was evaluated" in page
     assert re.search(r"<th scope=\"row\">Questions</th><td class=\"num\">9</td>", page)

@@ -22,7 +22,7 @@ PAGES = [
     "/entries/?q=token",
     "/entries/EG-202",
     "/docs/protocol-stack",
-    "/metrics",
+    "/metrics.html",
     "/entries/EG-999",
 ]
 

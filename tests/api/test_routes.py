@@ -31,6 +31,9 @@ ROUTES = [
     "docs/protocol-stack",
     "docs/protocol-stack.md",
     "api/prompt-pack?scenario=coding",
+    "entries/",
+    "entries/?q=token&page=1",
+    "metrics.html",
 ]
 HTML_ROUTES = ["", "index.html", "entries/EG-202", "docs/protocol-stack"]
 PREFIXES = ["/", "/t/evergreen/"]
