@@ -1,46 +1,19 @@
-"""One entry by public ID (seed §6): published → the entry, retired → its tombstone, else the nearest IDs."""
+"""One entry by public ID (seed §6): published → the entry, retired → its tombstone, else the nearest IDs.
+
+The outcomes and their JSON are the agent contract's (``knowledge.retrieval.contract.lookups``); this
+module finds the entry in a release.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from gateway.errors import BadParameterError
-from knowledge.retrieval.render.context_json import tombstone_payload
-from knowledge.retrieval.render.markdown import entry_markdown, missing_markdown, tombstone_markdown
-from knowledge.retrieval.render.messages import messages_for
-from knowledge.retrieval.snapshot import EntryRecord, Tombstone
-from knowledge.selectors.documents import UNKNOWN_VERSION, entry_document, entry_version_record
+from knowledge.retrieval.contract.lookups import EntryFound, EntryLookup, entry_found, entry_gone, entry_missing
+from knowledge.retrieval.contract.shapes import Served
+from knowledge.retrieval.snapshot import EntryRecord
+from knowledge.selectors.documents import UNKNOWN_VERSION, entry_version_record
 from knowledge.selectors.serving import LoadedRelease
 
 VERSION_INVALID = "version must be a whole number from 1 (a published version of the entry)."
-
-
-@dataclass(frozen=True, slots=True)
-class EntryFound:
-    entry: EntryRecord
-    payload: dict[str, Any]  # the JSON of GET /api/entries/<ID>
-    markdown: str  # GET /api/entries/<ID>.md
-
-
-@dataclass(frozen=True, slots=True)
-class EntryGone:
-    tombstone: Tombstone
-    payload: dict[str, Any]  # {id, title, retiredAt, reason, replacedBy}
-    markdown: str
-
-
-@dataclass(frozen=True, slots=True)
-class EntryMissing:
-    """Never existed here — including IDs of other namespaces, which answer exactly alike."""
-
-    entry_id: str
-    nearest: tuple[str, ...]
-    payload: dict[str, Any]
-    markdown: str
-
-
-EntryLookup = EntryFound | EntryGone | EntryMissing
 
 
 def normalize_entry_id(entry_id: str) -> str:
@@ -48,8 +21,7 @@ def normalize_entry_id(entry_id: str) -> str:
 
 
 def _found(release: LoadedRelease, entry: EntryRecord) -> EntryFound:
-    markdown = entry_markdown(entry, namespace=release.snapshot.namespace, stamp=release.stamp)
-    return EntryFound(entry, entry_document(release, entry), markdown)
+    return entry_found(Served(entry, release.snapshot.namespace, release.stamp))
 
 
 def entry_lookup(release: LoadedRelease, entry_id: str, *, version: int | None = None) -> EntryLookup:
@@ -86,8 +58,5 @@ def _lookup(release: LoadedRelease, wanted: str) -> EntryLookup:
         return _found(release, entry)
     tombstone = release.tombstones.get(wanted)
     if tombstone is not None:
-        return EntryGone(tombstone, tombstone_payload(tombstone), tombstone_markdown(tombstone, namespace=ns))
-    nearest = release.nearest(wanted)
-    message = messages_for(ns.language).not_found.format(name=ns.name, id=wanted, nearest=", ".join(nearest) or "-")
-    payload = {"error": {"code": "not_found", "message": message, "param": "id"}, "nearest": list(nearest)}
-    return EntryMissing(wanted, nearest, payload, missing_markdown(wanted, nearest, namespace=ns))
+        return entry_gone(tombstone, namespace=ns)
+    return entry_missing(wanted, release.nearest(wanted), namespace=ns)

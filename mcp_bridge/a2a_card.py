@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+from knowledge.retrieval.contract.records import AgentNamespace
 from mcp_bridge import schemas
 from mcp_bridge.a2a_extensions import CITATION, TOKEN_BUDGET, extension_uri
-from mcp_bridge.ports import NamespaceInfo
 from mcp_bridge.tools import Tool
 
 PROTOCOL_VERSION: Final = "0.3.0"
@@ -29,7 +29,7 @@ PUBLIC_ACCESS: Final = "Public namespace: no credentials are needed."
 PRIVATE_ACCESS: Final = "Private namespace: send the namespace API key as Authorization: Bearer <key>."
 
 
-def _extensions(rules: Sequence[str], info: NamespaceInfo) -> list[dict[str, Any]]:
+def _extensions(rules: Sequence[str], info: AgentNamespace) -> list[dict[str, Any]]:
     token_budget = {
         "uri": extension_uri(info.base_url, TOKEN_BUDGET),
         "description": "Answers are packed to a token budget; put budget (tokens) in the message's data part.",
@@ -73,7 +73,7 @@ def _skill(tool: Tool) -> dict[str, Any]:
     return skill
 
 
-def _security(info: NamespaceInfo) -> dict[str, Any]:
+def _security(info: AgentNamespace) -> dict[str, Any]:
     """OpenAPI security requirements (v0.3.0 §5.5): ``[{}]`` means no credentials are required."""
     if info.public:
         return {"securitySchemes": {}, "security": [{}]}
@@ -88,7 +88,7 @@ def _duration(seconds: int) -> str:
 
 
 def build_agent_card(
-    info: NamespaceInfo, tools: Sequence[Tool], rules: Sequence[str], *, retention_seconds: int
+    info: AgentNamespace, tools: Sequence[Tool], rules: Sequence[str], *, retention_seconds: int
 ) -> dict[str, Any]:
     """A strict v0.3.0 AgentCard; ``url`` serves JSON-RPC, as ``preferredTransport`` says (§5.6.1)."""
     url = info.base_url + A2A_PATH

@@ -12,8 +12,6 @@ from django.conf import settings
 from django.http import HttpRequest
 
 from gateway.context import context_body, context_observed
-from gateway.entries import EntryFound as FoundInRelease
-from gateway.entries import EntryGone as GoneFromRelease
 from gateway.entries import entry_lookup, normalize_entry_id
 from gateway.errors import BadParameterError
 from gateway.explain import explained_document, why_parse
@@ -25,6 +23,8 @@ from knowledge.ids import ID_PATTERN
 from knowledge.models import Namespace
 from knowledge.requestlog.buffer import request_observed
 from knowledge.requestlog.records import Observed, entry_observed
+from knowledge.retrieval.contract.lookups import EntryFound, EntryGone, EntryLookup
+from knowledge.retrieval.contract.records import AgentNamespace
 from knowledge.retrieval.render.release import etag_of
 from knowledge.security_events import RATE_LIMITED, security_event
 from knowledge.selectors.quality import metrics_document
@@ -33,20 +33,14 @@ from knowledge.telemetry.ids import request_id_current
 from knowledge.telemetry.metrics import RATE_LIMIT_REFUSALS, tallies
 from mcp_bridge.ports import (
     CachePolicy,
-    EntryFound,
-    EntryGone,
-    EntryLookup,
-    EntryMissing,
     EntryPage,
     EntrySummary,
     FeedbackKind,
     FeedbackReceipt,
-    NamespaceInfo,
     ParamError,
     PromptPack,
     PromptPackInfo,
     RateLimitedError,
-    Tombstone,
 )
 
 FEEDBACK_ENTRY_UNKNOWN: Final = "{id} is not an entry of this knowledge base; omit entryId or use an existing ID."
@@ -83,12 +77,12 @@ class DjangoBackend:
         self.base_url = base_url.rstrip("/")
         self.source = source
         self.started = time.perf_counter()  # for the request log's latency
-        self._info: NamespaceInfo | None = None
+        self._info: AgentNamespace | None = None
 
-    def namespace(self) -> NamespaceInfo:
+    def namespace(self) -> AgentNamespace:
         if self._info is None:
             ns = self.release.snapshot.namespace
-            self._info = NamespaceInfo(
+            self._info = AgentNamespace(
                 slug=ns.slug,
                 title=ns.title,
                 summary=ns.summary,
@@ -143,7 +137,7 @@ class DjangoBackend:
             found = entry_lookup(self.release, entry_id, version=version)
         except BadParameterError as error:
             raise ParamError(error.code, error.message, error.param or "version") from error
-        status = 200 if isinstance(found, FoundInRelease) else 410 if isinstance(found, GoneFromRelease) else 404
+        status = 200 if isinstance(found, EntryFound) else 410 if isinstance(found, EntryGone) else 404
         self._observed(
             entry_observed(
                 namespace_id=self.gate.namespace.id,
@@ -155,12 +149,7 @@ class DjangoBackend:
                 version=version,
             )
         )
-        if isinstance(found, GoneFromRelease):
-            stone = found.tombstone
-            return EntryGone(Tombstone(stone.id, stone.title, stone.retired_at, stone.reason, stone.replaced_by))
-        if not isinstance(found, FoundInRelease):
-            return EntryMissing(nearest=found.nearest)
-        return EntryFound(payload=found.payload, markdown=found.markdown)
+        return found
 
     def entry_page(self, *, after: str | None, size: int) -> EntryPage:
         """Published entries by ID number (EG-999 before EG-1000), strictly after ``after``."""

@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Final
 
+from knowledge.retrieval.contract.lookups import EntryFound, EntryGone
+from knowledge.retrieval.contract.records import AgentNamespace
 from mcp_bridge.jsonrpc import INVALID_PARAMS, JsonRpcError
-from mcp_bridge.ports import Backend, EntryFound, EntryGone, NamespaceInfo
+from mcp_bridge.ports import Backend
 from mcp_bridge.tools import build_tools, call_tool, find_tool, render_mcp
 
 # 2025-11-25 server/resources.mdx §Error Handling; retired in 2026-07-28 (basic/index.mdx, replaced by -32602).
@@ -63,7 +65,7 @@ class Call:
     modern: bool
 
 
-def server_info(info: NamespaceInfo) -> dict[str, Any]:
+def server_info(info: AgentNamespace) -> dict[str, Any]:
     """``Implementation``: the namespace served by Evergreen, versioned by its knowledge version."""
     return {
         "name": f"evergreen-{info.slug}",
@@ -215,7 +217,7 @@ def resources_read(call: Call) -> dict[str, Any]:
         raise _not_found(call, RESOURCE_NOT_FOUND_MESSAGE, {"uri": uri})
     found = call.backend.entry(entry_id=entry_id, version=None)
     if isinstance(found, EntryGone):
-        data = {"uri": uri, "tombstone": found.tombstone.as_json()}
+        data = {"uri": uri, "tombstone": found.payload}
         raise _not_found(call, RESOURCE_GONE_MESSAGE.format(id=found.tombstone.id), data)
     if not isinstance(found, EntryFound):
         raise _not_found(call, RESOURCE_NOT_FOUND_MESSAGE, {"uri": uri})

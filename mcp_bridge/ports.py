@@ -1,10 +1,17 @@
-"""The narrow interfaces the protocol core needs from the Django side (the backend) and its task store."""
+"""The narrow interfaces the protocol core needs from the Django side (the backend) and its task store.
+
+What an agent receives about an entry (found, gone, missing) and the namespace are the agent contract's
+records (``knowledge.retrieval.contract``); nothing here re-declares them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
+
+from knowledge.retrieval.contract.lookups import EntryLookup
+from knowledge.retrieval.contract.records import AgentNamespace
 
 FeedbackKind = Literal["outdated", "incorrect", "missing", "other"]
 
@@ -38,73 +45,11 @@ class TaskQuotaError(Exception):
 
 
 @dataclass(frozen=True)
-class NamespaceInfo:
-    """Who the namespace is. ``base_url`` is absolute, without a trailing slash, and includes any
-    ``/t/<namespace>`` prefix, so ``base_url + "/mcp"`` is this namespace's MCP endpoint."""
-
-    slug: str
-    title: str
-    summary: str
-    base_url: str
-    language: str
-    knowledge_version: str
-    public: bool
-    id_prefix: str
-    categories: tuple[str, ...]
-    organization: str
-
-
-@dataclass(frozen=True)
 class CachePolicy:
     """The namespace's HTTP caching (seed §10): ``Cache-Control: public|private, max-age=<max_age>``."""
 
     max_age: int
     public: bool
-
-
-@dataclass(frozen=True)
-class Tombstone:
-    """What a retired entry leaves behind (seed §6: 410 Gone with the tombstone as body)."""
-
-    id: str
-    title: str
-    retired_at: str
-    reason: str
-    replaced_by: str | None
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "retiredAt": self.retired_at,
-            "reason": self.reason,
-            "replacedBy": self.replaced_by,
-        }
-
-
-@dataclass(frozen=True)
-class EntryFound:
-    """A published entry: ``payload`` is the JSON of ``GET /api/entries/<ID>``, ``markdown`` its ``.md``."""
-
-    payload: Mapping[str, Any]
-    markdown: str
-
-
-@dataclass(frozen=True)
-class EntryGone:
-    """A retired entry of this namespace."""
-
-    tombstone: Tombstone
-
-
-@dataclass(frozen=True)
-class EntryMissing:
-    """An ID that never existed here (or belongs to another namespace), with the nearest existing IDs."""
-
-    nearest: tuple[str, ...]
-
-
-EntryLookup = EntryFound | EntryGone | EntryMissing
 
 
 @dataclass(frozen=True)
@@ -158,7 +103,7 @@ class Backend(Protocol):
     release; nothing here may change published content.
     """
 
-    def namespace(self) -> NamespaceInfo:
+    def namespace(self) -> AgentNamespace:
         """The namespace's identity."""
         ...
 

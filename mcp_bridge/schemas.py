@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+from knowledge.retrieval.contract.shapes import CONTEXT, SERVED_ENTRY, TOMBSTONE
+
 BUDGET_DEFAULT: Final = 2000
 BUDGET_MIN: Final = 200
 BUDGET_MAX: Final = 8000
@@ -17,8 +19,6 @@ ENTRY_IDS_MAX: Final = 20
 FEEDBACK_MESSAGE_MAX_LENGTH: Final = 2000
 SCENARIOS: Final = ("chat", "coding", "research", "support")
 FEEDBACK_KINDS: Final = ("outdated", "incorrect", "missing", "other")
-
-_NULLABLE_STRING: Final = {"type": ["string", "null"]}
 
 
 def search_input(categories: Sequence[str]) -> dict[str, Any]:
@@ -96,42 +96,12 @@ FEEDBACK_INPUT: Final = {
     "additionalProperties": False,
 }
 
-_ENTRY_FIELDS: Final = {
-    "id": {"type": "string"},
-    "category": {"type": "string"},
-    "title": {"type": "string"},
-    "summary": {"type": "string"},
-    "body": {"type": "string"},
-    "tags": {"type": "array", "items": {"type": "string"}},
-    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-    "tokens": {"type": "integer", "minimum": 0},
-    "updated": {"type": "string"},
-}
-
-_ENTRY: Final = {
-    "type": "object",
-    "properties": _ENTRY_FIELDS,
-    "required": list(_ENTRY_FIELDS),
-}
-
-_TOMBSTONE: Final = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string"},
-        "title": {"type": "string"},
-        "retiredAt": {"type": "string"},
-        "reason": {"type": "string"},
-        "replacedBy": _NULLABLE_STRING,
-    },
-    "required": ["id", "title", "retiredAt", "reason", "replacedBy"],
-}
-
-# With `ids`, one result lists what was found, what is retired and what never existed, in the asked order.
+# The result shapes are the agent contract's (REST answers the same JSON).
 _ENTRIES: Final = {
     "type": "object",
     "properties": {
-        "entries": {"type": "array", "items": _ENTRY},
-        "gone": {"type": "array", "items": _TOMBSTONE},
+        "entries": {"type": "array", "items": SERVED_ENTRY.schema()},
+        "gone": {"type": "array", "items": TOMBSTONE.schema()},
         "missing": {
             "type": "array",
             "items": {
@@ -144,68 +114,10 @@ _ENTRIES: Final = {
     "required": ["entries", "gone", "missing"],
 }
 
-ENTRY_OUTPUT: Final = {"type": "object", "anyOf": [_ENTRY, _ENTRIES]}
+# With `ids`, one result lists what was found, what is retired and what never existed, in the asked order.
+ENTRY_OUTPUT: Final = {"type": "object", "anyOf": [SERVED_ENTRY.schema(), _ENTRIES]}
 
-_PACKED_ENTRY: Final = {
-    "type": "object",
-    "properties": {**_ENTRY_FIELDS, "score": {"type": "number"}, "relevance": {"type": "number"}},
-    "required": [*_ENTRY_FIELDS, "score", "relevance"],
-}
-
-_CITATION: Final = {
-    "type": "object",
-    "properties": {
-        "marker": {"type": "string"},
-        "entryId": {"type": "string"},
-        "url": {"type": "string"},
-        "text": {"type": "string"},
-        "confidence": {"type": "number"},
-    },
-    "required": ["marker", "entryId", "url", "text", "confidence"],
-}
-
-# Seed §4: the exact /api/context fields; additive fields (issue 3) are allowed, so no
-# additionalProperties: false at the top level. `hint` only appears when action is needed.
-CONTEXT_PACK_OUTPUT: Final = {
-    "type": "object",
-    "properties": {
-        "query": {
-            "type": "object",
-            "properties": {"topic": {"type": "string"}, "budget": {"type": "integer"}, "category": _NULLABLE_STRING},
-            "required": ["topic", "budget", "category"],
-            "additionalProperties": False,
-        },
-        "knowledgeVersion": {"type": "string"},
-        "revision": {"type": "string"},
-        "usedTokens": {"type": "integer", "minimum": 0},
-        "budget": {"type": "integer", "minimum": BUDGET_MIN, "maximum": BUDGET_MAX},
-        "matched": {"type": "boolean"},
-        "truncated": {"type": "boolean"},
-        "entryCount": {"type": "integer", "minimum": 0},
-        "minEntryTokens": {"type": ["integer", "null"]},
-        "hint": _NULLABLE_STRING,
-        "entries": {"type": "array", "items": _PACKED_ENTRY},
-        "citations": {"type": "array", "items": _CITATION},
-        "rules": {"type": "array", "items": {"type": "string"}},
-        "generatedAt": {"type": "string"},
-        "source": {"type": "string"},
-    },
-    "required": [
-        "query",
-        "knowledgeVersion",
-        "revision",
-        "usedTokens",
-        "budget",
-        "matched",
-        "truncated",
-        "entryCount",
-        "entries",
-        "citations",
-        "rules",
-        "generatedAt",
-        "source",
-    ],
-}
+CONTEXT_PACK_OUTPUT: Final = CONTEXT.schema()
 
 PROMPT_PACK_OUTPUT: Final = {
     "type": "object",

@@ -11,17 +11,11 @@ from typing import Any, Final, Literal, cast
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
+from knowledge.retrieval.contract.lookups import EntryFound, EntryGone
+from knowledge.retrieval.contract.records import AgentNamespace
 from mcp_bridge import schemas
 from mcp_bridge.jsonrpc import dumps, whole_number
-from mcp_bridge.ports import (
-    Backend,
-    EntryFound,
-    EntryGone,
-    FeedbackKind,
-    NamespaceInfo,
-    ParamError,
-    RateLimitedError,
-)
+from mcp_bridge.ports import Backend, FeedbackKind, ParamError, RateLimitedError
 
 logger = logging.getLogger(__name__)
 
@@ -160,7 +154,7 @@ def _entry(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
         note = GONE_MESSAGE.format(id=stone.id, retired_at=stone.retired_at[:10], reason=stone.reason)
         if stone.replaced_by:
             note += GONE_REPLACED_MESSAGE.format(replaced_by=stone.replaced_by)
-        return _failure("gone", note, {"error": "gone", "tombstone": stone.as_json()})
+        return _failure("gone", note, {"error": "gone", "tombstone": found.payload})
     nearest = list(found.nearest[:3])
     note = (
         MISSING_MESSAGE.format(id=entry_id, nearest=", ".join(nearest))
@@ -180,7 +174,7 @@ def _entries(backend: Backend, entry_ids: Sequence[str]) -> ToolResult:
         if isinstance(lookup, EntryFound):
             found.append(dict(lookup.payload))
         elif isinstance(lookup, EntryGone):
-            gone.append(lookup.tombstone.as_json())
+            gone.append(lookup.payload)
         else:
             missing.append({"id": entry_id, "nearest": list(lookup.nearest[:3])})
     note = ENTRIES_MESSAGE.format(
@@ -246,11 +240,11 @@ def _verify(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
 
 
 @lru_cache(maxsize=128)
-def build_tools(info: NamespaceInfo) -> tuple[Tool, ...]:
+def build_tools(info: AgentNamespace) -> tuple[Tool, ...]:
     """The namespace's tools, in a fixed order (MCP 2026-07-28 tools.mdx: deterministic ordering).
 
     Descriptions state units, ranges, the result and the errors; they never quote entry text. Cached
-    per ``NamespaceInfo`` (frozen, so a changed namespace is a new key) to compile the validators once.
+    per ``AgentNamespace`` (frozen, so a changed namespace is a new key) to compile the validators once.
     """
     example_id = f"{info.id_prefix}-202"
     categories = ", ".join(info.categories)

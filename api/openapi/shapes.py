@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from knowledge.retrieval.contract import shapes as contract
 
 STRING: dict[str, Any] = {"type": "string"}
 INTEGER: dict[str, Any] = {"type": "integer"}
@@ -15,128 +18,39 @@ def obj(properties: dict[str, Any], required: list[str] | None = None, **extra: 
     return {"type": "object", "properties": properties, "required": required or list(properties), **extra}
 
 
+def openapi(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A contract schema in OpenAPI 3.0's dialect: ``type: [T, "null"]`` becomes ``nullable``,
+    ``examples`` becomes ``example`` and ``title`` (a component name there) is dropped."""
+    converted: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title":
+            continue
+        if key == "type" and isinstance(value, list):
+            kinds = [kind for kind in value if kind != "null"]
+            converted["type"] = kinds[0]
+            converted["nullable"] = True
+        elif key == "examples":
+            converted["example"] = value[0]
+        elif key == "properties":
+            converted[key] = {name: openapi(child) for name, child in value.items()}
+        elif key == "items" or (key == "additionalProperties" and isinstance(value, dict)):
+            converted[key] = openapi(value)
+        elif key in ("anyOf", "oneOf"):
+            converted[key] = [openapi(child) for child in value]
+        else:
+            converted[key] = value
+    return converted
+
+
+# The agent contract's shapes (knowledge.retrieval.contract.shapes), so REST documents exactly what it serves.
 ERROR = obj(
-    {
-        "error": obj(
-            {
-                "code": {**STRING, "example": "invalid_budget"},
-                "message": STRING,
-                "param": {"type": "string", "nullable": True, "example": "budget"},
-            }
-        )
-    },
+    {"error": openapi(contract.ERROR.schema())},
     description="Every 4xx body: a stable code, a human message and the offending parameter.",
 )
-
-PACKED_ENTRY = obj(
-    {
-        "id": ID,
-        "category": STRING,
-        "title": STRING,
-        "summary": STRING,
-        "body": STRING,
-        "tags": {"type": "array", "items": STRING},
-        "confidence": {**NUMBER, "minimum": 0, "maximum": 1},
-        "tokens": {**INTEGER, "description": "Seed §4 estimate of title + summary + body."},
-        "updated": {**STRING, "format": "date"},
-        "score": {**NUMBER, "description": "Ranking score; only for ordering, not comparable across queries."},
-        "relevance": {**NUMBER, "description": "round(score / top score, 2), in (0, 1]; not evidence of relevance."},
-        "version": {**INTEGER, "description": "Additive: the published version number."},
-        "contentHash": {**STRING, "description": "Additive: SHA-256 of the version's content."},
-        "stale": {**BOOLEAN, "description": "Additive: updated more than 12 months before the release (EG-201.4)."},
-        "url": {**STRING, "format": "uri", "description": "Additive: /api/entries/<ID> of this entry."},
-        "via": {**ID, "description": "Additive, only with link expansion: the hit that linked this entry in."},
-    },
-    required=[
-        "id",
-        "category",
-        "title",
-        "summary",
-        "body",
-        "tags",
-        "confidence",
-        "tokens",
-        "updated",
-        "score",
-        "relevance",
-        "version",
-        "contentHash",
-        "stale",
-        "url",
-    ],
-)
-
-CITATION = obj(
-    {"marker": {**STRING, "example": "[EG-202]"}, "entryId": ID, "url": STRING, "text": STRING, "confidence": NUMBER}
-)
-
-CONTEXT = obj(
-    {
-        "query": obj(
-            {"topic": STRING, "budget": INTEGER, "category": {"type": "string", "nullable": True}},
-            additionalProperties=False,
-        ),
-        "knowledgeVersion": STRING,
-        "revision": {**STRING, "format": "date"},
-        "usedTokens": {**INTEGER, "description": "Tokens of the packed entries; always <= budget."},
-        "budget": {**INTEGER, "description": "The budget after clamping to [200, 8000]."},
-        "matched": {**BOOLEAN, "description": "false: zero hit, the entries are a fallback and must not be cited."},
-        "truncated": {**BOOLEAN, "description": "A matching entry was left out for budget."},
-        "entryCount": INTEGER,
-        "minEntryTokens": {"type": "integer", "nullable": True, "description": "Cost of the cheapest hit."},
-        "hint": {"type": "string", "nullable": True, "description": "What to do next, in the namespace's language."},
-        "entries": {"type": "array", "items": PACKED_ENTRY},
-        "citations": {"type": "array", "items": CITATION},
-        "rules": {"type": "array", "items": STRING},
-        "generatedAt": {**STRING, "description": "The release's build time (never the request time)."},
-        "source": {**STRING, "enum": ["api/context"]},
-        "releaseId": {**INTEGER, "description": "Additive: the release sequence the pack comes from."},
-        "hitCount": {**INTEGER, "description": "Additive: how many entries matched before packing."},
-        "omitted": {
-            "type": "array",
-            "items": obj({"id": ID, "tokens": INTEGER}),
-            "description": "Additive: up to 20 matching entries left out for budget, with their token cost.",
-        },
-    }
-)
-
-ENTRY = obj(
-    {
-        "id": ID,
-        "category": STRING,
-        "title": STRING,
-        "summary": STRING,
-        "body": STRING,
-        "tags": {"type": "array", "items": STRING},
-        "confidence": NUMBER,
-        "tokens": INTEGER,
-        "updated": STRING,
-        "version": INTEGER,
-        "contentHash": STRING,
-        "links": {"type": "array", "items": ID},
-        "url": STRING,
-        "stale": BOOLEAN,
-        "citation": CITATION,
-        "knowledgeVersion": STRING,
-        "releaseId": INTEGER,
-    }
-)
-
-TOMBSTONE = obj(
-    {
-        "id": ID,
-        "title": STRING,
-        "retiredAt": {**STRING, "format": "date-time"},
-        "reason": STRING,
-        "replacedBy": {**ID, "nullable": True},
-    },
-    description="410 Gone: the entry was retired; its ID is never reused.",
-)
-
-MISSING = obj(
-    {"error": ERROR["properties"]["error"], "nearest": {"type": "array", "items": ID, "maxItems": 3}},
-    description="404: no such ID here (IDs of other namespaces answer alike), with the three nearest IDs.",
-)
+CONTEXT = openapi(contract.CONTEXT.schema())
+ENTRY = openapi(contract.SERVED_ENTRY.schema())
+TOMBSTONE = openapi(contract.TOMBSTONE.schema())
+MISSING = openapi(contract.MISSING.schema())
 
 METRICS = obj(
     {

@@ -5,11 +5,12 @@ from __future__ import annotations
 import orjson
 from django.http import HttpRequest
 
-from gateway.entries import EntryFound, EntryGone, EntryLookup, entry_lookup, normalize_entry_id, version_parse
+from gateway.entries import entry_lookup, normalize_entry_id, version_parse
 from gateway.gate import Gate
 from gateway.http import JSON, MARKDOWN, Reply
 from gateway.views import read_view
 from knowledge.requestlog.records import entry_observed
+from knowledge.retrieval.contract.lookups import EntryFound, EntryGone, EntryLookup
 from knowledge.retrieval.render.release import etag_of
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from pathlib import Path
 
 import orjson
 from django.http import HttpRequest, HttpResponse
@@ -13,9 +12,9 @@ from gateway.errors import BadParameterError, NotFoundError
 from gateway.gate import Gate
 from gateway.http import JSON, TEXT, Reply, not_modified
 from gateway.views import not_replayed, read_view
+from knowledge.retrieval.contract.shapes import knowledge_schema
 from knowledge.selectors.quality import metrics_document
 
-SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schemas" / "knowledge.schema.json"
 SCENARIO_MISSING = "scenario must be one of: {known}."
 PROMPT_PACK_TITLE = "prompt-pack"
 NO_SUCH_FILE = "This release has no {name}."
@@ -42,7 +41,8 @@ def artifact_view(name: str, *, describedby: bool = True) -> Callable[..., HttpR
 
 @cache
 def _schema_bytes() -> bytes:
-    return SCHEMA_FILE.read_bytes()
+    """The draft-07 schema of /context.json (seed §10), derived from the agent contract's shapes."""
+    return orjson.dumps(knowledge_schema())
 
 
 @read_view

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
-from gateway.entries import EntryFound, EntryGone, entry_lookup
+from gateway.entries import entry_lookup
 from gateway.errors import NotFoundError
 from gateway.gate import Gate
 from gateway.http import HTML, MARKDOWN, Reply, wants_markdown
 from gateway.views import read_view
+from knowledge.retrieval.contract.lookups import EntryFound, EntryGone
 from knowledge.retrieval.render.markdown import doc_markdown
 from knowledge.retrieval.render.release import INDEX_MD
 from knowledge.retrieval.snapshot import DocRecord

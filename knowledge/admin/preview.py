@@ -11,9 +11,10 @@ from django.utils.safestring import SafeString, mark_safe
 
 from knowledge.models import Entry, EntryVersion
 from knowledge.retrieval.authoring import Draft, authoring_warnings
-from knowledge.retrieval.render.context_json import entry_payload
+from knowledge.retrieval.contract.shapes import ENTRY, Served
 from knowledge.retrieval.render.safe_html import markdown_to_safe_html
-from knowledge.selectors.snapshots import entry_record
+from knowledge.retrieval.snapshot import ReleaseStamp
+from knowledge.selectors.snapshots import entry_record, namespace_info
 
 DIFF_FIELDS = ["title", "summary", "body", "tags", "aliases", "links", "confidence", "updated"]
 
@@ -50,8 +51,10 @@ def diff_table(version: EntryVersion) -> SafeString:
 def preview_html(version: EntryVersion) -> SafeString:
     """The entry as /api/context returns it, and its body rendered from Markdown (sanitised)."""
     record = entry_record(entry=version.entry, version=version)
-    url = version.entry.namespace.base_url.rstrip("/") + f"/api/entries/{record.id}"
-    payload = json.dumps(entry_payload(record, url=url), ensure_ascii=False, indent=2)
+    # Not in a release yet: the stamp only dates the preview (the entry shape does not show it).
+    stamp = ReleaseStamp(sequence=0, knowledge_version="", revision=timezone.localdate().isoformat(), generated_at="")
+    served = Served(record, namespace_info(namespace=version.entry.namespace), stamp)
+    payload = json.dumps(ENTRY.json(served), ensure_ascii=False, indent=2)
     body = markdown_to_safe_html(version.body)
     aliases = (
         format_html(

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
 from typing import Any
 
+from knowledge.retrieval.contract.shapes import CONTEXT, ContextFacts, Packed, Served
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.packing import BUDGET_MAX, Pack, pack_to_budget
 from knowledge.retrieval.ranking import Ranking
 from knowledge.retrieval.render.messages import messages_for
 from knowledge.retrieval.snapshot import EntryRecord, NamespaceInfo, ReleaseStamp
 
-SOURCE = "api/context"
 # The budget tiers of seed §4 ("预算档位"); hints suggest the next one up.
 BUDGET_TIERS = (800, 2000, 4000, 8000)
-STALE_MONTHS = 12  # rule EG-201.4: warn when `updated` is older than twelve months
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,19 +45,6 @@ def suggested_budget(tokens: int) -> int:
     return -(-tokens // 100) * 100
 
 
-def is_stale(updated: str, *, revision: str) -> bool:
-    """True when `updated` is more than twelve months before the release's revision date."""
-    try:
-        then, now = date.fromisoformat(updated), date.fromisoformat(revision)
-    except ValueError:
-        return False
-    try:
-        year_before = now.replace(year=now.year - 1)
-    except ValueError:  # 29 February
-        year_before = now.replace(year=now.year - 1, day=28)
-    return then < year_before
-
-
 def _hint(query: ContextQuery, ranking: Ranking, pack: Pack, namespace: NamespaceInfo) -> str | None:
     """Seed §4: a hint only where a person or agent must act, in the namespace's language."""
     text = messages_for(namespace.language)
@@ -86,43 +71,6 @@ def _relevance(score: float, top: float) -> float:
     return max(0.01, round(score / top, 2))
 
 
-def entry_item(
-    entry: EntryRecord, *, score: float, relevance: float, view: ReleaseView, via: str | None
-) -> dict[str, Any]:
-    """One element of `entries`: the seed §4 fields in order, then Evergreen's additive fields."""
-    item: dict[str, Any] = {
-        "id": entry.id,
-        "category": entry.category,
-        "title": entry.title,
-        "summary": entry.summary,
-        "body": entry.body,
-        "tags": list(entry.tags),
-        "confidence": entry.confidence,
-        "tokens": entry.tokens,
-        "updated": entry.updated,
-        "score": round(score, 3),
-        "relevance": relevance,
-        "version": entry.version,
-        "contentHash": entry.content_hash,
-        "stale": is_stale(entry.updated, revision=view.stamp.revision),
-        "url": view.namespace.url(f"api/entries/{entry.id}"),
-    }
-    if via is not None:
-        item["via"] = via  # link-graph expansion: the ID of the hit that brought this entry in
-    return item
-
-
-def citation_item(entry: EntryRecord, *, view: ReleaseView) -> dict[str, Any]:
-    text = messages_for(view.namespace.language)
-    return {
-        "marker": f"[{entry.id}]",
-        "entryId": entry.id,
-        "url": view.namespace.url(f"context.json#{entry.id}"),
-        "text": text.citation.format(name=view.namespace.name, id=entry.id, title=entry.title),
-        "confidence": entry.confidence,
-    }
-
-
 def _hit_facts(ranking: Ranking) -> tuple[int, int | None]:
     """`hitCount` and `minEntryTokens` describe the hit set; the zero-hit fallback (entries by
     confidence, seed §4) has none, so it reports 0 and null rather than the fallback entries'."""
@@ -132,36 +80,36 @@ def _hit_facts(ranking: Ranking) -> tuple[int, int | None]:
 
 
 def context_payload(*, query: ContextQuery, ranking: Ranking, pack: Pack, view: ReleaseView) -> dict[str, Any]:
-    """The response body of seed §4 in its field order; additive fields (documented in the README) follow."""
+    """The response body of seed §4, in the contract's shape (``contract.shapes.CONTEXT``)."""
     # The ranking's first hit is always packed or omitted, so this is the top score of the hit set.
     top = max((hit.score for hit in pack.packed + pack.omitted), default=0.0)
-    packed = [view.entries[hit.position] for hit in pack.packed]
     hit_count, min_entry_tokens = _hit_facts(ranking)
-    return {
-        "query": {"topic": query.topic, "budget": query.budget, "category": query.category},
-        "knowledgeVersion": view.stamp.knowledge_version,
-        "revision": view.stamp.revision,
-        "usedTokens": pack.used_tokens,
-        "budget": query.budget,
-        "matched": ranking.matched,
-        "truncated": pack.truncated,
-        "entryCount": len(pack.packed),
-        "minEntryTokens": min_entry_tokens,
-        "hint": _hint(query, ranking, pack, view.namespace),
-        "entries": [
-            entry_item(entry, score=hit.score, relevance=_relevance(hit.score, top), view=view, via=hit.via)
-            for entry, hit in zip(packed, pack.packed, strict=True)
-        ],
-        "citations": [citation_item(entry, view=view) for entry in packed],
-        "rules": list(view.namespace.rules),
-        "generatedAt": view.stamp.generated_at,
-        "source": SOURCE,
-        "releaseId": view.release_id,
-        "hitCount": hit_count,
-        "omitted": [
-            {"id": view.entries[hit.position].id, "tokens": view.entries[hit.position].tokens} for hit in pack.omitted
-        ],
-    }
+    packed = tuple(
+        Packed(
+            served=Served(view.entries[hit.position], view.namespace, view.stamp),
+            score=round(hit.score, 3),
+            relevance=_relevance(hit.score, top),
+            via=hit.via,
+        )
+        for hit in pack.packed
+    )
+    facts = ContextFacts(
+        topic=query.topic,
+        budget=query.budget,
+        category=query.category,
+        stamp=view.stamp,
+        release_id=view.release_id,
+        used_tokens=pack.used_tokens,
+        matched=ranking.matched,
+        truncated=pack.truncated,
+        min_entry_tokens=min_entry_tokens,
+        hint=_hint(query, ranking, pack, view.namespace),
+        packed=packed,
+        rules=view.namespace.rules,
+        hit_count=hit_count,
+        omitted=tuple(view.entries[hit.position] for hit in pack.omitted),
+    )
+    return CONTEXT.json(facts)
 
 
 def context_pack(*, index: SearchIndex, view: ReleaseView, query: ContextQuery) -> tuple[Ranking, Pack]:

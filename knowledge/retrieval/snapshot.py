@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field, replace
 import orjson
 
 from knowledge.retrieval import ENGINE_VERSION
+from knowledge.retrieval.contract.records import Tombstone
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.synonyms import SynonymSet
 
@@ -84,17 +85,6 @@ def without_dead_links(entries: Sequence[EntryRecord]) -> tuple[EntryRecord, ...
         links = tuple(link for link in entry.links if link in live)
         kept.append(entry if links == entry.links else replace(entry, links=links))
     return tuple(kept)
-
-
-@dataclass(frozen=True, slots=True)
-class Tombstone:
-    """A retired entry: agents get 410 Gone with this body (seed §6)."""
-
-    id: str
-    title: str
-    retired_at: str
-    reason: str
-    replaced_by: str | None
 
 
 @dataclass(frozen=True, slots=True)

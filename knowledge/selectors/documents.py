@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from knowledge.models import EntryVersion, VersionState
-from knowledge.retrieval.payload import ContextQuery, citation_item, context_build, is_stale
-from knowledge.retrieval.render.context_json import entry_payload
+from knowledge.retrieval.contract.shapes import SERVED_ENTRY, Served
+from knowledge.retrieval.payload import ContextQuery, context_build
 from knowledge.retrieval.snapshot import EntryRecord
 from knowledge.selectors.serving import LoadedRelease
 from knowledge.selectors.snapshots import entry_record
@@ -25,12 +25,7 @@ def context_document(release: LoadedRelease, query: ContextQuery) -> dict[str, A
 
 def entry_document(release: LoadedRelease, entry: EntryRecord) -> dict[str, Any]:
     """GET /api/entries/<ID>: the entry as this release serves it (also for an earlier version of it)."""
-    payload = entry_payload(entry, url=release.snapshot.namespace.url(f"api/entries/{entry.id}"))
-    payload["stale"] = is_stale(entry.updated, revision=release.stamp.revision)
-    payload["citation"] = citation_item(entry, view=release.view)
-    payload["knowledgeVersion"] = release.stamp.knowledge_version
-    payload["releaseId"] = release.stamp.sequence
-    return payload
+    return SERVED_ENTRY.json(Served(entry, release.snapshot.namespace, release.stamp))
 
 
 def entry_version_record(*, namespace_id: int, current: EntryRecord, version: int) -> EntryRecord | None:

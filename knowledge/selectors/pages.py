@@ -13,8 +13,8 @@ from urllib.parse import urlencode
 from django.template.loader import render_to_string
 
 from knowledge.retrieval.browse import BrowsePage
+from knowledge.retrieval.contract.shapes import is_stale
 from knowledge.retrieval.index import SearchIndex
-from knowledge.retrieval.payload import is_stale
 from knowledge.retrieval.render.jsonld import render_jsonld
 from knowledge.retrieval.render.labels import ENDPOINTS, labels_for
 from knowledge.retrieval.render.metrics import measure_release

@@ -21,11 +21,12 @@ import orjson
 from knowledge.ids import ID_PATTERN
 from knowledge.models import ApiKey, Artifact, Namespace, NamespaceHost, Release
 from knowledge.models.namespace import api_key_digest
+from knowledge.retrieval.contract.records import Tombstone
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.payload import ReleaseView
 from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON
 from knowledge.retrieval.render.site import render_site_json, snapshot_from_artifacts
-from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot, Tombstone
+from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
 from knowledge.selectors.snapshots import snapshot_read
 
 NAMESPACE_TTL_SECONDS = 1.0  # a publish or a revoked key is visible within this time

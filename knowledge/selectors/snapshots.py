@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from knowledge.models import DocPage, Entry, EntryVersion, Namespace, PromptPack
+from knowledge.retrieval.contract.records import Tombstone
 from knowledge.retrieval.snapshot import (
     CategoryInfo,
     DocRecord,
@@ -10,7 +11,6 @@ from knowledge.retrieval.snapshot import (
     NamespaceInfo,
     RankingSettings,
     Snapshot,
-    Tombstone,
     without_dead_links,
 )
 from knowledge.retrieval.timestamps import rfc3339

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from knowledge.models import EvaluationRun, Namespace
-from knowledge.retrieval.snapshot import Tombstone
+from knowledge.retrieval.contract.records import Tombstone
 from knowledge.selectors.pages import INDEX_ROWS, RETIRED_LISTED, index_page_render
 from knowledge.selectors.serving import release_loaded, serving_caches_clear
 from knowledge.services.releases import release_build

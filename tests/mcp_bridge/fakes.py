@@ -7,22 +7,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from knowledge.retrieval.contract.lookups import EntryLookup, entry_found, entry_gone, entry_missing
+from knowledge.retrieval.contract.records import AgentNamespace, Tombstone
+from knowledge.retrieval.contract.shapes import CONTEXT, ContextFacts, Packed, Served
+from knowledge.retrieval.snapshot import CategoryInfo, EntryRecord, NamespaceInfo, ReleaseStamp
 from mcp_bridge.ports import (
     CachePolicy,
-    EntryFound,
-    EntryGone,
-    EntryLookup,
-    EntryMissing,
     EntryPage,
     EntrySummary,
     FeedbackKind,
     FeedbackReceipt,
-    NamespaceInfo,
     ParamError,
     PromptPack,
     PromptPackInfo,
     RateLimitedError,
-    Tombstone,
 )
 
 RULES = (
@@ -37,34 +35,57 @@ SECRET_BODY_MARKER = "BODY-TEXT-NEVER-IN-DESCRIPTIONS"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def _entry(number: int, category: str, title: str, tags: tuple[str, ...], confidence: float) -> dict[str, Any]:
-    entry_id = f"EG-{number:03d}"
-    return {
-        "id": entry_id,
-        "category": category,
-        "title": title,
-        "summary": f"{title} summary",
-        "body": f"{title} body {SECRET_BODY_MARKER}",
-        "tags": list(tags),
-        "confidence": confidence,
-        "tokens": 150 + number % 100,
-        "updated": "2026-08-25",
-    }
+STAMP = ReleaseStamp(sequence=3, knowledge_version="1.2.0", revision="2026-09-02", generated_at="2026-09-02T10:52:47Z")
 
 
-def demo_entries() -> list[dict[str, Any]]:
+def _record(number: int, category: str, title: str, tags: tuple[str, ...], confidence: float) -> EntryRecord:
+    return EntryRecord(
+        id=f"EG-{number:03d}",
+        category=category,
+        title=title,
+        summary=f"{title} summary",
+        body=f"{title} body {SECRET_BODY_MARKER}",
+        tags=tags,
+        confidence=confidence,
+        tokens=150 + number % 100,
+        updated="2026-08-25",
+        version=1,
+        content_hash=f"{number:064x}",
+    )
+
+
+def demo_records() -> list[EntryRecord]:
     return [
-        _entry(1, "fact", "Evergreen 是什么", ("evergreen",), 0.99),
-        _entry(101, "protocol", "端点清单与调用契约", ("api", "mcp"), 0.99),
-        _entry(201, "rule", "引用与置信度规范", ("citation",), 0.97),
-        _entry(202, "rule", "Token 预算纪律", ("token", "budget"), 0.96),
-        _entry(301, "principle", "信噪比优先于信息量", ("signal",), 0.94),
-        _entry(401, "workflow", "Agent 接入标准流程", ("workflow",), 0.97),
+        _record(1, "fact", "Evergreen 是什么", ("evergreen",), 0.99),
+        _record(101, "protocol", "端点清单与调用契约", ("api", "mcp"), 0.99),
+        _record(201, "rule", "引用与置信度规范", ("citation",), 0.97),
+        _record(202, "rule", "Token 预算纪律", ("token", "budget"), 0.96),
+        _record(301, "principle", "信噪比优先于信息量", ("signal",), 0.94),
+        _record(401, "workflow", "Agent 接入标准流程", ("workflow",), 0.97),
     ]
 
 
-def demo_info(*, slug: str = "evergreen", public: bool = True) -> NamespaceInfo:
+def release_namespace(info: AgentNamespace) -> NamespaceInfo:
+    """The release-side namespace record the contract's shapes read (URLs, language, rules)."""
     return NamespaceInfo(
+        slug=info.slug,
+        name=info.organization,
+        prefix=info.id_prefix,
+        title=info.title,
+        summary=info.summary,
+        contact="",
+        license="CC-BY-4.0",
+        base_url=info.base_url,
+        language=info.language,
+        is_public=info.public,
+        default_budget=2000,
+        rules=RULES,
+        categories=tuple(CategoryInfo(c, c, "") for c in info.categories),
+    )
+
+
+def demo_info(*, slug: str = "evergreen", public: bool = True) -> AgentNamespace:
+    return AgentNamespace(
         slug=slug,
         title="Evergreen · AI Context Engine",
         summary="给网站附加一层机器可读协议栈。",
@@ -82,12 +103,12 @@ def demo_info(*, slug: str = "evergreen", public: bool = True) -> NamespaceInfo:
 class FakeBackend:
     """A backend over a handful of entries; ``calls`` records each port call for assertions."""
 
-    info: NamespaceInfo = field(default_factory=demo_info)
-    entries: list[dict[str, Any]] = field(default_factory=demo_entries)
+    info: AgentNamespace = field(default_factory=demo_info)
+    records: list[EntryRecord] = field(default_factory=demo_records)
     tombstones: dict[str, Tombstone] = field(
         default_factory=lambda: {
-            "EG-009": Tombstone("EG-009", "旧端点说明", "2026-08-01", "merged into EG-101", "EG-101"),
-            "EG-010": Tombstone("EG-010", "过时的做法", "2026-07-01", "no longer true", None),
+            "EG-009": Tombstone("EG-009", "旧端点说明", "2026-08-01T09:00:00Z", "merged into EG-101", "EG-101"),
+            "EG-010": Tombstone("EG-010", "过时的做法", "2026-07-01T09:00:00Z", "no longer true", None),
         }
     )
     policy: CachePolicy = field(default_factory=lambda: CachePolicy(max_age=900, public=True))
@@ -97,12 +118,20 @@ class FakeBackend:
     fail_with: Exception | None = None
     bad_pack: bool = False
 
+    @property
+    def entries(self) -> list[dict[str, Any]]:
+        """Each entry as get_entry returns it (the contract's served shape)."""
+        return [entry_found(self._served(record)).payload for record in self.records]
+
+    def _served(self, record: EntryRecord) -> Served:
+        return Served(record, release_namespace(self.info), STAMP)
+
     def _note(self, name: str) -> None:
         self.calls.append(name)
         if self.fail_with is not None:
             raise self.fail_with
 
-    def namespace(self) -> NamespaceInfo:
+    def namespace(self) -> AgentNamespace:
         return self.info
 
     def cache_policy(self) -> CachePolicy:
@@ -119,66 +148,59 @@ class FakeBackend:
             raise ParamError("invalid_topic", "The topic is too long or has control characters.", "topic")
         clamped = min(max(2000 if budget is None else budget, 200), 8000)
         words = [w for w in topic.lower().split() if w]
-        pool = [e for e in self.entries if category in (None, e["category"])]
-        hits = [e for e in pool if not words or any(w in e["title"].lower() or w in e["tags"] for w in words)]
+        pool = [e for e in self.records if category in (None, e.category)]
+        hits = [e for e in pool if not words or any(w in e.title.lower() or w in e.tags for w in words)]
         matched = bool(hits) or not words
-        ranked = hits or sorted(pool, key=lambda e: -e["confidence"])
-        packed: list[dict[str, Any]] = []
+        ranked = hits or sorted(pool, key=lambda e: -e.confidence)
+        packed: list[EntryRecord] = []
         used = 0
         for entry in ranked:
             if limit is not None and len(packed) >= limit:
                 break
-            if used + entry["tokens"] <= clamped:
-                packed.append({**entry, "score": 1.0, "relevance": 1})
-                used += entry["tokens"]
-        pack: dict[str, Any] = {
-            "query": {"topic": topic, "budget": clamped, "category": category},
-            "knowledgeVersion": "1.2.0",
-            "revision": "2026-09-02",
-            "usedTokens": used,
-            "budget": clamped,
-            "matched": matched,
-            "truncated": len(packed) < len(ranked) and (limit is None or len(packed) < limit),
-            "entryCount": len(packed),
-            "minEntryTokens": min((e["tokens"] for e in ranked), default=None),
-            "entries": packed,
-            "citations": [
-                {
-                    "marker": f"[{e['id']}]",
-                    "entryId": e["id"],
-                    "url": f"/context.json#{e['id']}",
-                    "text": f"来源：Evergreen {e['id']} — {e['title']}",
-                    "confidence": e["confidence"],
-                }
-                for e in packed
-            ],
-            "rules": list(RULES),
-            "generatedAt": "2026-09-02T10:52:47Z",
-            "source": "api/context",
-        }
-        if not matched:
-            pack["hint"] = "零命中：兜底条目不得引用。"
+            if used + entry.tokens <= clamped:
+                packed.append(entry)
+                used += entry.tokens
+        facts = ContextFacts(
+            topic=topic,
+            budget=clamped,
+            category=category,
+            stamp=STAMP,
+            release_id=STAMP.sequence,
+            used_tokens=used,
+            matched=matched,
+            truncated=len(packed) < len(ranked) and (limit is None or len(packed) < limit),
+            min_entry_tokens=min((e.tokens for e in ranked), default=None),
+            hint=None if matched else "零命中：兜底条目不得引用。",
+            packed=tuple(Packed(self._served(e), 1.0, 1.0, None) for e in packed),
+            rules=RULES,
+            hit_count=len(hits),
+            omitted=tuple(e for e in ranked if e not in packed)[:20],
+        )
+        pack = CONTEXT.json(facts)
         if self.bad_pack:
             del pack["entries"]
         return pack
 
     def entry(self, *, entry_id: str, version: int | None) -> EntryLookup:
         self._note("entry")
-        for entry in self.entries:
-            if entry["id"] == entry_id:
+        ns = release_namespace(self.info)
+        for record in self.records:
+            if record.id == entry_id:
                 if version is not None and version != 1:
                     raise ParamError("unknown_version", f"{entry_id} has no version {version}.", "version")
-                return EntryFound(payload=entry, markdown=f"# {entry['title']}\n\n{entry['body']}\n")
+                return entry_found(self._served(record))
         if entry_id in self.tombstones:
-            return EntryGone(self.tombstones[entry_id])
-        ids = sorted(e["id"] for e in self.entries)
-        return EntryMissing(nearest=tuple(sorted(ids, key=lambda other: _distance(other, entry_id))[:3]))
+            return entry_gone(self.tombstones[entry_id], namespace=ns)
+        ids = sorted(e.id for e in self.records)
+        return entry_missing(
+            entry_id, tuple(sorted(ids, key=lambda other: _distance(other, entry_id))[:3]), namespace=ns
+        )
 
     def entry_page(self, *, after: str | None, size: int) -> EntryPage:
         self._note("entry_page")
-        ordered = sorted(self.entries, key=lambda e: e["id"])
-        rest = [e for e in ordered if after is None or e["id"] > after]
-        items = tuple(EntrySummary(e["id"], e["title"], e["summary"], e["category"], e["updated"]) for e in rest[:size])
+        ordered = sorted(self.records, key=lambda e: e.id)
+        rest = [e for e in ordered if after is None or e.id > after]
+        items = tuple(EntrySummary(e.id, e.title, e.summary, e.category, e.updated) for e in rest[:size])
         return EntryPage(items=items, next_after=items[-1].id if len(rest) > size else None)
 
     def scenarios(self) -> Sequence[PromptPackInfo]:
@@ -214,7 +236,7 @@ class FakeBackend:
         self, *, entry_id: str | None, query: str | None, kind: FeedbackKind, message: str
     ) -> FeedbackReceipt:
         self._note("submit_feedback")
-        if entry_id is not None and all(e["id"] != entry_id for e in self.entries):
+        if entry_id is not None and all(e.id != entry_id for e in self.records):
             raise ParamError("unknown_entry", f"{entry_id} is not an entry here.", "entryId")
         if len(self.feedback) >= self.feedback_allowance:
             raise RateLimitedError(retry_after=42)

@@ -9,8 +9,9 @@ import pytest
 from django.test import Client
 
 from knowledge.models import A2ATask, Feedback, Namespace
+from knowledge.retrieval.contract.lookups import EntryFound, EntryGone, EntryMissing
 from knowledge.services.imports import entries_import, entries_parse
-from mcp_bridge.ports import EntryFound, EntryGone, EntryMissing, ParamError
+from mcp_bridge.ports import ParamError
 from tests.factories import UserFactory
 from tests.mcp_bridge.conftest import legacy_request
 from tests.mcp_bridge.http_calls import details, modern, post, tool

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from knowledge.retrieval.contract.records import AgentNamespace
 from mcp_bridge.jsonrpc import INTERNAL_ERROR_MESSAGE, INVALID_BODY_MESSAGE, Outcome
-from mcp_bridge.ports import NamespaceInfo
 from mcp_bridge.protocol import McpHeaders, check_http, handle_post
 from tests.mcp_bridge.conftest import MODERN, call_legacy, call_modern, error_of, modern_request, post, result_of
 from tests.mcp_bridge.fakes import FakeBackend
@@ -145,7 +145,7 @@ def test_a_backend_crash_while_listing_resources_is_an_internal_error(backend: F
 
 def test_a_backend_that_cannot_even_name_its_namespace_still_gets_an_answer() -> None:
     class Broken(FakeBackend):
-        def namespace(self) -> NamespaceInfo:
+        def namespace(self) -> AgentNamespace:
             raise RuntimeError("no namespace")
 
     outcome = call_legacy(Broken(), "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from knowledge.retrieval.contract.lookups import EntryFound
 from mcp_bridge import mcp_methods
 from mcp_bridge.mcp_methods import decode_cursor, encode_cursor
 from tests.mcp_bridge.conftest import call_legacy, call_modern, error_of, result_of
@@ -51,13 +52,12 @@ def test_cursors_round_trip() -> None:
 
 def test_resources_read_returns_the_entry_markdown(backend: FakeBackend) -> None:
     result = result_of(call_modern(backend, "resources/read", {"uri": "evergreen://evergreen/EG-202"}))
+    found = backend.entry(entry_id="EG-202", version=None)
+    assert isinstance(found, EntryFound)
     assert result["contents"] == [
-        {
-            "uri": "evergreen://evergreen/EG-202",
-            "mimeType": "text/markdown",
-            "text": "# Token 预算纪律\n\nToken 预算纪律 body BODY-TEXT-NEVER-IN-DESCRIPTIONS\n",
-        }
+        {"uri": "evergreen://evergreen/EG-202", "mimeType": "text/markdown", "text": found.markdown}
     ]
+    assert found.markdown.startswith("# EG-202 Token 预算纪律\n")
 
 
 @pytest.mark.parametrize(

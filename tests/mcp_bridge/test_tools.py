@@ -150,7 +150,7 @@ def test_get_entry_for_a_retired_id_says_it_is_gone_with_its_tombstone(backend: 
         "tombstone": {
             "id": "EG-009",
             "title": "旧端点说明",
-            "retiredAt": "2026-08-01",
+            "retiredAt": "2026-08-01T09:00:00Z",
             "reason": "merged into EG-101",
             "replacedBy": "EG-101",
         },

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from knowledge.retrieval.contract.shapes import is_stale
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.payload import (
     ContextQuery,
     ReleaseView,
     context_build,
-    is_stale,
     suggested_budget,
 )
 from knowledge.retrieval.ranking import SearchOptions

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from knowledge.retrieval.browse import BrowsePage
-from knowledge.retrieval.payload import is_stale
+from knowledge.retrieval.contract.records import Tombstone
+from knowledge.retrieval.contract.shapes import is_stale
 from knowledge.retrieval.render.labels import ENDPOINTS, labels_for
 from knowledge.retrieval.render.messages import messages_for
-from knowledge.retrieval.snapshot import DocRecord, EntryRecord, NamespaceInfo, ReleaseStamp, Snapshot, Tombstone
+from knowledge.retrieval.snapshot import DocRecord, EntryRecord, NamespaceInfo, ReleaseStamp, Snapshot
 
 INDEX_LISTED = 1000  # the index lists this many entries; llms.txt and sitemap.xml list all
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 
+from knowledge.retrieval.contract.records import Tombstone
 from knowledge.retrieval.snapshot import (
     CategoryInfo,
     DocRecord,
@@ -15,7 +16,6 @@ from knowledge.retrieval.snapshot import (
     RankingSettings,
     ReleaseStamp,
     Snapshot,
-    Tombstone,
 )
 from knowledge.retrieval.synonyms import SynonymSet
 
