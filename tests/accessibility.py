@@ -6,12 +6,11 @@ govern, so the pages are checked exactly as they are served.
 
 from __future__ import annotations
 
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.services import missing
 
 AXE = Path(__file__).resolve().parent / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
@@ -26,10 +25,7 @@ def axe_available() -> None:
     """Skip (or fail under EVERGREEN_REQUIRE_SERVICES=1) when `make test` could not install axe-core."""
     if AXE.exists():
         return
-    message = f"{AXE} is missing: run `make test` (npm ci in tests/a11y)"
-    if os.environ.get("EVERGREEN_REQUIRE_SERVICES") == "1":
-        pytest.fail(message)
-    pytest.skip(message)
+    missing(f"{AXE} is missing: run `make test` (npm ci in tests/a11y)")
 
 
 def axe_violations(page: Any, impacts: tuple[str, ...] = BLOCKING) -> list[dict[str, Any]]:

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from django.db import connections
+
+from tests.services import missing
 
 CHROMIUM = Path(os.environ.get("EVERGREEN_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -30,9 +31,7 @@ PHONE = {"width": 390, "height": 844}  # an iPhone 12-15's CSS pixels
 def chromium_page(viewport: dict[str, int] | None = None) -> Iterator[Any]:
     """A fresh page in a fresh browser; skips (or fails under EVERGREEN_REQUIRE_SERVICES=1) without Chromium."""
     if not CHROMIUM.exists():
-        if os.environ.get("EVERGREEN_REQUIRE_SERVICES") == "1":
-            pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium package")
-        pytest.skip(f"needs Chromium at {CHROMIUM} (apt-get install chromium)")
+        missing(f"needs Chromium at {CHROMIUM} (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
     # Playwright's sync API runs an event loop in this thread while the test touches the ORM.

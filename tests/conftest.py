@@ -2,39 +2,40 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pytest
 
 from knowledge.models import Category, Namespace, Role
 from tests.factories import NamespaceFactory, UserFactory, membership
-
-REQUIRE_SERVICES = os.environ.get("EVERGREEN_REQUIRE_SERVICES") == "1"
-
-
-def services_available() -> str | None:
-    """None when PostgreSQL and Redis are configured, else the reason they are not."""
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith(("postgres://", "postgresql://")):
-        return "needs PostgreSQL (set DATABASE_URL)"
-    if not os.environ.get("REDIS_URL"):
-        return "needs Redis (set REDIS_URL)"
-    return None
+from tests.services import missing, services_missing
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    reason = services_available()
-    if reason is None:
-        return
-    for item in items:
-        if item.get_closest_marker("services"):
-            if REQUIRE_SERVICES:
-                item.add_marker(
-                    pytest.mark.xfail(reason=f"EVERGREEN_REQUIRE_SERVICES=1 but {reason}", strict=True, run=False)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Tests marked `services` skip without PostgreSQL and Redis, or fail under EVERGREEN_REQUIRE_SERVICES=1."""
+    if item.get_closest_marker("services"):
+        reason = services_missing()
+        if reason is not None:
+            missing(reason)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: Any, django_db_blocker: Any) -> Any:
+    """pytest-django's, plus: before the test database is dropped, close what still holds it open.
+
+    A server or worker process a test started and lost (or a thread's connection) would otherwise make
+    DROP DATABASE fail ("being accessed by other users") and leave the database behind for the next run.
+    """
+    yield
+    from django.db import connection
+
+    with django_db_blocker.unblock():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
                 )
-            else:
-                item.add_marker(pytest.mark.skip(reason=reason))
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,9 @@ def wait_for(predicate: Callable[[], Any], *, timeout: float = 60, what: str = "
 def celery_worker(*, log: Path, queue: str, **env: str) -> Iterator[subprocess.Popen[bytes]]:
     """Start `celery worker` (prefork, one child) on `queue` and stop it on exit; kill -9 simulates a crash.
 
-    Each test run uses its own queue, so two runs sharing a Redis never take each other's tasks.
+    Each test run uses its own queue, so two runs sharing a Redis never take each other's tasks. The
+    worker is stopped as an operator would: SIGTERM to the main process (a warm shutdown that finishes
+    the running task and closes its database connections), SIGKILL to the group only if that hangs.
     """
     environment = {
         **os.environ,
@@ -51,21 +53,33 @@ def celery_worker(*, log: Path, queue: str, **env: str) -> Iterator[subprocess.P
         *(sys.executable, "-m", "celery", "-A", "evergreen_site", "worker", "--pool", "prefork", "--concurrency", "1"),
         *("--loglevel", "INFO", "--without-gossip", "--without-mingle", "--queues", queue),
     ]
+    start = log.stat().st_size if log.exists() else 0  # a log shared by several workers: read this one's lines
     with log.open("ab") as out:
         process = subprocess.Popen(
             command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
         )
     try:
-        wait_for(lambda: b"ready." in log.read_bytes(), timeout=60, what="the Celery worker to start")
+        wait_for(lambda: _started(process, log, start), timeout=60, what="the Celery worker to start")
         yield process
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        stop(process)
+
+
+def _started(process: subprocess.Popen[bytes], log: Path, start: int) -> bool:
+    if process.poll() is not None:
+        raise AssertionError(f"the Celery worker exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+    return b"ready." in log.read_bytes()[start:]
+
+
+def stop(process: subprocess.Popen[bytes], *, grace: float = 60) -> None:
+    """SIGTERM and wait; the whole process group is killed only when the process does not exit in `grace` s."""
+    if process.poll() is None:
+        process.terminate()
+        with suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=grace)
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)  # whatever is left of the group (a pool child of a killed worker)
+    process.wait()
 
 
 def kill_hard(process: subprocess.Popen[bytes]) -> None:

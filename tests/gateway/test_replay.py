@@ -147,7 +147,7 @@ def test_keys_cookies_and_errors_always_reach_django(
 def test_the_rate_limit_still_counts_replayed_answers(
     alpha: Namespace, app: ReplayApp, django_app: CountingDjango, settings: Any
 ) -> None:
-    configure(settings, rate_limit="3/min")
+    configure(settings, rate_limit="3/hour")
     answers = [call(app, "/t/alpha/llms.txt") for _ in range(4)]
     assert [status for status, _, _ in answers] == ["200 OK", "200 OK", "200 OK", "429 Too Many Requests"]
     assert answers[1][1]["RateLimit"] != answers[0][1]["RateLimit"], "replayed answers carry their own count"

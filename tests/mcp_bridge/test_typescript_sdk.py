@@ -12,7 +12,6 @@ packages with ``npm ci`` from ``typescript/package-lock.json``.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -25,6 +24,7 @@ import pytest
 
 from tests.mcp_bridge.live import LiveServer
 from tests.mcp_bridge.live_setup import REPLACEMENT_ID, RETIRED_ID, VAULT_ENTRIES
+from tests.services import missing
 
 CLIENTS = Path(__file__).resolve().parent / "typescript"
 SCRIPT = CLIENTS / "exercise.mjs"
@@ -59,9 +59,7 @@ def _node_missing() -> str | None:
 def exercise(live: LiveServer, sdk: str, mode: str, *, namespace: str = "evergreen", key: str | None = None) -> Any:
     reason = _node_missing()
     if reason is not None:
-        if os.environ.get("EVERGREEN_REQUIRE_SERVICES") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
+        missing(reason)
     command = ["node", str(SCRIPT), sdk, mode, f"{live.url}/t/{namespace}/mcp", *([key] if key else [])]
     return subprocess.run(command, cwd=CLIENTS, capture_output=True, text=True, timeout=180, check=False)
 

@@ -114,7 +114,7 @@ def test_a_valid_key_writes_no_event(agent: Client, private_alpha: Namespace, ca
 
 
 def test_a_429_of_the_read_limiter_is_logged(agent: Client, alpha: Namespace, caplog: pytest.LogCaptureFixture) -> None:
-    alpha.rate_limit = "1/min"
+    alpha.rate_limit = "1/hour"
     alpha.save(update_fields=["rate_limit"])
     agent.get("/t/alpha/api/context")
 
