@@ -17,6 +17,7 @@ import pytest
 
 from knowledge.retrieval.calibration import threshold_automatic
 from knowledge.retrieval.index import SearchIndex, SearchOptions
+from knowledge.retrieval.synonyms import SynonymSet
 from knowledge.retrieval.tokens import entry_tokens
 from tests.retrieval.helpers import demo_documents
 
@@ -363,7 +364,10 @@ def test_english_dev_questions_find_the_chinese_entry_and_off_topic_ones_are_ref
     questions: list[dict],
 ) -> None:
     documents = demo_documents()
-    index = SearchIndex.compile(documents)
+    shipped = DEMO / "synonyms.jsonl"
+    rows = [json.loads(line) for line in shipped.read_text(encoding="utf-8").splitlines() if line.strip()]
+    synonyms = [SynonymSet(tuple(row["phrases"]), row["two_way"]) for row in rows]
+    index = SearchIndex.compile(documents, synonyms=synonyms)
     index = index.with_threshold(threshold_automatic(index, documents).threshold, {})
     dev = [q for q in questions if q["split"] == "dev"]
     english = [q for q in dev if q["relevant"] and not _CJK.search(q["text"])]

@@ -8,8 +8,20 @@ from knowledge.admin import (
     observations,
     releases,
     requests,
+    synonyms,
     versions,
     webhooks,
 )
 
-__all__ = ["access", "content", "entries", "namespaces", "observations", "releases", "requests", "versions", "webhooks"]
+__all__ = [
+    "access",
+    "content",
+    "entries",
+    "namespaces",
+    "observations",
+    "releases",
+    "requests",
+    "synonyms",
+    "versions",
+    "webhooks",
+]

@@ -8,6 +8,7 @@ from knowledge.models.namespace import ApiKey, Category, IdBlock, Membership, Na
 from knowledge.models.observations import CitationCheck, GapStatus, KnowledgeGap, RequestLog
 from knowledge.models.release import Artifact, BuildStatus, Release, ReleaseBuild
 from knowledge.models.review import ReviewItem
+from knowledge.models.synonyms import SynonymSet, SynonymVersion
 from knowledge.models.webhooks import (
     ActivationKind,
     DeliveryStatus,
@@ -44,6 +45,8 @@ __all__ = [
     "RequestLog",
     "ReviewItem",
     "Role",
+    "SynonymSet",
+    "SynonymVersion",
     "VersionState",
     "WebhookDelivery",
     "WebhookEndpoint",

@@ -23,6 +23,7 @@ from knowledge.retrieval.postings import FIELDS, analyze_fields
 from knowledge.retrieval.ranking import Hit, Ranking
 from knowledge.retrieval.relevance import Verdict
 from knowledge.retrieval.scoring import QueryPlan
+from knowledge.retrieval.synonyms import find_synonyms
 
 CANDIDATES = 10  # the best hits shown with their breakdown
 DEPTH = 2000  # how far down the ranking an entry asked about is looked for
@@ -50,7 +51,8 @@ def _reason(code: str, **fields: Any) -> dict[str, Any]:
 
 
 def _analysis(index: SearchIndex, topic: str, plan: QueryPlan) -> dict[str, Any]:
-    words = list(dict.fromkeys(analyze_text(topic, index.analyzer)))
+    analysed = analyze_text(topic, index.analyzer)
+    words = list(dict.fromkeys(analysed))
     return {
         "terms": [
             {"term": term, "known": index.vocabulary.lookup(term) >= 0, "idf": round(index.term_idf(term), 4)}
@@ -65,6 +67,14 @@ def _analysis(index: SearchIndex, topic: str, plan: QueryPlan) -> dict[str, Any]
             for term_id, weight, cover in zip(plan.term_ids, plan.weights, plan.informative_idf, strict=True)
         ],
         "unknownWeight": round(plan.unknown_idf, 4),
+        # The release's editor-kept synonym sets that matched words of the topic (analysed terms).
+        "synonyms": [
+            {
+                "terms": " ".join(analysed[match.start : match.end]),
+                "alsoSearched": [" ".join(target) for target in match.targets],
+            }
+            for match in (find_synonyms(analysed, index.synonyms) if index.options.ranker == "bm25f" else [])
+        ],
     }
 
 

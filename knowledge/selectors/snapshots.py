@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from knowledge.models import DocPage, Entry, EntryVersion, Namespace, PromptPack
+from knowledge.models import DocPage, Entry, EntryVersion, Namespace, PromptPack, SynonymSet
 from knowledge.retrieval.contract.records import Tombstone
 from knowledge.retrieval.snapshot import (
     CategoryInfo,
@@ -13,6 +13,7 @@ from knowledge.retrieval.snapshot import (
     Snapshot,
     without_dead_links,
 )
+from knowledge.retrieval.synonyms import SynonymSet as SynonymRule
 from knowledge.retrieval.timestamps import rfc3339
 
 
@@ -96,4 +97,15 @@ def snapshot_read(*, namespace: Namespace) -> Snapshot:
         docs=docs,
         prompt_packs=packs,
         ranking=ranking,
+        synonyms=published_synonyms(namespace=namespace),
+    )
+
+
+def published_synonyms(*, namespace: Namespace) -> tuple[SynonymRule, ...]:
+    """The live version of each synonym set that is switched on, by set name: what releases expand with."""
+    sets = SynonymSet.objects.filter(namespace=namespace, live_version__enabled=True).select_related("live_version")
+    return tuple(
+        SynonymRule(phrases=tuple(s.live_version.phrases), two_way=s.live_version.two_way)
+        for s in sets.order_by("name")
+        if s.live_version is not None
     )

@@ -20,6 +20,7 @@ from knowledge.services.evaluation import threshold_calibrate
 from knowledge.services.imports import entries_import, entries_parse
 from knowledge.services.namespaces import doc_pages_apply, namespace_apply_spec, prompt_packs_apply
 from knowledge.services.releases import release_request_build
+from knowledge.services.synonyms import SynonymContent, synonym_sets_apply
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
 DEMO_USERS = (("editor", Role.EDITOR), ("reviewer", Role.REVIEWER), ("admin", Role.ADMIN))
@@ -60,6 +61,17 @@ def _people(namespace: Namespace, password: str | None) -> tuple[dict[str, Any],
     return people, created_password
 
 
+def _read_synonyms() -> list[tuple[str, SynonymContent]]:
+    """The demo's synonym sets (English questions over Chinese entries), each named by its first phrase."""
+    sets = []
+    for line in (DEMO_DIR / "synonyms.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            item = json.loads(line)
+            content = SynonymContent.build(phrases=item["phrases"], two_way=item.get("two_way", True))
+            sets.append((content.phrases[0], content))
+    return sets
+
+
 def _calibrate(namespace: Namespace) -> None:
     """Set the `matched` threshold from the demo's dev golden questions, before the first release.
 
@@ -67,7 +79,7 @@ def _calibrate(namespace: Namespace) -> None:
     applies it (and keeps the seed's knowledgeVersion 1.2.0).
     """
     snapshot = snapshot_read(namespace=namespace)
-    index = SearchIndex.compile([entry.as_document() for entry in snapshot.entries])
+    index = SearchIndex.compile([entry.as_document() for entry in snapshot.entries], synonyms=snapshot.synonyms)
     questions = golden_questions_list(namespace=namespace, split="dev")
     calibration = threshold_calibrate(index=index, questions=questions)
     namespace.match_threshold = math.floor(calibration.threshold * 10_000) / 10_000
@@ -109,6 +121,7 @@ def demo_load(*, password: str | None = None, base_url: str | None = None) -> De
         publish=True,
         source="demo",
     )
+    synonym_sets_apply(namespace=namespace, sets=_read_synonyms(), author=people["editor"], reviewer=people["reviewer"])
     if namespace.match_threshold is None:
         _calibrate(namespace)
     release_request_build(namespace=namespace)

@@ -37,6 +37,8 @@ from knowledge.models import (
     RequestLog,
     ReviewItem,
     Role,
+    SynonymSet,
+    SynonymVersion,
     WebhookDelivery,
     WebhookEndpoint,
 )
@@ -44,6 +46,14 @@ from knowledge.services.api_keys import api_key_create
 from knowledge.services.entries import entry_create
 from knowledge.services.feedback import feedback_submit
 from knowledge.services.releases import release_build
+from knowledge.services.synonyms import (
+    SynonymContent,
+    synonym_approve,
+    synonym_draft,
+    synonym_publish,
+    synonym_set_create,
+    synonym_submit,
+)
 from knowledge.services.versions import version_approve, version_draft_for_entry, version_publish, version_submit
 from tests.factories import NamespaceFactory, UserFactory, content, membership
 
@@ -81,6 +91,8 @@ POLICY: dict[type[Model], tuple[str, str, str]] = {
     DocPage: (ANY, EDITOR, EDITOR),
     PromptPack: (ANY, EDITOR, EDITOR),
     GoldenQuestion: (ANY, EDITOR, EDITOR),
+    SynonymSet: (ANY, EDITOR, EDITOR),
+    SynonymVersion: (ANY, EDITOR, NOBODY),
     Feedback: (ANY, EDITOR, NOBODY),
     ReleaseActivation: (ANY, NOBODY, NOBODY),
     WebhookEndpoint: (ADMIN, ADMIN, ADMIN),
@@ -105,6 +117,7 @@ ACTION_ROLES: dict[tuple[type[Model], str], str] = {
     (Release, "rollback"): REVIEWER,
     (Release, "evaluate_golden_questions"): REVIEWER,
     (GoldenQuestion, "evaluate_active_release"): EDITOR,
+    (SynonymSet, "open_drafts"): EDITOR,
     (Feedback, "mark_done"): EDITOR,
     (Feedback, "mark_dismissed"): EDITOR,
     (WebhookEndpoint, "send_test"): ADMIN,
@@ -122,6 +135,13 @@ CUSTOM_URLS: dict[str, str | dict[str, str]] = {
     "knowledge_knowledgegap_draft": EDITOR,
     "knowledge_knowledgegap_attach": EDITOR,
     "knowledge_entryversion_transition": {
+        "submit": EDITOR,
+        "withdraw": EDITOR,
+        "approve": REVIEWER,
+        "reject": REVIEWER,
+        "publish": REVIEWER,
+    },
+    "knowledge_synonymversion_transition": {
         "submit": EDITOR,
         "withdraw": EDITOR,
         "approve": REVIEWER,
@@ -151,7 +171,13 @@ def namespace_of(obj: Model) -> str | None:
     """The slug of the namespace an object belongs to, by the data model (not by the admin's code)."""
     if isinstance(obj, Namespace):
         return obj.slug
-    for path in ("namespace", "entry__namespace", "category__namespace", "endpoint__namespace"):
+    for path in (
+        "namespace",
+        "entry__namespace",
+        "category__namespace",
+        "endpoint__namespace",
+        "synonym_set__namespace",
+    ):
         target: Any = obj
         try:
             for hop in path.split("__"):
@@ -199,6 +225,13 @@ def _tenant(slug: str, writer: Any, checker: Any) -> None:
     DocPage.objects.create(namespace=ns, slug="guide", title=f"{slug} guide", body="Read this.")
     PromptPack.objects.create(namespace=ns, scenario="chat", template="Use ${base_url}.")
     GoldenQuestion.objects.create(namespace=ns, key=f"{slug}-q1", text="published?", relevant={})
+    synonyms, first = synonym_set_create(
+        namespace=ns, name="mcp", content=SynonymContent.build(phrases=["MCP", "Model Context Protocol"]), actor=writer
+    )
+    synonym_submit(version=first, actor=writer)
+    synonym_approve(version=first, actor=checker)
+    synonym_publish(version=first, actor=checker)
+    synonym_draft(synonym_set=synonyms, actor=writer)
     feedback_submit(namespace=ns, kind="outdated", message=f"{slug} entry is old")
     EvaluationRun.objects.create(namespace=ns, release=release, metrics={"ndcg_at_10": 0.5}, results=[])
     hook = WebhookEndpoint.objects.create(namespace=ns, url=f"https://{slug}.example.org/hook", secret="whsec_eA==")
