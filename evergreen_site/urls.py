@@ -7,17 +7,26 @@ from api import urls as public
 from api.openapi.views import api_docs, schema_view
 from evergreen_site.health import healthz
 from evergreen_site.prometheus import metrics_view
+from knowledge.admin import tokens as admin_tokens
+from manage_api import urls as manage
+from manage_api.openapi import manage_docs, manage_schema_view
 from mcp_bridge import urls as agents
 
 # Refusals inside the admin render as admin pages that name the missing role.
 handler403 = "knowledge.admin.denied.permission_denied"
 
 urlpatterns = [
+    path("admin/tokens/", admin_tokens.tokens, name="admin-tokens"),
+    path("admin/tokens/<int:pk>/revoke/", admin_tokens.token_revoke, name="admin-token-revoke"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("metrics", metrics_view, name="metrics"),
     path("api/schema/", schema_view, name="api-schema"),
     path("api/docs/", api_docs, name="api-docs"),
+    path("api/manage/schema/", manage_schema_view, name="manage-schema"),
+    path("api/manage/docs/", manage_docs, name="manage-docs"),
+    path("api/manage/", include((manage.urlpatterns, "manage"), namespace="manage")),
+    path("t/<slug:namespace>/api/manage/", include((manage.urlpatterns, "manage"), namespace="tenant-manage")),
     path("", include((agents.deployment_urlpatterns, "deployment"), namespace="deployment")),
     path("", include((public.urlpatterns, "public"), namespace="public")),
     path("t/<slug:namespace>/", include((public.urlpatterns, "public"), namespace="tenant")),

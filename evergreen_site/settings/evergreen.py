@@ -13,6 +13,7 @@ from evergreen_site.settings.env import Env, Rate
 
 READ_RATE = Rate(120, 60)
 FEEDBACK_RATE = Rate(20, 3600)
+MANAGE_RATE = Rate(600, 60)
 DATASETS_BESIDE_CLONE = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 
 
@@ -30,6 +31,8 @@ class EvergreenSettings:
     mcp_max_body_bytes: int = 64 * 1024
     # submit_feedback per caller per namespace, far below the read limit.
     feedback_rate_limit: Rate = FEEDBACK_RATE
+    # Management API requests per personal token (or signed-in person), all namespaces together.
+    manage_rate_limit: Rate = MANAGE_RATE
     # How long A2A tasks can be fetched with tasks/get (stated in the agent card).
     a2a_task_retention_seconds: int = 24 * 3600
     # Bytes of live A2A tasks one client may keep per namespace, and all clients together per namespace.
@@ -80,6 +83,7 @@ class EvergreenSettings:
             mcp_allowed_origins=tuple(env.origins("EVERGREEN_MCP_ALLOWED_ORIGINS")),
             mcp_max_body_bytes=env.whole("EVERGREEN_MCP_MAX_BODY_BYTES", defaults.mcp_max_body_bytes, minimum=1024),
             feedback_rate_limit=env.rate("EVERGREEN_FEEDBACK_RATE_LIMIT", "20/hour"),
+            manage_rate_limit=env.rate("EVERGREEN_MANAGE_RATE_LIMIT", "600/min"),
             a2a_task_retention_seconds=env.whole(
                 "EVERGREEN_A2A_TASK_RETENTION_SECONDS", defaults.a2a_task_retention_seconds, minimum=1
             ),

@@ -9,6 +9,7 @@ from knowledge.models.observations import CitationCheck, GapStatus, KnowledgeGap
 from knowledge.models.release import Artifact, BuildStatus, Release, ReleaseBuild
 from knowledge.models.review import ReviewItem
 from knowledge.models.synonyms import SynonymSet, SynonymVersion
+from knowledge.models.tokens import PersonalToken, TokenScope
 from knowledge.models.webhooks import (
     ActivationKind,
     DeliveryStatus,
@@ -38,6 +39,7 @@ __all__ = [
     "Membership",
     "Namespace",
     "NamespaceHost",
+    "PersonalToken",
     "PromptPack",
     "Release",
     "ReleaseActivation",
@@ -47,6 +49,7 @@ __all__ = [
     "Role",
     "SynonymSet",
     "SynonymVersion",
+    "TokenScope",
     "VersionState",
     "WebhookDelivery",
     "WebhookEndpoint",

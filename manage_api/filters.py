@@ -1,0 +1,187 @@
+"""django-filter filter sets for every list of the management API."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+
+import django_filters as filters
+from django.db import connection
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.utils import timezone
+
+from knowledge.models import (
+    ApiKey,
+    AuditRecord,
+    Entry,
+    EntryVersion,
+    EvaluationRun,
+    Feedback,
+    GoldenQuestion,
+    Release,
+    VersionState,
+)
+
+STALE_AFTER = timedelta(days=365)
+
+
+def tags_contain(tag: str) -> Q:
+    """Versions whose tags hold `tag` exactly (JSON containment on PostgreSQL, the JSON text on SQLite)."""
+    if connection.vendor == "postgresql":
+        return Q(tags__contains=[tag])
+    return Q(tags__icontains=json.dumps(tag))
+
+
+def stale_cutoff() -> Any:
+    return timezone.localdate() - STALE_AFTER
+
+
+class StatesFilter(filters.MultipleChoiceFilter):
+    """state=draft&state=in_review, or state=draft,in_review."""
+
+    def __init__(self, field_name: str, **kwargs: Any) -> None:
+        super().__init__(field_name=field_name, choices=VersionState.choices, **kwargs)
+
+
+class EntryFilter(filters.FilterSet):
+    """Entries, filtered on their newest version (the one being worked on, else the live one)."""
+
+    q = filters.CharFilter(
+        method="search", help_text="Words in the ID, title, summary or aliases of the newest version."
+    )
+    category = filters.CharFilter(field_name="category__slug", help_text="A category slug, e.g. fact.")
+    state = StatesFilter("head_state", help_text="State of the newest version; repeat for several.")
+    tag = filters.CharFilter(method="tagged", help_text="A tag of the newest version (exact).")
+    author = filters.CharFilter(field_name="head_author", help_text="Username of the newest version's author.")
+    reviewer = filters.CharFilter(field_name="head_reviewer", help_text="Username of its reviewer.")
+    updated_after = filters.DateFilter(field_name="head_updated", lookup_expr="gte")
+    updated_before = filters.DateFilter(field_name="head_updated", lookup_expr="lte")
+    approved_after = filters.IsoDateTimeFilter(field_name="head_reviewed_at", lookup_expr="gte")
+    approved_before = filters.IsoDateTimeFilter(field_name="head_reviewed_at", lookup_expr="lte")
+    confidence_min = filters.NumberFilter(field_name="head_confidence", lookup_expr="gte")
+    confidence_max = filters.NumberFilter(field_name="head_confidence", lookup_expr="lte")
+    stale = filters.BooleanFilter(method="staleness", help_text="Newest version's `updated` over a year ago.")
+    retired = filters.BooleanFilter(field_name="retired_at", lookup_expr="isnull", exclude=True)
+    published = filters.BooleanFilter(field_name="live_version", lookup_expr="isnull", exclude=True)
+
+    class Meta:
+        model = Entry
+        fields: list[str] = []
+
+    def search(self, queryset: QuerySet[Entry], name: str, value: str) -> QuerySet[Entry]:
+        value = value.strip()
+        if not value:
+            return queryset
+        in_head = EntryVersion.objects.filter(pk=OuterRef("head_id")).filter(
+            Q(title__icontains=value) | Q(summary__icontains=value) | Q(aliases__icontains=value)
+        )
+        return queryset.filter(Q(public_id__iexact=value) | Exists(in_head))
+
+    def tagged(self, queryset: QuerySet[Entry], name: str, value: str) -> QuerySet[Entry]:
+        return queryset.filter(Exists(EntryVersion.objects.filter(tags_contain(value), pk=OuterRef("head_id"))))
+
+    def staleness(self, queryset: QuerySet[Entry], name: str, value: bool | None) -> QuerySet[Entry]:
+        if value is None:
+            return queryset
+        old = Q(head_updated__lt=stale_cutoff())
+        return queryset.filter(old if value else ~old)
+
+
+class VersionFilter(filters.FilterSet):
+    entry = filters.CharFilter(field_name="entry__public_id", lookup_expr="iexact", help_text="e.g. EG-202.")
+    state = StatesFilter("state", help_text="Repeat for several, e.g. state=in_review.")
+    category = filters.CharFilter(field_name="entry__category__slug")
+    tag = filters.CharFilter(method="tagged")
+    author = filters.CharFilter(field_name="author__username")
+    reviewer = filters.CharFilter(field_name="reviewer__username")
+    q = filters.CharFilter(method="search", help_text="Words in the title, summary or body.")
+    updated_after = filters.DateFilter(field_name="updated", lookup_expr="gte")
+    updated_before = filters.DateFilter(field_name="updated", lookup_expr="lte")
+    approved_after = filters.IsoDateTimeFilter(field_name="reviewed_at", lookup_expr="gte")
+    approved_before = filters.IsoDateTimeFilter(field_name="reviewed_at", lookup_expr="lte")
+    confidence_min = filters.NumberFilter(field_name="confidence", lookup_expr="gte")
+    confidence_max = filters.NumberFilter(field_name="confidence", lookup_expr="lte")
+    stale = filters.BooleanFilter(method="staleness")
+
+    class Meta:
+        model = EntryVersion
+        fields: list[str] = []
+
+    def tagged(self, queryset: QuerySet[EntryVersion], name: str, value: str) -> QuerySet[EntryVersion]:
+        return queryset.filter(tags_contain(value))
+
+    def search(self, queryset: QuerySet[EntryVersion], name: str, value: str) -> QuerySet[EntryVersion]:
+        value = value.strip()
+        if not value:
+            return queryset
+        return queryset.filter(Q(title__icontains=value) | Q(summary__icontains=value) | Q(body__icontains=value))
+
+    def staleness(self, queryset: QuerySet[EntryVersion], name: str, value: bool | None) -> QuerySet[EntryVersion]:
+        if value is None:
+            return queryset
+        old = Q(updated__lt=stale_cutoff())
+        return queryset.filter(old if value else ~old)
+
+
+class ReleaseFilter(filters.FilterSet):
+    built_after = filters.IsoDateTimeFilter(field_name="built_at", lookup_expr="gte")
+    built_before = filters.IsoDateTimeFilter(field_name="built_at", lookup_expr="lte")
+    knowledge_version = filters.CharFilter(field_name="knowledge_version")
+
+    class Meta:
+        model = Release
+        fields: list[str] = []
+
+
+class FeedbackFilter(filters.FilterSet):
+    status = filters.MultipleChoiceFilter(choices=Feedback.Status.choices)
+    kind = filters.MultipleChoiceFilter(choices=Feedback.Kind.choices)
+    entry = filters.CharFilter(field_name="entry_public_id", lookup_expr="iexact")
+    source = filters.CharFilter(field_name="source")
+    q = filters.CharFilter(field_name="message", lookup_expr="icontains")
+    created_after = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lte")
+
+    class Meta:
+        model = Feedback
+        fields: list[str] = []
+
+
+class AuditFilter(filters.FilterSet):
+    action = filters.CharFilter(field_name="action")
+    actor = filters.CharFilter(field_name="actor__username")
+    entry = filters.CharFilter(field_name="entry__public_id", lookup_expr="iexact")
+    created_after = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lte")
+
+    class Meta:
+        model = AuditRecord
+        fields: list[str] = []
+
+
+class GoldenQuestionFilter(filters.FilterSet):
+    split = filters.CharFilter(field_name="split")
+    q = filters.CharFilter(field_name="text", lookup_expr="icontains")
+
+    class Meta:
+        model = GoldenQuestion
+        fields: list[str] = []
+
+
+class EvaluationRunFilter(filters.FilterSet):
+    release = filters.NumberFilter(field_name="release__sequence")
+    created_after = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lte")
+
+    class Meta:
+        model = EvaluationRun
+        fields: list[str] = []
+
+
+class ApiKeyFilter(filters.FilterSet):
+    revoked = filters.BooleanFilter(field_name="revoked_at", lookup_expr="isnull", exclude=True)
+
+    class Meta:
+        model = ApiKey
+        fields: list[str] = []

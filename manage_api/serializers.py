@@ -1,0 +1,317 @@
+"""What the management API reads and writes. Output serializers are read-only views of the models;
+input serializers validate a request's body before a service is called with it."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.utils import timezone
+from rest_framework import serializers
+
+from knowledge.models import (
+    ApiKey,
+    AuditRecord,
+    Entry,
+    EntryVersion,
+    EvaluationRun,
+    Feedback,
+    GoldenQuestion,
+    Release,
+    VersionState,
+)
+from knowledge.services.content import VersionContent
+
+ZERO, ONE = Decimal("0"), Decimal("1")
+
+
+def version_etag(version: EntryVersion) -> str:
+    """The strong ETag of a version's editable state: changes with every save of its content."""
+    return f'"v{version.pk}.{version.lock_version}"'
+
+
+class VersionSerializer(serializers.ModelSerializer):
+    entry = serializers.CharField(source="entry.public_id", read_only=True)
+    author = serializers.CharField(source="author.username", read_only=True, allow_null=True, default=None)
+    reviewer = serializers.CharField(source="reviewer.username", read_only=True, allow_null=True, default=None)
+    etag = serializers.SerializerMethodField()
+    confidence = serializers.DecimalField(
+        max_digits=3, decimal_places=2, min_value=ZERO, max_value=ONE, coerce_to_string=False, read_only=True
+    )
+
+    class Meta:
+        model = EntryVersion
+        fields = [
+            "id",
+            "entry",
+            "number",
+            "state",
+            "title",
+            "summary",
+            "body",
+            "tags",
+            "aliases",
+            "links",
+            "confidence",
+            "updated",
+            "tokens",
+            "content_hash",
+            "author",
+            "reviewer",
+            "review_note",
+            "publish_at",
+            "created_at",
+            "modified_at",
+            "submitted_at",
+            "reviewed_at",
+            "published_at",
+            "lock_version",
+            "etag",
+        ]
+        read_only_fields = fields
+
+    def get_etag(self, version: EntryVersion) -> str:
+        return version_etag(version)
+
+
+class VersionBriefSerializer(serializers.ModelSerializer):
+    author = serializers.CharField(source="author.username", read_only=True, allow_null=True, default=None)
+    reviewer = serializers.CharField(source="reviewer.username", read_only=True, allow_null=True, default=None)
+
+    class Meta:
+        model = EntryVersion
+        fields = ["id", "number", "state", "title", "updated", "author", "reviewer", "modified_at", "published_at"]
+        read_only_fields = fields
+
+
+class EntrySerializer(serializers.ModelSerializer):
+    """An entry with its newest version's main fields (the one being worked on, else the live one)."""
+
+    id = serializers.CharField(source="public_id", read_only=True)
+    category = serializers.CharField(source="category.slug", read_only=True)
+    live_version = serializers.IntegerField(source="live_version.number", read_only=True, allow_null=True, default=None)
+    newest_version = serializers.IntegerField(source="head_number", read_only=True)
+    state = serializers.ChoiceField(source="head_state", choices=VersionState.choices, read_only=True)
+    title = serializers.CharField(source="head_title", read_only=True)
+    updated = serializers.DateField(source="head_updated", read_only=True)
+    confidence = serializers.DecimalField(
+        source="head_confidence",
+        max_digits=3,
+        decimal_places=2,
+        min_value=ZERO,
+        max_value=ONE,
+        coerce_to_string=False,
+        read_only=True,
+    )
+    author = serializers.CharField(source="head_author", read_only=True, allow_null=True)
+    reviewer = serializers.CharField(source="head_reviewer", read_only=True, allow_null=True)
+    retired = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Entry
+        fields = [
+            "id",
+            "category",
+            "state",
+            "title",
+            "updated",
+            "confidence",
+            "author",
+            "reviewer",
+            "newest_version",
+            "live_version",
+            "retired",
+            "retired_at",
+            "retire_reason",
+            "replaced_by",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+    def get_retired(self, entry: Entry) -> bool:
+        return entry.retired_at is not None
+
+
+class EntryDetailSerializer(EntrySerializer):
+    versions = VersionBriefSerializer(many=True, read_only=True)
+
+    class Meta(EntrySerializer.Meta):
+        fields = [*EntrySerializer.Meta.fields, "versions"]
+        read_only_fields = fields
+
+
+class ContentSerializer(serializers.Serializer):
+    """A version's editable content; on PATCH only the fields sent change."""
+
+    title = serializers.CharField(max_length=500)
+    summary = serializers.CharField(allow_blank=True, required=False, default="")
+    body = serializers.CharField()
+    tags = serializers.ListField(
+        child=serializers.CharField(max_length=80), max_length=50, required=False, default=list
+    )
+    aliases = serializers.ListField(
+        child=serializers.CharField(max_length=500), max_length=50, required=False, default=list
+    )
+    links = serializers.ListField(
+        child=serializers.CharField(max_length=32), max_length=100, required=False, default=list
+    )
+    confidence = serializers.DecimalField(
+        max_digits=3, decimal_places=2, min_value=ZERO, max_value=ONE, required=False, default=Decimal("0.90")
+    )
+    updated = serializers.DateField(required=False, help_text="The date agents see; default today.")
+
+    def content(self, base: EntryVersion | None = None) -> VersionContent:
+        data: dict[str, Any] = dict(self.validated_data)
+        if base is not None:
+            current = {
+                "title": base.title,
+                "summary": base.summary,
+                "body": base.body,
+                "tags": base.tags,
+                "aliases": base.aliases,
+                "links": base.links,
+                "confidence": base.confidence,
+                "updated": base.updated,
+            }
+            data = {**current, **data}
+        data.setdefault("updated", timezone.localdate())
+        return VersionContent.build(**data)
+
+
+class EntryCreateSerializer(ContentSerializer):
+    category = serializers.SlugField(help_text="The category whose ID block gives the entry its ID.")
+    id = serializers.CharField(
+        required=False, max_length=32, help_text="A free ID of the namespace; default the next one."
+    )
+
+
+class NoteSerializer(serializers.Serializer):
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+
+
+class RejectSerializer(serializers.Serializer):
+    note = serializers.CharField(max_length=2000, help_text="What has to change; the author reads it.")
+
+
+class ApproveSerializer(NoteSerializer):
+    publish_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+
+
+class RetireSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=500)
+    replaced_by = serializers.CharField(required=False, allow_blank=True, default="", max_length=32)
+
+
+class ReleaseSerializer(serializers.ModelSerializer):
+    active = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Release
+        fields = [
+            "sequence",
+            "knowledge_version",
+            "revision",
+            "built_at",
+            "build_seconds",
+            "entry_count",
+            "total_tokens",
+            "inputs_hash",
+            "active",
+        ]
+        read_only_fields = fields
+
+    def get_active(self, release: Release) -> bool:
+        return release.pk == release.namespace.active_release_id
+
+
+class ReleaseDetailSerializer(ReleaseSerializer):
+    class Meta(ReleaseSerializer.Meta):
+        fields = [*ReleaseSerializer.Meta.fields, "manifest", "metrics"]
+        read_only_fields = fields
+
+
+class FeedbackSerializer(serializers.ModelSerializer):
+    entry = serializers.CharField(source="entry_public_id", read_only=True)
+
+    class Meta:
+        model = Feedback
+        fields = ["id", "kind", "status", "entry", "query", "message", "source", "created_at"]
+        read_only_fields = fields
+
+
+class FeedbackStatusSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Feedback.Status.choices, default=Feedback.Status.DONE)
+
+
+class AuditSerializer(serializers.ModelSerializer):
+    actor = serializers.CharField(source="actor.username", read_only=True, allow_null=True, default=None)
+    entry = serializers.CharField(source="entry.public_id", read_only=True, allow_null=True, default=None)
+    version = serializers.IntegerField(source="version.number", read_only=True, allow_null=True, default=None)
+    release = serializers.IntegerField(source="release.sequence", read_only=True, allow_null=True, default=None)
+
+    class Meta:
+        model = AuditRecord
+        fields = [
+            "id",
+            "created_at",
+            "actor",
+            "action",
+            "entry",
+            "version",
+            "release",
+            "from_state",
+            "to_state",
+            "field",
+            "old_value",
+            "new_value",
+            "note",
+        ]
+        read_only_fields = fields
+
+
+class ApiKeySerializer(serializers.ModelSerializer):
+    created_by = serializers.CharField(source="created_by.username", read_only=True, allow_null=True, default=None)
+
+    class Meta:
+        model = ApiKey
+        fields = ["id", "name", "lookup", "created_by", "created_at", "revoked_at"]
+        read_only_fields = fields
+
+
+class ApiKeyCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=80)
+
+
+class ApiKeyCreatedSerializer(ApiKeySerializer):
+    key = serializers.CharField(read_only=True, help_text="The key itself: shown in this answer only, never again.")
+
+    class Meta(ApiKeySerializer.Meta):
+        fields = [*ApiKeySerializer.Meta.fields, "key"]
+        read_only_fields = fields
+
+
+class GoldenQuestionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = GoldenQuestion
+        fields = ["id", "key", "text", "relevant", "split"]
+        read_only_fields = fields
+
+
+class EvaluationRunSerializer(serializers.ModelSerializer):
+    release = serializers.IntegerField(source="release.sequence", read_only=True)
+
+    class Meta:
+        model = EvaluationRun
+        fields = ["id", "release", "metrics", "created_at"]
+        read_only_fields = fields
+
+
+class EvaluationRunDetailSerializer(EvaluationRunSerializer):
+    class Meta(EvaluationRunSerializer.Meta):
+        fields = [*EvaluationRunSerializer.Meta.fields, "results"]
+        read_only_fields = fields
+
+
+class EvaluationRunCreateSerializer(serializers.Serializer):
+    release = serializers.IntegerField(required=False, help_text="A release sequence; default the active one.")
+    budget = serializers.IntegerField(required=False, min_value=200, max_value=8000, default=2000)

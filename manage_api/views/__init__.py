@@ -1,0 +1,1 @@
+"""The management API's viewsets, one module per resource."""

@@ -1,0 +1,188 @@
+"""Every route of the management API, what it needs, and what success answers: the matrix's table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from knowledge.models import GoldenQuestion, Release, Role
+from knowledge.services.api_keys import api_key_create
+from knowledge.services.entries import entry_create
+from knowledge.services.releases import release_build
+from knowledge.services.versions import version_approve, version_draft_for_entry, version_publish, version_submit
+from tests.factories import content
+
+BASE = "/t/alpha/api/manage/"
+
+
+@dataclass(frozen=True)
+class Route:
+    name: str
+    method: str
+    path: Callable[[Any], str]  # world -> path (after BASE)
+    role: str | None  # None: any member may
+    ok: int
+    body: Callable[[Any], Any] = field(default=lambda world: None)
+    headers: Callable[[Any], dict[str, str]] = field(default=lambda world: {})
+    setup: Callable[[Any], None] = field(default=lambda world: None)
+
+
+def _in_review(world: Any) -> Any:
+    """The editor's draft, submitted: what a reviewer approves or rejects."""
+    return version_submit(version=world.draft, actor=world.callers["editor_a"].user)
+
+
+def _approved(world: Any) -> Any:
+    return version_approve(version=_in_review(world), actor=world.callers["reviewer_a"].user)
+
+
+def _second_release(world: Any) -> None:
+    editor, reviewer = world.callers["editor_a"].user, world.callers["reviewer_a"].user
+    draft = version_draft_for_entry(entry=world.live.entry, actor=editor)
+    version_submit(version=draft, actor=editor)
+    version_approve(version=draft, actor=reviewer)
+    version_publish(version=draft, actor=reviewer)
+    release_build(namespace_id=world.alpha.pk)
+
+
+def _questions(world: Any) -> None:
+    GoldenQuestion.objects.create(
+        namespace=world.alpha, key="q1", text="token budget", relevant={world.live.entry.public_id: 2}
+    )
+
+
+def _key(world: Any) -> int:
+    return api_key_create(namespace=world.alpha, name="agent", actor=None, check_permission=False)[0].pk
+
+
+def _first_release(world: Any) -> int:
+    return Release.objects.filter(namespace=world.alpha).order_by("sequence").values_list("sequence", flat=True)[0]
+
+
+def _feedback(world: Any) -> int:
+    return world.alpha.feedback.get().pk
+
+
+def _audit(world: Any) -> int:
+    return world.alpha.audit_records.order_by("pk").values_list("pk", flat=True)[0]
+
+
+ROUTES: list[Route] = [
+    Route("root", "get", lambda w: "", None, 200),
+    Route("entries", "get", lambda w: "entries/", None, 200),
+    Route("entry", "get", lambda w: f"entries/{w.live.entry.public_id}/", None, 200),
+    Route("versions", "get", lambda w: "versions/", None, 200),
+    Route("version", "get", lambda w: f"versions/{w.draft.pk}/", None, 200),
+    Route("releases", "get", lambda w: "releases/", None, 200),
+    Route("release", "get", lambda w: f"releases/{_first_release(w)}/", None, 200),
+    Route("feedback", "get", lambda w: "feedback/", None, 200),
+    Route("feedback item", "get", lambda w: f"feedback/{_feedback(w)}/", None, 200),
+    Route("audit", "get", lambda w: "audit/", None, 200),
+    Route("audit record", "get", lambda w: f"audit/{_audit(w)}/", None, 200),
+    Route("golden questions", "get", lambda w: "golden-questions/", None, 200),
+    Route("evaluation runs", "get", lambda w: "evaluation-runs/", None, 200),
+    Route("api keys", "get", lambda w: "api-keys/", Role.ADMIN, 200),
+    Route("api key", "get", lambda w: f"api-keys/{_key(w)}/", Role.ADMIN, 200),
+    Route(
+        "create entry",
+        "post",
+        lambda w: "entries/",
+        Role.EDITOR,
+        201,
+        body=lambda w: {"category": "fact", "title": "Made by a script", "body": "Scripts propose changes too."},
+    ),
+    Route("open a draft", "post", lambda w: f"entries/{w.live.entry.public_id}/draft/", Role.EDITOR, 201),
+    Route(
+        "retire",
+        "post",
+        lambda w: f"entries/{w.draft.entry.public_id}/retire/",
+        Role.REVIEWER,
+        200,
+        body=lambda w: {"reason": "Merged into another entry."},
+    ),
+    Route(
+        "edit a draft",
+        "patch",
+        lambda w: f"versions/{w.draft.pk}/",
+        Role.EDITOR,
+        200,
+        body=lambda w: {"title": "Cite every fact, always"},
+        headers=lambda w: {"If-Match": f'"v{w.draft.pk}.0"'},
+    ),
+    Route("submit", "post", lambda w: f"versions/{w.draft.pk}/submit/", Role.EDITOR, 200),
+    Route("withdraw", "post", lambda w: f"versions/{w.draft.pk}/withdraw/", Role.EDITOR, 200),
+    Route("approve", "post", lambda w: f"versions/{_in_review(w).pk}/approve/", Role.REVIEWER, 200),
+    Route(
+        "reject",
+        "post",
+        lambda w: f"versions/{_in_review(w).pk}/reject/",
+        Role.REVIEWER,
+        200,
+        body=lambda w: {"note": "Name the source."},
+    ),
+    Route("publish", "post", lambda w: f"versions/{_approved(w).pk}/publish/", Role.REVIEWER, 200),
+    Route(
+        "rollback",
+        "post",
+        lambda w: f"releases/{_first_release(w)}/rollback/",
+        Role.REVIEWER,
+        200,
+        setup=_second_release,
+    ),
+    Route(
+        "resolve feedback",
+        "post",
+        lambda w: f"feedback/{_feedback(w)}/resolve/",
+        Role.EDITOR,
+        200,
+        body=lambda w: {"status": "done"},
+    ),
+    Route("create api key", "post", lambda w: "api-keys/", Role.ADMIN, 201, body=lambda w: {"name": "new agent"}),
+    Route("revoke api key", "post", lambda w: f"api-keys/{_key(w)}/revoke/", Role.ADMIN, 200),
+    Route("evaluate", "post", lambda w: "evaluation-runs/", Role.REVIEWER, 201, setup=_questions),
+]
+
+# Who may use which role in alpha through their token (the token's scope cut to the person's roles).
+USABLE: dict[str, set[str]] = {
+    "editor_a": {Role.EDITOR},
+    "reviewer_a": {Role.REVIEWER},
+    "admin_a": {Role.EDITOR, Role.REVIEWER, Role.ADMIN},
+    "readonly_a": set(),
+    "reviewer_b": set(),
+    "outsider": set(),
+}
+MEMBERS_OF_ALPHA = {"editor_a", "reviewer_a", "admin_a", "readonly_a"}
+# The caller whose request must succeed, per role needed.
+FIRST: dict[str | None, str] = {
+    None: "readonly_a",
+    Role.EDITOR: "editor_a",
+    Role.REVIEWER: "reviewer_a",
+    Role.ADMIN: "admin_a",
+}
+
+
+def expected_status(caller: str, route: Route) -> int:
+    if caller not in MEMBERS_OF_ALPHA:
+        return 404
+    if route.role is not None and route.role not in USABLE[caller]:
+        return 403
+    return route.ok
+
+
+def call(caller: Any, route: Route, world: Any, path: str) -> Any:
+    body = route.body(world)
+    headers = {f"HTTP_{k.upper().replace('-', '_')}": v for k, v in route.headers(world).items()}
+    if route.method == "get":
+        return caller.get(BASE + path, **headers)
+    return getattr(caller, route.method)(BASE + path, body if body is not None else {}, **headers)
+
+
+def fresh_entry(world: Any, title: str) -> Any:
+    editor = world.callers["editor_a"].user
+    return entry_create(
+        namespace=world.alpha,
+        category=world.alpha.categories.get(slug="fact"),
+        content=content(title=title),
+        actor=editor,
+    )
