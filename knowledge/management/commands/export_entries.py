@@ -9,15 +9,22 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from knowledge.entryfiles import entry_file_name, entry_file_render
 from knowledge.models import Namespace
 from knowledge.selectors.exports import entries_export_rows
 
 
 class Command(BaseCommand):
-    help = "Export the published entries of a namespace as JSON Lines (import_entries reads it back)."
+    help = (
+        "Export the published entries of a namespace as JSON Lines (import_entries reads it back), or with "
+        "--format markdown as one Markdown file per entry in a folder (sync_entries reads it back)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("file", type=Path, nargs="?", help="Output file (default: standard output).")
+        parser.add_argument(
+            "file", type=Path, nargs="?", help="Output file (default: standard output); the folder with markdown."
+        )
+        parser.add_argument("--format", choices=["jsonl", "markdown"], default="jsonl")
         parser.add_argument("--namespace", required=True)
         parser.add_argument("--include-drafts", action="store_true", help="Export each entry's latest version.")
 
@@ -27,6 +34,9 @@ class Command(BaseCommand):
             raise CommandError(f"No namespace “{options['namespace']}”.")
         rows = entries_export_rows(namespace=namespace, include_drafts=options["include_drafts"])
         path: Path | None = options["file"]
+        if options["format"] == "markdown":
+            self._markdown(rows, path, namespace)
+            return
         handle = path.open("w", encoding="utf-8") if path else sys.stdout
         count = 0
         try:
@@ -37,3 +47,16 @@ class Command(BaseCommand):
             if path:
                 handle.close()
         self.stderr.write(f"Exported {count} entries of {namespace.slug}.")
+
+    def _markdown(self, rows: Any, folder: Path | None, namespace: Namespace) -> None:
+        """One <ID>.md per entry; files of entries no longer exported are left for the caller to remove."""
+        if folder is None:
+            raise CommandError("--format markdown needs a folder to write into.")
+        if folder.exists() and not folder.is_dir():
+            raise CommandError(f"{folder} exists and is not a folder.")
+        folder.mkdir(parents=True, exist_ok=True)
+        count = 0
+        for row in rows:
+            (folder / entry_file_name(row["id"])).write_text(entry_file_render(row), encoding="utf-8")
+            count += 1
+        self.stderr.write(f"Exported {count} entries of {namespace.slug} to {folder}/.")

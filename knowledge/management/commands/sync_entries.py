@@ -1,0 +1,105 @@
+"""manage.py sync_entries: propose the differences between a folder of entry files and a namespace for review."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from knowledge.errors import ServiceError
+from knowledge.management.progress import Progress
+from knowledge.models import Namespace
+from knowledge.services.sync import (
+    CHANGE,
+    MISSING,
+    NEW,
+    PENDING,
+    SUBMIT,
+    UNCHANGED,
+    SyncFolderError,
+    SyncPlan,
+    folder_read,
+    sync_apply,
+    sync_plan,
+)
+from knowledge.workflow import TransitionError
+
+VERBS = {
+    NEW: "new entry, submitted for review",
+    CHANGE: "changed ({fields}): draft v{version} submitted for review",
+    SUBMIT: "draft v{version} already holds the file: submitted for review",
+    PENDING: "v{version} with this content is {detail}; waiting for a reviewer",
+    MISSING: "in the namespace, not in the folder (never retired from here)",
+}
+PLANNED = {
+    NEW: "would create a new entry and submit it for review",
+    CHANGE: "would propose ({fields}) as draft v{version} for review",
+    SUBMIT: "would submit draft v{version} for review",
+}
+
+
+class Command(BaseCommand):
+    help = (
+        "Read DIR/**/*.md (YAML front matter: id, title, summary, category, tags, confidence, links, aliases, "
+        "updated; the Markdown body) and propose every difference from the namespace as a draft submitted for "
+        "review. Never publishes or retires. --dry-run prints the plan; --check exits 1 when they differ."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("folder", type=Path)
+        parser.add_argument("--namespace", required=True)
+        parser.add_argument("--user", help="The editor the drafts are written as (required unless --dry-run/--check).")
+        parser.add_argument("--dry-run", action="store_true", help="Print the plan; write nothing.")
+        parser.add_argument(
+            "--check", action="store_true", help="Write nothing; exit 1 when folder and namespace differ."
+        )
+        parser.add_argument("--note", default="", help="The note of each submission (default: the folder's name).")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        folder: Path = options["folder"]
+        if not folder.is_dir():
+            raise CommandError(f"No such folder: {folder}")
+        namespace = Namespace.objects.filter(slug=options["namespace"]).first()
+        if namespace is None:
+            raise CommandError(f"No namespace “{options['namespace']}”.")
+        writes = not (options["dry_run"] or options["check"])
+        actor = self._actor(options["user"]) if writes else None
+        try:
+            files = folder_read(folder, progress=Progress(f"Reading {folder}"))
+            plan = sync_plan(namespace=namespace, files=files)
+            if writes:
+                note = options["note"] or f"Proposed from {folder.resolve().name}/ by sync_entries."
+                sync_apply(plan=plan, files=files, actor=actor, note=note, progress=Progress("Proposing"))
+        except SyncFolderError as error:
+            for name, message in error.errors:
+                self.stderr.write(f"{folder / name}: {message}")
+            raise CommandError(f"{len(error.errors)} bad file(s) in {folder}; nothing was proposed.") from None
+        except (ServiceError, TransitionError) as error:
+            raise CommandError(f"{error} Nothing was proposed.") from None
+        self._report(plan, wrote=writes)
+        if options["check"] and plan.differs:
+            raise CommandError(f"{folder} and {namespace.slug} differ (see above).", returncode=1)
+
+    def _report(self, plan: SyncPlan, *, wrote: bool) -> None:
+        for change in plan.changes:
+            if change.kind == UNCHANGED:
+                continue
+            template = VERBS[change.kind] if wrote or change.kind not in PLANNED else PLANNED[change.kind]
+            text = template.format(
+                fields=", ".join(change.fields) or "no field", version=change.version, detail=change.detail
+            )
+            where = f"  ({change.file})" if change.file else ""
+            self.stdout.write(f"{change.public_id or '(new)':<12} {text}{where}")
+        counts = ", ".join(f"{plan.count(kind)} {kind}" for kind in (NEW, CHANGE, SUBMIT, PENDING, UNCHANGED, MISSING))
+        self.stdout.write(f"{plan.namespace.slug}: {counts}" + ("" if wrote else " (nothing written)"))
+
+    @staticmethod
+    def _actor(username: str | None) -> Any:
+        if not username:
+            raise CommandError("--user is required to write drafts (the editor they are written as).")
+        user = get_user_model().objects.filter(username=username, is_active=True).first()
+        if user is None:
+            raise CommandError(f"No active user “{username}”.")
+        return user

@@ -1,0 +1,201 @@
+"""Docs as code: export_entries --format markdown and sync_entries, round trips, proposals, --check, bad files."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from bench.datasets import DATASETS  # EVERGREEN_DATASETS, else ../shared/datasets
+from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, Role, VersionState
+from knowledge.services.demo import demo_load
+from knowledge.services.entries import entry_create
+from knowledge.services.imports import entries_import, entries_parse
+from tests.factories import NamespaceFactory, UserFactory, content, membership
+from tests.knowledge.test_workflow import publish
+
+pytestmark = pytest.mark.django_db
+
+
+def run(*args: str) -> tuple[str, str]:
+    out, err = StringIO(), StringIO()
+    call_command(*args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.glob("*.md"))}
+
+
+def copy_of(prefix: str, slug: str = "copy") -> tuple[Namespace, Any]:
+    namespace = NamespaceFactory.create(slug=slug, prefix=prefix, id_digits=3 if prefix == "EG" else 4)
+    return namespace, membership(UserFactory(username=f"{slug}-editor"), namespace, Role.EDITOR)
+
+
+def test_the_demo_round_trips_byte_for_byte(tmp_path: Path) -> None:
+    demo = demo_load(password="demo-password").namespace
+    first, second = tmp_path / "first", tmp_path / "second"
+    run("export_entries", str(first), "--namespace", demo.slug, "--format", "markdown")
+    exported = files_of(first)
+    assert len(exported) == Entry.objects.filter(namespace=demo, retired_at__isnull=True).count() >= 15
+    out, _ = run("sync_entries", str(first), "--namespace", demo.slug, "--check")
+    assert f"0 new, 0 change, 0 submit, 0 pending, {len(exported)} unchanged, 0 missing" in out
+
+    copy, editor = copy_of("EG")
+    out, _ = run("sync_entries", str(first), "--namespace", "copy", "--user", editor.username)
+    assert f"{len(exported)} new" in out
+    assert set(EntryVersion.objects.filter(entry__namespace=copy).values_list("state", flat=True)) == {"in_review"}
+    run("export_entries", str(second), "--namespace", "copy", "--format", "markdown", "--include-drafts")
+    assert files_of(second) == exported
+    out, _ = run("sync_entries", str(first), "--namespace", "copy", "--user", editor.username)
+    assert f"{len(exported)} pending" in out  # proposed once, waiting for review: nothing new written
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (DATASETS / "cranfield").exists(), reason="the shared datasets are not beside the project")
+def test_cranfield_round_trips_byte_for_byte(tmp_path: Path) -> None:
+    source, _ = copy_of("CRAN", slug="cranfield")
+    lines = (DATASETS / "cranfield" / "entries.jsonl").read_text(encoding="utf-8").splitlines()
+    entries_import(namespace=source, items=entries_parse(lines), actor=None, publish=True)
+    first, second = tmp_path / "first", tmp_path / "second"
+    run("export_entries", str(first), "--namespace", "cranfield", "--format", "markdown")
+    exported = files_of(first)
+    assert len(exported) == 1400
+    out, _ = run("sync_entries", str(first), "--namespace", "cranfield", "--check")
+    assert "1400 unchanged" in out
+
+    _, editor = copy_of("CRAN")
+    run("sync_entries", str(first), "--namespace", "copy", "--user", editor.username)
+    run("export_entries", str(second), "--namespace", "copy", "--format", "markdown", "--include-drafts")
+    assert files_of(second) == exported
+
+
+@pytest.fixture
+def folder(tmp_path: Path, editor: Any, reviewer: Any, ns_a: Namespace) -> Path:
+    """alpha with one published entry, exported to a folder."""
+    version = entry_create(namespace=ns_a, category=ns_a.categories.get(slug="fact"), content=content(), actor=editor)
+    publish(version, editor, reviewer)
+    out = tmp_path / "kb"
+    run("export_entries", str(out), "--namespace", "alpha", "--format", "markdown")
+    return out
+
+
+def test_an_edited_file_becomes_a_draft_submitted_for_review(folder: Path, editor: Any) -> None:
+    path = folder / "AL-000.md"
+    text = path.read_text()
+    path.write_text(text.replace("summary: Agents ask", "summary: Every agent asks"))
+    planned, _ = run("sync_entries", str(folder), "--namespace", "alpha", "--dry-run")
+    assert "AL-000       would propose (summary) as draft v2 for review" in planned
+    assert EntryVersion.objects.count() == 1
+
+    with pytest.raises(CommandError) as failure:
+        run("sync_entries", str(folder), "--namespace", "alpha", "--check")
+    assert failure.value.returncode == 1
+
+    out, _ = run("sync_entries", str(folder), "--namespace", "alpha", "--user", editor.username)
+    assert "changed (summary): draft v2 submitted for review" in out
+    proposed = EntryVersion.objects.get(number=2)
+    assert proposed.state == VersionState.IN_REVIEW
+    assert proposed.summary.startswith("Every agent asks")
+    assert proposed.author == editor
+    entry = Entry.objects.get()
+    assert entry.live_version is not None and entry.live_version.number == 1  # nothing published by the sync
+    assert list(AuditRecord.objects.filter(version=proposed).values_list("action", flat=True).order_by("pk")) == [
+        "create",
+        "edit",
+        "submit",
+    ]
+    again, _ = run("sync_entries", str(folder), "--namespace", "alpha", "--user", editor.username)
+    assert "v2 with this content is in_review; waiting for a reviewer" in again
+    assert EntryVersion.objects.count() == 2
+
+
+def test_a_new_file_gets_the_next_id_and_is_found_by_title_next_time(folder: Path, editor: Any) -> None:
+    (folder / "new-rule.md").write_text("---\ntitle: Quote figures exactly\ncategory: rule\n---\nQuote them.\n")
+    out, _ = run("sync_entries", str(folder), "--namespace", "alpha", "--user", editor.username)
+    assert "AL-200       new entry, submitted for review  (new-rule.md)" in out
+    again, _ = run("sync_entries", str(folder), "--namespace", "alpha", "--user", editor.username)
+    assert "AL-200       v1 with this content is in_review" in again
+    assert Entry.objects.count() == 2
+
+
+BAD = {
+    "no-front-matter.md": "Just text.\n",
+    "unclosed.md": "---\ntitle: x\n",
+    "bad-yaml.md": "---\ntitle: [unclosed\n---\nbody\n",
+    "unknown-key.md": "---\ntitle: x\ncolour: red\n---\nbody\n",
+    "confidence.md": "---\ntitle: x\ncategory: fact\nconfidence: 2\n---\nbody\n",
+    "category.md": "---\ntitle: x\ncategory: nope\n---\nbody\n",
+    "body-key.md": "---\ntitle: x\nbody: y\n---\n",
+    "tags.md": "---\ntitle: x\ncategory: fact\ntags: one\n---\nbody\n",
+}
+
+
+def test_bad_files_are_named_with_their_reason_and_nothing_is_written(folder: Path, editor: Any) -> None:
+    for name, text in BAD.items():
+        (folder / name).write_text(text)
+    (folder / "AL-000.md").write_text((folder / "AL-000.md").read_text().replace("title:", "title: Changed"))
+    before = (EntryVersion.objects.count(), AuditRecord.objects.count())
+    err = StringIO()
+    with pytest.raises(CommandError, match="nothing was proposed"):
+        call_command(
+            "sync_entries",
+            str(folder),
+            "--namespace",
+            "alpha",
+            "--user",
+            editor.username,
+            stderr=err,
+            stdout=StringIO(),
+        )
+    lines = err.getvalue()
+    expected = {
+        "no-front-matter.md": "must start with a front-matter block",
+        "unclosed.md": "not closed",
+        "bad-yaml.md": "not valid YAML",
+        "unknown-key.md": "unknown field(s): colour",
+        "confidence.md": "between 0 and 1",
+        "body-key.md": "not a front-matter key",
+        "tags.md": "“tags” must be a list of strings",
+    }
+    for name, reason in expected.items():
+        assert f"{name}: " in lines and reason in lines, (name, lines)
+    assert (EntryVersion.objects.count(), AuditRecord.objects.count()) == before
+
+
+def test_an_unknown_category_is_refused_per_file(folder: Path, editor: Any) -> None:
+    (folder / "category.md").write_text(BAD["category.md"])
+    err = StringIO()
+    with pytest.raises(CommandError):
+        call_command(
+            "sync_entries",
+            str(folder),
+            "--namespace",
+            "alpha",
+            "--user",
+            editor.username,
+            stderr=err,
+            stdout=StringIO(),
+        )
+    assert "category.md: unknown category “nope”" in err.getvalue()
+
+
+def test_writing_needs_an_editor_of_the_namespace(folder: Path, outsider: Any) -> None:
+    path = folder / "AL-000.md"
+    path.write_text(path.read_text().replace("summary: Agents", "summary: Some agents"))
+    with pytest.raises(CommandError, match="not an editor"):
+        run("sync_entries", str(folder), "--namespace", "alpha", "--user", outsider.username)
+    assert EntryVersion.objects.count() == 1
+    with pytest.raises(CommandError, match="--user is required"):
+        run("sync_entries", str(folder), "--namespace", "alpha")
+
+
+def test_entries_missing_from_the_folder_are_reported_never_retired(folder: Path, editor: Any) -> None:
+    (folder / "AL-000.md").unlink()
+    out, _ = run("sync_entries", str(folder), "--namespace", "alpha", "--user", editor.username)
+    assert "AL-000       in the namespace, not in the folder (never retired from here)" in out
+    assert Entry.objects.get().retired_at is None
