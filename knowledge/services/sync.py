@@ -2,7 +2,8 @@
 
 Every difference becomes a draft submitted for review, written through the same services as the admin
 (roles, transitions, the audit trail); nothing is ever published or retired here. The whole folder is
-validated first, and a folder with any bad file writes nothing.
+validated first, and a folder with any bad file writes nothing. The plan is made from plain data (a
+`NamespaceSide`), read from the database here or from the management API by a remote sync.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Final
 
@@ -18,7 +21,7 @@ from django.db import transaction
 from knowledge.entryfiles import EntryFileError, entry_file_parse
 from knowledge.errors import InvalidInputError
 from knowledge.ids import parse_public_id
-from knowledge.models import Category, Entry, EntryVersion, Namespace, VersionState
+from knowledge.models import Entry, EntryVersion, Namespace, VersionState
 from knowledge.models.entry import OPEN_STATES
 from knowledge.services.content import VersionContent
 from knowledge.services.entries import entry_create
@@ -29,13 +32,14 @@ Progress = Callable[[int, int], None]
 
 # What the folder asks of one entry.
 NEW: Final = "new"  # no such entry yet: created and submitted
-CHANGE: Final = "change"  # differs from the newest version: a draft with the file's content, submitted
+CHANGE: Final = "change"  # differs from the current version: a draft with the file's content, submitted
 SUBMIT: Final = "submit"  # an open draft already holds the file's content: submitted
 PENDING: Final = "pending"  # a version with the file's content awaits review or publishing: nothing to do
 UNCHANGED: Final = "unchanged"  # the live version is the file
 MISSING: Final = "missing"  # in the namespace, not in the folder: reported, never retired
 DIFFERENT: Final = frozenset({NEW, CHANGE, SUBMIT, PENDING, MISSING})
 WRITES: Final = frozenset({NEW, CHANGE, SUBMIT})
+CONTENT_FIELDS: Final = ("title", "summary", "body", "tags", "aliases", "links", "confidence", "updated")
 
 
 class SyncFolderError(InvalidInputError):
@@ -52,6 +56,34 @@ class EntryFile:
     item: ImportLine
 
 
+@dataclass(frozen=True, slots=True)
+class VersionSide:
+    """The version a file is compared with: the open one, else the live one, else the newest."""
+
+    id: int
+    number: int
+    state: str
+    content_hash: str
+    content: dict[str, Any]  # CONTENT_FIELDS as VersionContent.model_fields() holds them
+
+
+@dataclass(frozen=True, slots=True)
+class EntrySide:
+    public_id: str
+    category: str
+    retired: bool
+    live: bool
+    current: VersionSide
+
+
+@dataclass(frozen=True, slots=True)
+class NamespaceSide:
+    slug: str
+    prefix: str
+    blocks: dict[str, tuple[tuple[int, int], ...]]  # category slug -> its ID blocks
+    entries: dict[str, EntrySide]
+
+
 @dataclass
 class PlannedChange:
     kind: str
@@ -60,11 +92,13 @@ class PlannedChange:
     fields: tuple[str, ...] = ()  # which fields differ
     version: int | None = None  # the version number written or awaited
     detail: str = ""
+    category: str = ""  # of a new entry
+    base: VersionSide | None = None  # the version compared with
 
 
 @dataclass
 class SyncPlan:
-    namespace: Namespace
+    side: NamespaceSide
     changes: list[PlannedChange] = field(default_factory=list)
 
     def count(self, kind: str) -> int:
@@ -75,6 +109,9 @@ class SyncPlan:
         return any(change.kind in DIFFERENT for change in self.changes)
 
 
+# -- reading the folder ------------------------------------------------------------------------------
+
+
 def folder_read(folder: Path, *, progress: Progress | None = None) -> list[EntryFile]:
     """Every *.md file under `folder` (sorted), validated like an import line; SyncFolderError lists bad files."""
     paths = sorted(p for p in folder.rglob("*.md") if p.is_file())
@@ -82,15 +119,14 @@ def folder_read(folder: Path, *, progress: Progress | None = None) -> list[Entry
     records: list[str] = []
     errors: list[tuple[str, str]] = []
     for done, (path, name) in enumerate(zip(paths, names, strict=True), start=1):
+        record: dict[str, Any] | None = None
         try:
             record = entry_file_parse(path.read_text(encoding="utf-8"))
         except UnicodeDecodeError:
             errors.append((name, "not UTF-8 text"))
-            record = None
         except EntryFileError as error:
             errors.append((name, str(error)))
-            record = None
-        records.append(json.dumps(record if record is not None else {}, ensure_ascii=False, default=str))
+        records.append(json.dumps(record or {}, ensure_ascii=False, default=str))
         if progress:
             progress(done, len(paths))
     bad = {name for name, _ in errors}
@@ -104,63 +140,15 @@ def folder_read(folder: Path, *, progress: Progress | None = None) -> list[Entry
     return [EntryFile(name=names[item.line_no - 1], item=item) for item in items]
 
 
-def _fields_differing(a: VersionContent, b: EntryVersion) -> tuple[str, ...]:
-    ours = a.model_fields()
-    return tuple(
-        name
-        for name in ("title", "summary", "body", "tags", "aliases", "links", "confidence", "updated")
-        if ours[name] != getattr(b, name)
-    )
+# -- the namespace as plain data -----------------------------------------------------------------------
 
 
-def _content_for(item: ImportLine, base: EntryVersion | None) -> VersionContent:
-    """The file's content; a file without `updated` keeps the entry's date unless its text changed."""
-    content = item.content
-    if item.updated_given or base is None:
-        return content
-    kept = VersionContent.build(**{**_kwargs(content), "updated": base.updated})
-    return kept if kept.content_hash == base.content_hash else content
-
-
-def _kwargs(content: VersionContent) -> dict[str, Any]:
-    return {name: getattr(content, name) for name in VersionContent.__slots__}
-
-
-def _plan_existing(entry: Entry, newest: EntryVersion, file: EntryFile, category: Category | None) -> PlannedChange:
-    item = file.item
-    if entry.retired_at is not None:
-        raise SyncFolderError([(file.name, f"{entry.public_id} is retired; its ID cannot take new content")])
-    if category is not None and category.pk != entry.category_id:
-        raise SyncFolderError(
-            [(file.name, f"{entry.public_id} is in category “{entry.category.slug}”; an entry never changes category")]
-        )
-    content = _content_for(item, newest)
-    same = content.content_hash == newest.content_hash
-    if same and newest.state == VersionState.PUBLISHED:
-        return PlannedChange(UNCHANGED, entry.public_id, file.name, version=newest.number)
-    if same and newest.state in (VersionState.IN_REVIEW, VersionState.APPROVED):
-        return PlannedChange(PENDING, entry.public_id, file.name, version=newest.number, detail=newest.state)
-    if same and newest.state == VersionState.DRAFT:
-        return PlannedChange(SUBMIT, entry.public_id, file.name, version=newest.number)
-    if newest.state in (VersionState.IN_REVIEW, VersionState.APPROVED):
-        state = newest.get_state_display().lower()
-        raise SyncFolderError(
-            [
-                (
-                    file.name,
-                    f"{entry.public_id} has version {newest.number} {state} with other content; "
-                    "finish or withdraw it first",
-                )
-            ]
-        )
-    fields = _fields_differing(content, newest)
-    number = newest.number if newest.state == VersionState.DRAFT else newest.number + 1
-    return PlannedChange(CHANGE, entry.public_id, file.name, fields=fields, version=number)
+def version_content(version: EntryVersion) -> dict[str, Any]:
+    return {name: getattr(version, name) for name in CONTENT_FIELDS}
 
 
 def _current_versions(namespace: Namespace, entries: Iterable[Entry]) -> dict[int, EntryVersion]:
-    """Per entry, the version a file is compared with: the open one (draft, in review, approved), else the live
-    one, else the newest (a rejected or withdrawn first version)."""
+    """Per entry: the open version (draft, in review, approved), else the live one, else the newest."""
     live = {e.live_version_id for e in entries if e.live_version_id}
     current: dict[int, EntryVersion] = {}
     for version in EntryVersion.objects.filter(entry__namespace=namespace).order_by("entry_id", "number"):
@@ -170,65 +158,157 @@ def _current_versions(namespace: Namespace, entries: Iterable[Entry]) -> dict[in
     return current
 
 
-def sync_plan(*, namespace: Namespace, files: Sequence[EntryFile]) -> SyncPlan:
-    """What the folder asks of the namespace, entry by entry; SyncFolderError when a file cannot apply."""
-    categories = {c.slug: c for c in namespace.categories.all()}
-    entries = {e.public_id: e for e in Entry.objects.filter(namespace=namespace).select_related("category")}
-    current = _current_versions(namespace, entries.values())
-    by_title = {current[e.pk].title: e for e in entries.values() if e.pk in current and e.retired_at is None}
-    plan = SyncPlan(namespace=namespace)
+def namespace_side(namespace: Namespace) -> NamespaceSide:
+    entries = list(Entry.objects.filter(namespace=namespace).select_related("category"))
+    current = _current_versions(namespace, entries)
+    blocks = {
+        category.slug: tuple((block.start, block.end) for block in category.blocks.all())
+        for category in namespace.categories.prefetch_related("blocks")
+    }
+    return NamespaceSide(
+        slug=namespace.slug,
+        prefix=namespace.prefix,
+        blocks=blocks,
+        entries={
+            e.public_id: EntrySide(
+                public_id=e.public_id,
+                category=e.category.slug,
+                retired=e.retired_at is not None,
+                live=e.live_version_id is not None,
+                current=VersionSide(
+                    id=current[e.pk].pk,
+                    number=current[e.pk].number,
+                    state=current[e.pk].state,
+                    content_hash=current[e.pk].content_hash,
+                    content=version_content(current[e.pk]),
+                ),
+            )
+            for e in entries
+            if e.pk in current
+        },
+    )
+
+
+# -- planning ------------------------------------------------------------------------------------------
+
+
+def content_for(item: ImportLine, base: VersionSide | None) -> VersionContent:
+    """The file's content; a file without `updated` keeps the entry's date unless its text changed."""
+    content = item.content
+    if item.updated_given or base is None:
+        return content
+    kwargs = {name: getattr(content, name) for name in VersionContent.__slots__}
+    kept = VersionContent.build(**{**kwargs, "updated": base.content["updated"]})
+    return kept if kept.content_hash == base.content_hash else content
+
+
+def content_value(name: str, value: Any) -> Any:
+    """A content field as VersionContent.model_fields() holds it (lists, Decimal, date), from the API or the model."""
+    if name in ("tags", "aliases", "links"):
+        return list(value)
+    if name == "confidence":
+        return Decimal(str(value)).quantize(Decimal("0.01"))
+    if name == "updated" and isinstance(value, str):
+        return date.fromisoformat(value)
+    return value
+
+
+def _fields_differing(content: VersionContent, base: VersionSide) -> tuple[str, ...]:
+    ours = content.model_fields()
+    return tuple(
+        name for name in CONTENT_FIELDS if content_value(name, ours[name]) != content_value(name, base.content[name])
+    )
+
+
+def _plan_existing(entry: EntrySide, file: EntryFile) -> PlannedChange:
+    item, current = file.item, entry.current
+    if entry.retired:
+        raise SyncFolderError([(file.name, f"{entry.public_id} is retired; its ID cannot take new content")])
+    if item.category and item.category != entry.category:
+        message = f"{entry.public_id} is in category “{entry.category}”; an entry never changes category"
+        raise SyncFolderError([(file.name, message)])
+    same = content_for(item, current).content_hash == current.content_hash
+    change = PlannedChange(UNCHANGED, entry.public_id, file.name, version=current.number, base=current)
+    if same and current.state == VersionState.PUBLISHED:
+        return change
+    if same and current.state in (VersionState.IN_REVIEW, VersionState.APPROVED):
+        change.kind, change.detail = PENDING, current.state
+        return change
+    if same and current.state == VersionState.DRAFT:
+        change.kind = SUBMIT
+        return change
+    if current.state in (VersionState.IN_REVIEW, VersionState.APPROVED):
+        state = VersionState(current.state).label.lower()
+        message = f"{entry.public_id} has version {current.number} {state} with other content; finish or withdraw it"
+        raise SyncFolderError([(file.name, message)])
+    change.kind = CHANGE
+    change.fields = _fields_differing(content_for(item, current), current)
+    change.version = current.number if current.state == VersionState.DRAFT else None
+    return change
+
+
+def _category_of_new(side: NamespaceSide, item: ImportLine) -> str:
+    if item.category:
+        if item.category not in side.blocks:
+            raise ValueError(f"unknown category “{item.category}” (this namespace has: {', '.join(side.blocks)})")
+        return item.category
+    if not item.public_id:
+        raise ValueError("a new entry without an ID needs a category")
+    number = parse_public_id(item.public_id, prefix=side.prefix)
+    for slug, blocks in side.blocks.items():
+        if number is not None and any(start <= number <= end for start, end in blocks):
+            return slug
+    raise ValueError(f"{item.public_id} lies in no category's ID block; give the file a category")
+
+
+def sync_plan(*, side: NamespaceSide, files: Sequence[EntryFile]) -> SyncPlan:
+    """What the folder asks of the namespace, entry by entry; SyncFolderError names every file that cannot apply."""
+    live_titles = {e.current.content["title"]: e for e in side.entries.values() if not e.retired}
+    plan = SyncPlan(side=side)
     errors: list[tuple[str, str]] = []
     seen: set[str] = set()
     for file in files:
         item = file.item
-        category = categories.get(item.category) if item.category else None
-        if item.category and category is None:
-            errors.append(
-                (file.name, f"unknown category “{item.category}” (this namespace has: {', '.join(categories)})")
-            )
-            continue
-        entry = entries.get(item.public_id) if item.public_id else by_title.get(item.content.title)
+        entry = side.entries.get(item.public_id) if item.public_id else live_titles.get(item.content.title)
         try:
             if entry is not None:
                 if entry.public_id in seen:
                     raise SyncFolderError([(file.name, f"{entry.public_id} is described by another file too")])
                 seen.add(entry.public_id)
-                plan.changes.append(_plan_existing(entry, current[entry.pk], file, category))
+                plan.changes.append(_plan_existing(entry, file))
                 continue
-            if item.public_id and parse_public_id(item.public_id, prefix=namespace.prefix) is None:
-                raise SyncFolderError(
-                    [(file.name, f"{item.public_id} is not an ID of this namespace ({namespace.prefix}-…)")]
-                )
-            if category is None and not item.public_id:
-                raise SyncFolderError([(file.name, "a new entry without an ID needs a category")])
+            if item.public_id and parse_public_id(item.public_id, prefix=side.prefix) is None:
+                raise ValueError(f"{item.public_id} is not an ID of this namespace ({side.prefix}-…)")
+            category = _category_of_new(side, item)
         except SyncFolderError as failure:
             errors += failure.errors
             continue
-        plan.changes.append(PlannedChange(NEW, item.public_id or "", file.name, detail=item.category or ""))
+        except ValueError as error:
+            errors.append((file.name, str(error)))
+            continue
+        plan.changes.append(PlannedChange(NEW, item.public_id or "", file.name, category=category))
     if errors:
         raise SyncFolderError(errors)
-    for public_id, entry in sorted(entries.items(), key=lambda pair: pair[1].number):
-        if public_id not in seen and entry.retired_at is None and entry.live_version_id is not None:
+    for public_id, entry in side.entries.items():
+        if public_id not in seen and not entry.retired and entry.live:
             plan.changes.append(PlannedChange(MISSING, public_id))
     return plan
 
 
-def _category_of_new(namespace: Namespace, item: ImportLine) -> Category:
-    if item.category:
-        return namespace.categories.get(slug=item.category)
-    number = parse_public_id(item.public_id or "", prefix=namespace.prefix)
-    for category in namespace.categories.prefetch_related("blocks"):
-        if any(block.start <= (number or -1) <= block.end for block in category.blocks.all()):
-            return category
-    raise InvalidInputError(f"{item.public_id} lies in no category's ID block; give the file a category")
+# -- writing, here ---------------------------------------------------------------------------------------
 
 
 @transaction.atomic
 def sync_apply(
-    *, plan: SyncPlan, files: Sequence[EntryFile], actor: Any, note: str, progress: Progress | None = None
+    *,
+    namespace: Namespace,
+    plan: SyncPlan,
+    files: Sequence[EntryFile],
+    actor: Any,
+    note: str,
+    progress: Progress | None = None,
 ) -> SyncPlan:
-    """Write the plan's drafts and submit them for review, all or nothing; returns the plan with IDs filled in."""
-    namespace = plan.namespace
+    """Write the plan's drafts and submit them for review, all or nothing; fills in IDs and version numbers."""
     by_name = {file.name: file for file in files}
     writes = [change for change in plan.changes if change.kind in WRITES]
     for done, change in enumerate(writes, start=1):
@@ -236,23 +316,23 @@ def sync_apply(
         if change.kind == NEW:
             version = entry_create(
                 namespace=namespace,
-                category=_category_of_new(namespace, item),
+                category=namespace.categories.get(slug=change.category),
                 content=item.content,
                 actor=actor,
                 public_id=item.public_id,
             )
-            change.public_id, change.version = version.entry.public_id, version.number
+            change.public_id = version.entry.public_id
         else:
             entry = Entry.objects.get(namespace=namespace, public_id=change.public_id)
             version = version_draft_for_entry(entry=entry, actor=actor)
             if change.kind == CHANGE:
                 version = version_save(
                     version=version,
-                    content=_content_for(item, version),
+                    content=content_for(item, change.base),
                     expected_lock_version=version.lock_version,
                     actor=actor,
                 )
-            change.version = version.number
+        change.version = version.number
         version_submit(version=version, actor=actor, note=note)
         if progress:
             progress(done, len(writes))

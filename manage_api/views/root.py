@@ -19,6 +19,20 @@ WHOAMI = inline_serializer(
     name="ManageRoot",
     fields={
         "namespace": serializers.CharField(),
+        "prefix": serializers.CharField(help_text="The namespace's ID prefix, e.g. EG."),
+        "categories": serializers.ListField(
+            child=inline_serializer(
+                name="ManageCategory",
+                fields={
+                    "slug": serializers.CharField(),
+                    "name": serializers.CharField(),
+                    "blocks": serializers.ListField(
+                        child=serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2),
+                        help_text="The ID number ranges [start, end] new entries of the category get.",
+                    ),
+                },
+            )
+        ),
         "user": serializers.CharField(),
         "roles": serializers.ListField(child=serializers.CharField(), help_text="Roles this request may use."),
         "held": serializers.ListField(child=serializers.CharField(), help_text="Roles the person holds."),
@@ -47,6 +61,11 @@ class RootViewSet(ManageViewSet):
         return Response(
             {
                 "namespace": access.namespace.slug,
+                "prefix": access.namespace.prefix,
+                "categories": [
+                    {"slug": c.slug, "name": c.name, "blocks": [[b.start, b.end] for b in c.blocks.all()]}
+                    for c in access.namespace.categories.prefetch_related("blocks")
+                ],
                 "user": request.user.get_username(),
                 "roles": sorted(access.roles),
                 "held": sorted(access.held),

@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from io import StringIO
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+from django.core.handlers.wsgi import WSGIHandler
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 
 from bench.datasets import DATASETS  # EVERGREEN_DATASETS, else ../shared/datasets
+from knowledge.management import remote_sync
 from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, Role, VersionState
 from knowledge.services.demo import demo_load
 from knowledge.services.entries import entry_create
 from knowledge.services.imports import entries_import, entries_parse
+from knowledge.services.personal_tokens import personal_token_create
 from tests.factories import NamespaceFactory, UserFactory, content, membership
 from tests.knowledge.test_workflow import publish
 
@@ -89,7 +96,7 @@ def test_an_edited_file_becomes_a_draft_submitted_for_review(folder: Path, edito
     text = path.read_text()
     path.write_text(text.replace("summary: Agents ask", "summary: Every agent asks"))
     planned, _ = run("sync_entries", str(folder), "--namespace", "alpha", "--dry-run")
-    assert "AL-000       would propose (summary) as draft v2 for review" in planned
+    assert "AL-000       would propose (summary) as a draft for review" in planned
     assert EntryVersion.objects.count() == 1
 
     with pytest.raises(CommandError) as failure:
@@ -199,3 +206,55 @@ def test_entries_missing_from_the_folder_are_reported_never_retired(folder: Path
     out, _ = run("sync_entries", str(folder), "--namespace", "alpha", "--user", editor.username)
     assert "AL-000       in the namespace, not in the folder (never retired from here)" in out
     assert Entry.objects.get().retired_at is None
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The management API of this test's database, served in-process over WSGI (real HTTP semantics, no socket).
+
+    Like Django's test client, requests keep the test's database connection open (its transaction holds the data).
+    """
+    monkeypatch.setattr(remote_sync, "transport", httpx.WSGITransport(app=WSGIHandler()))
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield "http://testserver"
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+def test_a_remote_sync_proposes_through_the_api_as_the_tokens_owner(
+    folder: Path, editor: Any, ns_a: Namespace, server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, raw = personal_token_create(user=editor, name="ci", namespaces=[ns_a], scope="editor", expires_at=None)
+    monkeypatch.setenv("EVERGREEN_TOKEN", raw)
+    path = folder / "AL-000.md"
+    path.write_text(path.read_text().replace("summary: Agents ask", "summary: Every agent asks"))
+    (folder / "new-rule.md").write_text("---\ntitle: Quote figures exactly\ncategory: rule\n---\nQuote them.\n")
+    remote = ("--namespace", "alpha", "--server", server)
+    with pytest.raises(CommandError) as failure:
+        run("sync_entries", str(folder), *remote, "--check")
+    assert failure.value.returncode == 1
+
+    out, _ = run("sync_entries", str(folder), *remote)
+    assert "AL-000       changed (summary): draft v2 submitted for review" in out
+    assert "AL-200       new entry, submitted for review  (new-rule.md)" in out
+    proposed = EntryVersion.objects.get(entry__public_id="AL-000", number=2)
+    assert (proposed.state, proposed.author, proposed.summary[:16]) == ("in_review", editor, "Every agent asks")
+    assert AuditRecord.objects.filter(version=proposed, action="submit", actor=editor).exists()
+    again, _ = run("sync_entries", str(folder), *remote)
+    assert "0 new, 0 change, 0 submit, 2 pending" in again
+
+
+def test_a_remote_sync_with_a_read_only_token_is_refused_cleanly(
+    folder: Path, editor: Any, ns_a: Namespace, server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, raw = personal_token_create(user=editor, name="ro", namespaces=[ns_a], scope="read", expires_at=None)
+    monkeypatch.setenv("EVERGREEN_TOKEN", raw)
+    path = folder / "AL-000.md"
+    path.write_text(path.read_text().replace("summary: Agents ask", "summary: Every agent asks"))
+    with pytest.raises(CommandError, match="token_scope"):
+        run("sync_entries", str(folder), "--namespace", "alpha", "--server", server)
+    assert EntryVersion.objects.count() == 1
+    monkeypatch.delenv("EVERGREEN_TOKEN")
+    with pytest.raises(CommandError, match="Set EVERGREEN_TOKEN"):
+        run("sync_entries", str(folder), "--namespace", "alpha", "--server", server)

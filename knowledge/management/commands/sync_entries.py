@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import httpx
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.errors import ServiceError
 from knowledge.management.progress import Progress
+from knowledge.management.remote_sync import ManageClient, RemoteError, remote_apply, remote_side
 from knowledge.models import Namespace
 from knowledge.services.sync import (
     CHANGE,
@@ -18,14 +23,19 @@ from knowledge.services.sync import (
     PENDING,
     SUBMIT,
     UNCHANGED,
+    EntryFile,
+    NamespaceSide,
     SyncFolderError,
     SyncPlan,
     folder_read,
+    namespace_side,
     sync_apply,
     sync_plan,
 )
 from knowledge.workflow import TransitionError
 
+SideOf = Callable[[], NamespaceSide]
+Apply = Callable[[SyncPlan, list[EntryFile], str], None]
 VERBS = {
     NEW: "new entry, submitted for review",
     CHANGE: "changed ({fields}): draft v{version} submitted for review",
@@ -35,7 +45,7 @@ VERBS = {
 }
 PLANNED = {
     NEW: "would create a new entry and submit it for review",
-    CHANGE: "would propose ({fields}) as draft v{version} for review",
+    CHANGE: "would propose ({fields}) as a draft for review",
     SUBMIT: "would submit draft v{version} for review",
 }
 
@@ -56,31 +66,65 @@ class Command(BaseCommand):
             "--check", action="store_true", help="Write nothing; exit 1 when folder and namespace differ."
         )
         parser.add_argument("--note", default="", help="The note of each submission (default: the folder's name).")
+        parser.add_argument(
+            "--server",
+            help="Sync against a running Evergreen through its management API (e.g. https://kb.example.com) "
+            "instead of this installation's database; the token is read from the --token-env variable.",
+        )
+        parser.add_argument(
+            "--token-env", default="EVERGREEN_TOKEN", help="The variable holding the personal API token (--server)."
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         folder: Path = options["folder"]
         if not folder.is_dir():
             raise CommandError(f"No such folder: {folder}")
-        namespace = Namespace.objects.filter(slug=options["namespace"]).first()
-        if namespace is None:
-            raise CommandError(f"No namespace “{options['namespace']}”.")
         writes = not (options["dry_run"] or options["check"])
-        actor = self._actor(options["user"]) if writes else None
+        side_of, apply = self._remote(options) if options["server"] else self._local(options, writes=writes)
+        note = options["note"] or f"Proposed from {folder.resolve().name}/ by sync_entries."
         try:
             files = folder_read(folder, progress=Progress(f"Reading {folder}"))
-            plan = sync_plan(namespace=namespace, files=files)
+            plan = sync_plan(side=side_of(), files=files)
             if writes:
-                note = options["note"] or f"Proposed from {folder.resolve().name}/ by sync_entries."
-                sync_apply(plan=plan, files=files, actor=actor, note=note, progress=Progress("Proposing"))
+                apply(plan, files, note)
         except SyncFolderError as error:
             for name, message in error.errors:
                 self.stderr.write(f"{folder / name}: {message}")
             raise CommandError(f"{len(error.errors)} bad file(s) in {folder}; nothing was proposed.") from None
         except (ServiceError, TransitionError) as error:
             raise CommandError(f"{error} Nothing was proposed.") from None
+        except (RemoteError, httpx.HTTPError) as error:
+            raise CommandError(str(error)) from None
         self._report(plan, wrote=writes)
         if options["check"] and plan.differs:
-            raise CommandError(f"{folder} and {namespace.slug} differ (see above).", returncode=1)
+            raise CommandError(f"{folder} and {plan.side.slug} differ (see above).", returncode=1)
+
+    def _local(self, options: dict[str, Any], *, writes: bool) -> tuple[SideOf, Apply]:
+        """Read and write this installation's database, as the --user editor."""
+        namespace = Namespace.objects.filter(slug=options["namespace"]).first()
+        if namespace is None:
+            raise CommandError(f"No namespace “{options['namespace']}”.")
+        actor = self._actor(options["user"]) if writes else None
+
+        def apply(plan: SyncPlan, files: list[EntryFile], note: str) -> None:
+            sync_apply(
+                namespace=namespace, plan=plan, files=files, actor=actor, note=note, progress=Progress("Proposing")
+            )
+
+        return partial(namespace_side, namespace), apply
+
+    @staticmethod
+    def _remote(options: dict[str, Any]) -> tuple[SideOf, Apply]:
+        """Read and write a server through its management API, as the token's owner."""
+        token = os.environ.get(options["token_env"], "").strip()
+        if not token:
+            raise CommandError(f"Set {options['token_env']} to a personal API token (made at /admin/tokens/).")
+        client = ManageClient(f"{options['server'].rstrip('/')}/t/{options['namespace']}/api/manage/", token)
+
+        def apply(plan: SyncPlan, files: list[EntryFile], note: str) -> None:
+            remote_apply(client=client, plan=plan, files=files, note=note, progress=Progress("Proposing"))
+
+        return partial(remote_side, client), apply
 
     def _report(self, plan: SyncPlan, *, wrote: bool) -> None:
         for change in plan.changes:
@@ -93,7 +137,7 @@ class Command(BaseCommand):
             where = f"  ({change.file})" if change.file else ""
             self.stdout.write(f"{change.public_id or '(new)':<12} {text}{where}")
         counts = ", ".join(f"{plan.count(kind)} {kind}" for kind in (NEW, CHANGE, SUBMIT, PENDING, UNCHANGED, MISSING))
-        self.stdout.write(f"{plan.namespace.slug}: {counts}" + ("" if wrote else " (nothing written)"))
+        self.stdout.write(f"{plan.side.slug}: {counts}" + ("" if wrote else " (nothing written)"))
 
     @staticmethod
     def _actor(username: str | None) -> Any:

@@ -1,0 +1,161 @@
+"""sync_entries against a server: read the namespace through the management API and propose through it.
+
+The same plan as a local sync (knowledge.services.sync), made from what `/api/manage/` answers; each
+proposal is the API's create / draft / edit (If-Match) / submit, so the server applies its own rules
+and records the token's owner. Proposals are written one entry at a time: if the server refuses one,
+the sync stops and says which were already proposed (a second run finds them pending).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+
+from knowledge.services.content import VersionContent
+from knowledge.services.sync import (
+    CHANGE,
+    CONTENT_FIELDS,
+    NEW,
+    WRITES,
+    EntryFile,
+    EntrySide,
+    NamespaceSide,
+    Progress,
+    SyncPlan,
+    VersionSide,
+    content_for,
+    content_value,
+)
+
+TIMEOUT_SECONDS = 30.0
+OPEN = ("draft", "in_review", "approved")
+# Tests hand in an in-process transport (httpx.WSGITransport); real runs use the network.
+transport: httpx.BaseTransport | None = None
+
+
+class RemoteError(Exception):
+    """The server refused a request; the message is its error and what was done before."""
+
+
+class ManageClient:
+    def __init__(self, base: str, token: str) -> None:
+        self.base = base.rstrip("/") + "/"
+        self.http = httpx.Client(
+            headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
+            timeout=TIMEOUT_SECONDS,
+            transport=transport,
+        )
+
+    def call(
+        self, method: str, path: str, *, json: Any = None, headers: dict[str, str] | None = None
+    ) -> httpx.Response:
+        url = path if path.startswith("http") else self.base + path
+        response = self.http.request(method, url, json=json, headers=headers)
+        if response.status_code >= 400:
+            try:
+                error = response.json()["error"]
+                detail = f"{error['code']}: {error['message']}" + (f" ({error['param']})" if error.get("param") else "")
+            except (ValueError, KeyError, TypeError):
+                detail = response.text[:200]
+            raise RemoteError(f"{method} {url} answered {response.status_code} {detail}")
+        return response
+
+    def pages(self, path: str) -> Iterator[dict[str, Any]]:
+        url: str | None = path
+        while url:
+            body = self.call("GET", url).json()
+            yield from body["results"]
+            url = body["next"]
+
+
+def _version_side(row: dict[str, Any]) -> VersionSide:
+    return VersionSide(
+        id=row["id"],
+        number=row["number"],
+        state=row["state"],
+        content_hash=row["content_hash"],
+        content={name: content_value(name, row[name]) for name in CONTENT_FIELDS},
+    )
+
+
+def remote_side(client: ManageClient) -> NamespaceSide:
+    """The namespace as the API shows it: entries, and per entry the version a file is compared with."""
+    root = client.call("GET", "").json()
+    entries = list(client.pages("entries/?limit=200"))
+    versions: dict[str, list[dict[str, Any]]] = {}
+    for row in client.pages("versions/?limit=200&ordering=id"):
+        versions.setdefault(row["entry"], []).append(row)
+    sides: dict[str, EntrySide] = {}
+    for entry in entries:
+        rows = sorted(versions.get(entry["id"], []), key=lambda row: row["number"])
+        if not rows:
+            continue
+        open_rows = [row for row in rows if row["state"] in OPEN]
+        live = [row for row in rows if row["number"] == entry["live_version"]]
+        current = (open_rows or live or rows)[-1]
+        sides[entry["id"]] = EntrySide(
+            public_id=entry["id"],
+            category=entry["category"],
+            retired=entry["retired"],
+            live=entry["live_version"] is not None,
+            current=_version_side(current),
+        )
+    return NamespaceSide(
+        slug=root["namespace"],
+        prefix=root["prefix"],
+        blocks={c["slug"]: tuple((start, end) for start, end in c["blocks"]) for c in root["categories"]},
+        entries=sides,
+    )
+
+
+def _body(content: VersionContent) -> dict[str, Any]:
+    return {
+        "title": content.title,
+        "summary": content.summary,
+        "body": content.body,
+        "tags": list(content.tags),
+        "aliases": list(content.aliases),
+        "links": list(content.links),
+        "confidence": str(content.confidence),
+        "updated": content.updated.isoformat(),
+    }
+
+
+def remote_apply(
+    *, client: ManageClient, plan: SyncPlan, files: list[EntryFile], note: str, progress: Progress | None = None
+) -> SyncPlan:
+    """Propose each difference through the API; RemoteError names the refusal and what was proposed before it."""
+    by_name = {file.name: file for file in files}
+    writes = [change for change in plan.changes if change.kind in WRITES]
+    done: list[str] = []
+    for count, change in enumerate(writes, start=1):
+        item = by_name[change.file].item
+        try:
+            if change.kind == NEW:
+                body = {**_body(item.content), "category": change.category}
+                if item.public_id:
+                    body["id"] = item.public_id
+                entry = client.call("POST", "entries/", json=body).json()
+                change.public_id = entry["id"]
+                version = entry["versions"][0]
+            else:
+                version = client.call("POST", f"entries/{change.public_id}/draft/").json()
+                if change.kind == CHANGE:
+                    content = content_for(item, _version_side(version))
+                    version = client.call(
+                        "PATCH",
+                        f"versions/{version['id']}/",
+                        json=_body(content),
+                        headers={"If-Match": version["etag"]},
+                    ).json()
+            client.call("POST", f"versions/{version['id']}/submit/", json={"note": note})
+        except RemoteError as error:
+            already = f" Already proposed: {', '.join(done)}." if done else " Nothing was proposed."
+            raise RemoteError(f"{change.public_id or change.file}: {error}.{already}") from None
+        change.version = version["number"]
+        done.append(change.public_id)
+        if progress:
+            progress(count, len(writes))
+    return plan
