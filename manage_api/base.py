@@ -6,11 +6,11 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from django.db.models import QuerySet
-from rest_framework import viewsets
+from rest_framework import exceptions, viewsets
 from rest_framework.pagination import CursorPagination
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import BasePermission
-from rest_framework.renderers import JSONRenderer
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
 
 from knowledge.models import Namespace
@@ -18,6 +18,14 @@ from manage_api.access import Access, request_access
 from manage_api.auth import BrowserSessionAuthentication, PersonalTokenAuthentication
 from manage_api.errors import exception_handler
 from manage_api.throttles import ManageRateThrottle
+
+
+REFUSALS = (
+    exceptions.NotAuthenticated,
+    exceptions.AuthenticationFailed,
+    exceptions.NotFound,
+    exceptions.PermissionDenied,
+)
 
 
 class NamespaceRole(BasePermission):
@@ -45,7 +53,7 @@ class ManageViewSet(viewsets.GenericViewSet):
     permission_classes = [NamespaceRole]
     throttle_classes = [ManageRateThrottle]
     parser_classes = [JSONParser]
-    renderer_classes = [JSONRenderer]
+    renderer_classes = [JSONRenderer, BrowsableAPIRenderer]  # HTML for a signed-in browser that asks for it
     pagination_class = ManagePagination
     lookup_value_regex = "[^/]+"
     roles: ClassVar[dict[str, str]] = {}
@@ -53,6 +61,15 @@ class ManageViewSet(viewsets.GenericViewSet):
 
     def get_exception_handler(self) -> Callable[..., Any]:
         return exception_handler
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        """Refusals count against the caller's limit too (by address when no token opened anything), so
+        guessing tokens or namespaces is as rate-limited as using them."""
+        try:
+            super().initial(request, *args, **kwargs)
+        except REFUSALS:
+            self.check_throttles(request)
+            raise
 
     def required_role(self) -> str | None:
         return self.roles.get(self.action or "")

@@ -15,6 +15,7 @@ from knowledge.models.namespace import api_key_digest
 from knowledge.services.api_keys import api_key_create
 from knowledge.services.personal_tokens import personal_token_create, personal_token_revoke
 from tests.manage_api.conftest import Caller
+from tests.manage_api.routes import BASE, ROUTES
 
 pytestmark = pytest.mark.django_db
 URL = "/t/alpha/api/manage/entries/"
@@ -142,3 +143,28 @@ def test_the_rate_limit_counts_per_token_in_redis(world: Any, settings: Any) -> 
     assert error_of(refused)["code"] == "rate_limited"
     assert int(refused["Retry-After"]) >= 1
     assert world.callers["reviewer_a"].get(URL).status_code == 200  # another token has its own window
+
+
+def test_refusals_count_against_the_limit_by_address(world: Any, settings: Any) -> None:
+    from tests.configure import configure
+
+    configure(settings, manage_rate_limit="2/min")
+    guesser = Client(HTTP_AUTHORIZATION="Bearer egp_guess", REMOTE_ADDR="203.0.113.9")
+    assert guesser.get(URL).status_code == 401
+    assert guesser.get(URL).status_code == 401
+    assert guesser.get(URL).status_code == 429
+
+
+def test_a_signed_in_browser_gets_the_browsable_api(world: Any) -> None:
+    browser = Client()
+    browser.force_login(world.callers["editor_a"].user)
+    page = browser.get(URL, HTTP_ACCEPT="text/html")
+    assert page.status_code == 200
+    assert page["Content-Type"].startswith("text/html")
+    assert b"AL-000" in page.content
+    assert browser.get(URL).json()["results"][0]["id"] == "AL-000"  # JSON stays the default
+    admin = Client()
+    admin.force_login(world.callers["admin_a"].user)
+    for route in ROUTES:
+        if route.method == "get":
+            assert admin.get(BASE + route.path(world), HTTP_ACCEPT="text/html").status_code == 200, route.name
