@@ -19,7 +19,6 @@ from manage_api.auth import BrowserSessionAuthentication, PersonalTokenAuthentic
 from manage_api.errors import exception_handler
 from manage_api.throttles import ManageRateThrottle
 
-
 REFUSALS = (
     exceptions.NotAuthenticated,
     exceptions.AuthenticationFailed,

@@ -297,6 +297,18 @@ class GoldenQuestionSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class GoldenQuestionCreateSerializer(serializers.Serializer):
+    key = serializers.CharField(max_length=64, help_text="A stable identifier, e.g. eg-q-101.")
+    text = serializers.CharField(max_length=2000)
+    relevant = serializers.DictField(
+        child=serializers.IntegerField(min_value=1, max_value=2),
+        required=False,
+        default=dict,
+        help_text='{"EG-202": 2}: 2 for the answer, 1 for related; {} = the knowledge base does not cover it.',
+    )
+    split = serializers.ChoiceField(choices=[("dev", "dev"), ("test", "test")], default="dev")
+
+
 class EvaluationRunSerializer(serializers.ModelSerializer):
     release = serializers.IntegerField(source="release.sequence", read_only=True)
 

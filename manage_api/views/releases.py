@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from knowledge.models import EvaluationRun, GoldenQuestion, Release, Role
 from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
 from knowledge.services.evaluation import evaluation_run_record, questions_evaluate
+from knowledge.services.golden_questions import golden_question_create
 from knowledge.services.releases import release_rollback
 from manage_api.base import ManageViewSet
 from manage_api.errors import error_body
@@ -25,6 +26,7 @@ from manage_api.serializers import (
     EvaluationRunCreateSerializer,
     EvaluationRunDetailSerializer,
     EvaluationRunSerializer,
+    GoldenQuestionCreateSerializer,
     GoldenQuestionSerializer,
     NoteSerializer,
     ReleaseDetailSerializer,
@@ -93,9 +95,21 @@ class GoldenQuestionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Ma
     serializer_class = GoldenQuestionSerializer
     filter_backends = [DjangoFilterBackend]
     filterset_class = GoldenQuestionFilter
+    roles: ClassVar[dict[str, str]] = {"create": Role.EDITOR}
 
     def get_queryset(self) -> QuerySet[GoldenQuestion]:
         return self.scoped(GoldenQuestion.objects.all())
+
+    @extend_schema(
+        summary="Add a golden question",
+        request=GoldenQuestionCreateSerializer,
+        responses={201: GoldenQuestionSerializer, **errors(400, 401, 403, 404, 422, 429)},
+    )
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        body = GoldenQuestionCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        question = golden_question_create(namespace=self.namespace, actor=request.user, **body.validated_data)
+        return Response(GoldenQuestionSerializer(question).data, status=status.HTTP_201_CREATED)
 
 
 @extend_schema_view(

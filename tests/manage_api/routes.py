@@ -140,6 +140,14 @@ ROUTES: list[Route] = [
     ),
     Route("create api key", "post", lambda w: "api-keys/", Role.ADMIN, 201, body=lambda w: {"name": "new agent"}),
     Route("revoke api key", "post", lambda w: f"api-keys/{_key(w)}/revoke/", Role.ADMIN, 200),
+    Route(
+        "add golden question",
+        "post",
+        lambda w: "golden-questions/",
+        Role.EDITOR,
+        201,
+        body=lambda w: {"key": "q9", "text": "how big a budget?", "relevant": {w.live.entry.public_id: 2}},
+    ),
     Route("evaluate", "post", lambda w: "evaluation-runs/", Role.REVIEWER, 201, setup=_questions),
 ]
 
