@@ -62,7 +62,8 @@ def request_access(request: Request, slug: str | None) -> Access:
     user: Any = request.user
     if user is None or not user.is_authenticated:
         raise exceptions.NotAuthenticated(
-            "Sign in: send a personal API token as Authorization: Bearer egp_…, or use the admin's session."
+            "Sign in: send a personal API token (make one at /admin/tokens/) as Authorization: Bearer egp_…, or use "
+            "the admin's session."
         )
     token = request.auth if isinstance(request.auth, PersonalToken) else None
     namespace = _namespace(request, slug)

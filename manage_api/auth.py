@@ -23,8 +23,8 @@ from knowledge.services.api_keys import KEY_PREFIX
 from knowledge.services.personal_tokens import personal_token_used
 
 REFUSALS = {
-    STATUS_EXPIRED: ("token_expired", "This token has expired; make a new one in the admin (Personal API tokens)."),
-    STATUS_REVOKED: ("token_revoked", "This token was revoked; make a new one in the admin (Personal API tokens)."),
+    STATUS_EXPIRED: ("token_expired", "This token has expired; make a new one at /admin/tokens/."),
+    STATUS_REVOKED: ("token_revoked", "This token was revoked; make a new one at /admin/tokens/."),
     STATUS_INACTIVE_USER: ("invalid_token", "The token's owner can no longer sign in."),
 }
 UNKNOWN = ("invalid_token", "Unknown token: send a personal API token as Authorization: Bearer egp_….")
