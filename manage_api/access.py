@@ -48,10 +48,13 @@ class Access:
 
 
 def _namespace(request: Request, slug: str | None) -> Namespace | None:
-    _, state = namespace_lookup(request._request, slug)
-    if state is None:
-        return None
-    return Namespace.objects.filter(pk=state.id).first()
+    """By slug under /t/<slug>/, else the host's namespace (or the default) as the read routes resolve it."""
+    if slug is None:
+        _, state = namespace_lookup(request._request, None)
+        if state is None:
+            return None
+        slug = state.slug
+    return Namespace.objects.filter(slug=slug).first()
 
 
 def request_access(request: Request, slug: str | None) -> Access:
