@@ -76,7 +76,7 @@ def _first_problem(detail: Any, path: str = "") -> tuple[str | None, str, str]:
 
 def _service_error(error: ServiceError) -> Response:
     message = str(error)
-    status_code, code = SERVICE_STATUS.get(error.code, (422, "invalid"))
+    status_code, code = SERVICE_STATUS.get(error.code, (422, error.code))  # e.g. synonyms.too_few
     if message == SELF_APPROVAL:
         code = "four_eyes"
     return Response(error_body(code, message), status=status_code)

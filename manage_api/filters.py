@@ -20,6 +20,8 @@ from knowledge.models import (
     Feedback,
     GoldenQuestion,
     Release,
+    SynonymSet,
+    SynonymVersion,
     VersionState,
 )
 
@@ -184,4 +186,24 @@ class ApiKeyFilter(filters.FilterSet):
 
     class Meta:
         model = ApiKey
+        fields: list[str] = []
+
+
+class SynonymSetFilter(filters.FilterSet):
+    q = filters.CharFilter(field_name="name", lookup_expr="icontains")
+    published = filters.BooleanFilter(field_name="live_version", lookup_expr="isnull", exclude=True)
+
+    class Meta:
+        model = SynonymSet
+        fields: list[str] = []
+
+
+class SynonymVersionFilter(filters.FilterSet):
+    state = StatesFilter("state", help_text="Repeat for several, e.g. state=in_review.")
+    synonym_set = filters.NumberFilter(field_name="synonym_set_id")
+    author = filters.CharFilter(field_name="author__username")
+    reviewer = filters.CharFilter(field_name="reviewer__username")
+
+    class Meta:
+        model = SynonymVersion
         fields: list[str] = []

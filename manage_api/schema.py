@@ -30,7 +30,8 @@ MEANINGS = {
     409: "The version's state does not allow this (`invalid_transition`) or the category's IDs are used up "
     "(`block_full`).",
     412: "If-Match names an older save of the draft (`stale_version`).",
-    422: "A rule refuses the request (`invalid`): e.g. a retired entry, an ID already used, a reason missing.",
+    422: "A rule refuses the request (`invalid`, or the service's own code such as `synonyms.too_few`): e.g. a "
+    "retired entry, an ID already used, a reason missing.",
     428: "If-Match is required (`if_match_required`).",
     429: "Over the rate limit (`rate_limited`); see Retry-After.",
 }

@@ -18,6 +18,8 @@ from knowledge.models import (
     Feedback,
     GoldenQuestion,
     Release,
+    SynonymSet,
+    SynonymVersion,
     VersionState,
 )
 from knowledge.services.content import VersionContent
@@ -327,3 +329,51 @@ class EvaluationRunDetailSerializer(EvaluationRunSerializer):
 class EvaluationRunCreateSerializer(serializers.Serializer):
     release = serializers.IntegerField(required=False, help_text="A release sequence; default the active one.")
     budget = serializers.IntegerField(required=False, min_value=200, max_value=8000, default=2000)
+
+
+class SynonymVersionSerializer(serializers.ModelSerializer):
+    synonym_set = serializers.CharField(source="synonym_set.name", read_only=True)
+    author = serializers.CharField(source="author.username", read_only=True, allow_null=True, default=None)
+    reviewer = serializers.CharField(source="reviewer.username", read_only=True, allow_null=True, default=None)
+    phrases = serializers.ListField(child=serializers.CharField(), read_only=True)
+
+    class Meta:
+        model = SynonymVersion
+        fields = [
+            "id",
+            "synonym_set",
+            "number",
+            "state",
+            "phrases",
+            "two_way",
+            "enabled",
+            "author",
+            "reviewer",
+            "review_note",
+            "created_at",
+            "modified_at",
+            "submitted_at",
+            "reviewed_at",
+            "published_at",
+        ]
+        read_only_fields = fields
+
+
+class SynonymSetSerializer(serializers.ModelSerializer):
+    live_version = serializers.IntegerField(source="live_version.number", read_only=True, allow_null=True, default=None)
+    versions = SynonymVersionSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = SynonymSet
+        fields = ["id", "name", "live_version", "created_at", "versions"]
+        read_only_fields = fields
+
+
+class SynonymContentSerializer(serializers.Serializer):
+    phrases = serializers.ListField(child=serializers.CharField(max_length=200), min_length=2, max_length=50)
+    two_way = serializers.BooleanField(default=True, help_text="Off: only the first phrase searches for the others.")
+    enabled = serializers.BooleanField(default=True, help_text="Off: once published, releases stop using the set.")
+
+
+class SynonymSetCreateSerializer(SynonymContentSerializer):
+    name = serializers.CharField(max_length=80)

@@ -10,6 +10,7 @@ from manage_api.views.keys import ApiKeyViewSet
 from manage_api.views.observations import AuditViewSet, FeedbackViewSet
 from manage_api.views.releases import EvaluationRunViewSet, GoldenQuestionViewSet, ReleaseViewSet
 from manage_api.views.root import RootViewSet
+from manage_api.views.synonyms import SynonymSetViewSet, SynonymVersionViewSet
 from manage_api.views.versions import VersionViewSet
 
 router = SimpleRouter()
@@ -21,6 +22,8 @@ router.register("audit", AuditViewSet, basename="audit")
 router.register("api-keys", ApiKeyViewSet, basename="api-key")
 router.register("golden-questions", GoldenQuestionViewSet, basename="golden-question")
 router.register("evaluation-runs", EvaluationRunViewSet, basename="evaluation-run")
+router.register("synonym-sets", SynonymSetViewSet, basename="synonym-set")
+router.register("synonym-versions", SynonymVersionViewSet, basename="synonym-version")
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", RootViewSet.as_view({"get": "retrieve"}), name="root"),

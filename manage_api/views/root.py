@@ -13,7 +13,18 @@ from knowledge.models import Namespace
 from manage_api.base import ManageViewSet
 from manage_api.schema import errors
 
-RESOURCES = ("entries", "versions", "releases", "feedback", "audit", "api-keys", "golden-questions", "evaluation-runs")
+RESOURCES = (
+    "entries",
+    "versions",
+    "releases",
+    "feedback",
+    "audit",
+    "api-keys",
+    "golden-questions",
+    "evaluation-runs",
+    "synonym-sets",
+    "synonym-versions",
+)
 
 WHOAMI = inline_serializer(
     name="ManageRoot",

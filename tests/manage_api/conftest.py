@@ -13,6 +13,7 @@ from knowledge.services.entries import entry_create
 from knowledge.services.feedback import feedback_submit
 from knowledge.services.personal_tokens import personal_token_create
 from knowledge.services.releases import release_build
+from knowledge.services.synonyms import SynonymContent, synonym_set_create
 from knowledge.services.versions import version_approve, version_publish, version_submit
 from tests.factories import NamespaceFactory, UserFactory, content, membership
 
@@ -52,6 +53,7 @@ class World:
     live: EntryVersion  # a published entry of alpha
     draft: EntryVersion  # a draft of alpha written by the editor
     beta_live: EntryVersion
+    synonyms: Any  # a draft synonym set version of alpha, written by the editor
     callers: dict[str, Caller]
 
 
@@ -88,6 +90,9 @@ def world(db: Any) -> World:
         namespace=alpha, kind="outdated", message="The budget entry is old", entry_public_id=live.entry.public_id
     )
     feedback_submit(namespace=beta, kind="missing", message="Beta lacks a fact")
+    _, synonyms = synonym_set_create(
+        namespace=alpha, name="budget", content=SynonymContent.build(phrases=["token budget", "预算"]), actor=edna
+    )
     callers = {
         "editor_a": Caller("editor_a", edna, token_for(edna, alpha, scope=TokenScope.EDITOR)),
         "reviewer_a": Caller("reviewer_a", rita, token_for(rita, alpha, scope=TokenScope.REVIEWER)),
@@ -96,4 +101,6 @@ def world(db: Any) -> World:
         "outsider": Caller("outsider", otto, token_for(otto, beta, scope=TokenScope.ADMIN)),
         "readonly_a": Caller("readonly_a", edna, token_for(edna, alpha, scope=TokenScope.READ)),
     }
-    return World(alpha=alpha, beta=beta, live=live, draft=draft, beta_live=beta_live, callers=callers)
+    return World(
+        alpha=alpha, beta=beta, live=live, draft=draft, beta_live=beta_live, synonyms=synonyms, callers=callers
+    )

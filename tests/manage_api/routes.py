@@ -10,6 +10,7 @@ from knowledge.models import GoldenQuestion, Release, Role
 from knowledge.services.api_keys import api_key_create
 from knowledge.services.entries import entry_create
 from knowledge.services.releases import release_build
+from knowledge.services.synonyms import synonym_approve, synonym_submit
 from knowledge.services.versions import version_approve, version_draft_for_entry, version_publish, version_submit
 from tests.factories import content
 
@@ -26,6 +27,14 @@ class Route:
     body: Callable[[Any], Any] = field(default=lambda world: None)
     headers: Callable[[Any], dict[str, str]] = field(default=lambda world: {})
     setup: Callable[[Any], None] = field(default=lambda world: None)
+
+
+def _synonyms_in_review(world: Any) -> Any:
+    return synonym_submit(version=world.synonyms, actor=world.callers["editor_a"].user)
+
+
+def _synonyms_approved(world: Any) -> Any:
+    return synonym_approve(version=_synonyms_in_review(world), actor=world.callers["reviewer_a"].user)
 
 
 def _in_review(world: Any) -> Any:
@@ -147,6 +156,50 @@ ROUTES: list[Route] = [
         Role.EDITOR,
         201,
         body=lambda w: {"key": "q9", "text": "how big a budget?", "relevant": {w.live.entry.public_id: 2}},
+    ),
+    Route("synonym sets", "get", lambda w: "synonym-sets/", None, 200),
+    Route("synonym set", "get", lambda w: f"synonym-sets/{w.synonyms.synonym_set_id}/", None, 200),
+    Route("synonym versions", "get", lambda w: "synonym-versions/", None, 200),
+    Route("synonym version", "get", lambda w: f"synonym-versions/{w.synonyms.pk}/", None, 200),
+    Route(
+        "create synonym set",
+        "post",
+        lambda w: "synonym-sets/",
+        Role.EDITOR,
+        201,
+        body=lambda w: {"name": "protocol", "phrases": ["MCP", "Model Context Protocol"]},
+    ),
+    Route(
+        "propose synonyms",
+        "post",
+        lambda w: f"synonym-sets/{w.synonyms.synonym_set_id}/propose/",
+        Role.EDITOR,
+        200,
+        body=lambda w: {"phrases": ["token budget", "预算", "budget tier"]},
+    ),
+    Route("submit synonyms", "post", lambda w: f"synonym-versions/{w.synonyms.pk}/submit/", Role.EDITOR, 200),
+    Route("withdraw synonyms", "post", lambda w: f"synonym-versions/{w.synonyms.pk}/withdraw/", Role.EDITOR, 200),
+    Route(
+        "approve synonyms",
+        "post",
+        lambda w: f"synonym-versions/{_synonyms_in_review(w).pk}/approve/",
+        Role.REVIEWER,
+        200,
+    ),
+    Route(
+        "reject synonyms",
+        "post",
+        lambda w: f"synonym-versions/{_synonyms_in_review(w).pk}/reject/",
+        Role.REVIEWER,
+        200,
+        body=lambda w: {"note": "Too broad."},
+    ),
+    Route(
+        "publish synonyms",
+        "post",
+        lambda w: f"synonym-versions/{_synonyms_approved(w).pk}/publish/",
+        Role.REVIEWER,
+        200,
     ),
     Route("evaluate", "post", lambda w: "evaluation-runs/", Role.REVIEWER, 201, setup=_questions),
 ]

@@ -161,3 +161,17 @@ def test_every_filter_of_every_list_answers(world: Any) -> None:
             response = caller.client.get(f"{BASE}{prefix}/", {name: value, "limit": 200})
             assert response.status_code == 200, (prefix, name, response.content)
             assert {str(row.get("id")) for row in response.json()["results"]} <= all_rows, (prefix, name)
+
+
+def test_synonyms_are_proposed_reviewed_with_four_eyes_and_published(world: Any) -> None:
+    editor, reviewer, admin = world.callers["editor_a"], world.callers["reviewer_a"], world.callers["admin_a"]
+    created = admin.post(BASE + "synonym-sets/", {"name": "protocol", "phrases": ["MCP", "Model Context Protocol"]})
+    assert created.status_code == 201
+    version = created.json()["versions"][0]["id"]
+    admin.post(BASE + f"synonym-versions/{version}/submit/")
+    refused = admin.post(BASE + f"synonym-versions/{version}/approve/")
+    assert (refused.status_code, refused.json()["error"]["code"]) == (403, "four_eyes")
+    assert reviewer.post(BASE + f"synonym-versions/{version}/approve/").json()["state"] == "approved"
+    assert reviewer.post(BASE + f"synonym-versions/{version}/publish/").json()["state"] == "published"
+    too_few = editor.post(BASE + f"synonym-sets/{created.json()['id']}/propose/", {"phrases": ["MCP", "MCP "]})
+    assert (too_few.status_code, too_few.json()["error"]["code"]) == (422, "synonyms.too_few")
