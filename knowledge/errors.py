@@ -27,7 +27,7 @@ class InvalidInputError(ServiceError):
 
 NOT_A_MEMBER = "You are not {role} of the namespace “{namespace}”."
 SELF_APPROVAL = (
-    "You wrote this version, so someone else must review it (four eyes). "
+    "You wrote or edited this version, so someone else must review it (four eyes). "
     "A namespace admin can enable single-person mode for this namespace."
 )
 STALE_DRAFT = (

@@ -9,6 +9,7 @@ from knowledge.admin import (
     releases,
     requests,
     synonyms,
+    texts,
     versions,
     webhooks,
 )
@@ -22,6 +23,7 @@ __all__ = [
     "releases",
     "requests",
     "synonyms",
+    "texts",
     "versions",
     "webhooks",
 ]

@@ -13,12 +13,22 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from knowledge.admin.base import NamespaceScopedAdmin, ReadOnlyAdmin, ServiceErrorsShown, namespace_action
-from knowledge.models import DocPage, EvaluationRun, Feedback, GoldenQuestion, Namespace, PromptPack, Release, Role
+from knowledge.models import (
+    DocPage,
+    EvaluationRun,
+    Feedback,
+    GoldenQuestion,
+    Namespace,
+    PromptPack,
+    Release,
+    ReviewedText,
+    Role,
+    TextKind,
+)
 from knowledge.retrieval.evaluation import EvalQuestion
 from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
 from knowledge.services.evaluation import evaluation_run_record, questions_evaluate
 from knowledge.services.feedback import feedback_set_status
-from knowledge.services.releases import release_request_build
 
 # The metrics an evaluation run shows first, with their labels (EvaluationReport field names).
 METRIC_LABELS = (
@@ -72,24 +82,29 @@ def evaluate_and_report(
     return run
 
 
-class ReleasedContentAdmin(NamespaceScopedAdmin):
-    """Content that ships inside releases: saving it queues a build."""
+class PublishedTextAdmin(ReadOnlyAdmin):
+    """What agents are served of a reviewed text; it changes only by publishing a reviewed version."""
 
-    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
-        super().save_model(request, obj, form, change)
-        release_request_build(namespace=obj.namespace)
+    @admin.display(description="Reviewed text")
+    def reviewed_text(self, obj: DocPage | PromptPack) -> SafeString | str:
+        kind, key = (TextKind.DOC, obj.slug) if isinstance(obj, DocPage) else (TextKind.PROMPT, obj.scenario)
+        text = ReviewedText.objects.filter(namespace_id=obj.namespace_id, kind=kind, key=key).first()
+        if text is None:
+            return "—"
+        url = reverse("admin:knowledge_reviewedtext_change", args=[text.pk])
+        return format_html('<a href="{}">{} (edit through review)</a>', url, text)
 
 
 @admin.register(DocPage)
-class DocPageAdmin(ReleasedContentAdmin):
-    list_display = ["slug", "title", "namespace", "position", "updated_at"]
+class DocPageAdmin(PublishedTextAdmin):
+    list_display = ["slug", "title", "namespace", "position", "updated_at", "reviewed_text"]
     list_filter = ["namespace"]
     search_fields = ["slug", "title"]
 
 
 @admin.register(PromptPack)
-class PromptPackAdmin(ReleasedContentAdmin):
-    list_display = ["scenario", "namespace", "updated_at"]
+class PromptPackAdmin(PublishedTextAdmin):
+    list_display = ["scenario", "namespace", "updated_at", "reviewed_text"]
     list_filter = ["namespace"]
 
 

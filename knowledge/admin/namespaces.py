@@ -11,10 +11,13 @@ from typing import Any
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from knowledge.admin.access import MembershipInline, memberships_save
 from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline, ServiceErrorsShown, namespace_action
-from knowledge.models import Category, IdBlock, Membership, Namespace, NamespaceHost, Role
+from knowledge.models import Category, IdBlock, Membership, Namespace, NamespaceHost, ReviewedText, Role, TextKind
 from knowledge.services.namespace_settings import (
     namespace_create,
     namespace_host_add,
@@ -23,6 +26,7 @@ from knowledge.services.namespace_settings import (
     namespace_update,
     settable_fields,
 )
+from knowledge.services.namespaces import PROFILE_FIELDS
 from knowledge.services.releases import release_request_build
 
 
@@ -49,13 +53,16 @@ class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
     change_role = Role.ADMIN
     list_display = ["slug", "name", "prefix", "language", "is_public", "active_release", "content_serial"]
     search_fields = ["slug", "name", "prefix"]
-    readonly_fields = ["active_release", "content_serial", "created_at"]
+    readonly_fields = ["active_release", "content_serial", "created_at", *PROFILE_FIELDS, "profile_text"]
     inlines = [HostInline, MembershipInline]
     actions = ["build_release"]
     fieldsets = [
         (None, {"fields": ["slug", "name", "prefix", "id_digits", "is_public", "default_budget"]}),
-        ("Public metadata", {"fields": ["title", "summary", "contact", "license", "base_url", "language"]}),
-        ("What agents are told", {"fields": ["rules", "faq"]}),
+        ("Public metadata", {"fields": ["license", "base_url", "language"]}),
+        (
+            "What agents are told (the profile, changed through review)",
+            {"fields": ["profile_text", *PROFILE_FIELDS]},
+        ),
         ("Review", {"fields": ["allow_self_approval"]}),
         (
             "Retrieval and limits",
@@ -79,6 +86,15 @@ class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return request.user.is_superuser
+
+    @admin.display(description="Reviewed text")
+    def profile_text(self, obj: Namespace) -> SafeString | str:
+        text = ReviewedText.objects.filter(namespace=obj, kind=TextKind.PROFILE).first()
+        if text is None:
+            url = reverse("admin:knowledge_reviewedtext_add") + f"?namespace={obj.pk}&kind={TextKind.PROFILE}"
+            return format_html('<a href="{}">Write the profile (a draft for review)</a>', url)
+        url = reverse("admin:knowledge_reviewedtext_change", args=[text.pk])
+        return format_html('<a href="{}">{} (edit through review)</a>', url, text)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         fields = list(super().get_readonly_fields(request, obj))

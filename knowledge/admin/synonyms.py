@@ -7,15 +7,13 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import Prefetch, QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
-from django.shortcuts import get_object_or_404
-from django.urls import path, reverse
+from django.http import HttpRequest, HttpResponseRedirect
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from knowledge.admin.base import NamespaceScopedAdmin, ServiceErrorsShown, namespace_action
-from knowledge.admin.forms import NoteForm
-from knowledge.admin.versions import available_actions
+from knowledge.admin.workflow import ReviewWorkflowAdmin
 from knowledge.errors import ServiceError
 from knowledge.models import Role, SynonymSet, SynonymVersion, VersionState
 from knowledge.models.entry import OPEN_STATES
@@ -30,7 +28,6 @@ from knowledge.services.synonyms import (
     synonym_set_create,
 )
 from knowledge.services.versions import ACTION_ROLES
-from knowledge.workflow import TransitionError
 
 
 class PhraseLinesField(forms.CharField):
@@ -190,8 +187,12 @@ class SynonymSetAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
 
 
 @admin.register(SynonymVersion)
-class SynonymVersionAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
+class SynonymVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
     namespace_path = "synonym_set__namespace"
+    transitions = SYNONYM_ACTIONS
+    action_roles = ACTION_ROLES
+    transition_page = True
+    actions = ()  # no bulk review of synonym sets
     form = SynonymVersionForm
     list_display = ["label", "namespace", "state", "phrases_shown", "author", "reviewer", "modified_at"]
     list_filter = ["state", "synonym_set__namespace"]
@@ -256,35 +257,3 @@ class SynonymVersionAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
         rows = [(" ".join(source), "; ".join(" ".join(t) for t in targets)) for source, targets in rules.items()]
         body = format_html_join("", "<tr><td>{}</td><td>{}</td></tr>", rows)
         return format_html("<table><tr><th>Topic terms</th><th>Also searched</th></tr>{}</table>", body)
-
-    def render_change_form(self, request: HttpRequest, context: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
-        obj = kwargs.get("obj")
-        if obj is not None:
-            context["transition_buttons"] = available_actions(obj.state)
-        return super().render_change_form(request, context, *args, **kwargs)
-
-    def get_urls(self) -> list[Any]:
-        view = self.admin_site.admin_view(self.transition_view)
-        return [
-            path("<int:pk>/transition/<str:action>/", view, name="knowledge_synonymversion_transition"),
-            *super().get_urls(),
-        ]
-
-    def transition_view(self, request: HttpRequest, pk: int, action: str) -> HttpResponse:
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
-        version = get_object_or_404(self.get_queryset(request), pk=pk)
-        back = reverse("admin:knowledge_synonymversion_change", args=[version.pk])
-        if action not in SYNONYM_ACTIONS:
-            messages.error(request, f"Unknown action “{action}”.")
-            return HttpResponseRedirect(back)
-        self.require(request, version, ACTION_ROLES[action])
-        form = NoteForm(request.POST)
-        form.is_valid()
-        try:
-            SYNONYM_ACTIONS[action](version=version, actor=request.user, note=form.cleaned_data.get("note", ""))
-        except (ServiceError, TransitionError) as error:
-            messages.error(request, f"{version}: {error}")
-        else:
-            messages.success(request, f"{version}: {action} done.")
-        return HttpResponseRedirect(back)

@@ -5,20 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db.models import Q, QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
-from django.shortcuts import get_object_or_404
-from django.urls import path, reverse
+from django.http import HttpRequest
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from knowledge.admin.base import NamespaceScopedAdmin, namespace_action
 from knowledge.admin.finding import finding_html
-from knowledge.admin.forms import NoteForm, VersionForm
+from knowledge.admin.forms import VersionForm
 from knowledge.admin.preview import diff_table, preview_html, warnings_html
 from knowledge.admin.roles import request_roles
-from knowledge.errors import ServiceError
+from knowledge.admin.workflow import ReviewWorkflowAdmin
 from knowledge.models import EntryVersion, Feedback, Role, VersionState
 from knowledge.models.review import ReviewItem
 from knowledge.services.versions import (
@@ -30,7 +28,6 @@ from knowledge.services.versions import (
     version_submit,
     version_withdraw,
 )
-from knowledge.workflow import TRANSITIONS, TransitionError
 
 ACTIONS: dict[str, Callable[..., EntryVersion]] = {
     "submit": version_submit,
@@ -40,36 +37,16 @@ ACTIONS: dict[str, Callable[..., EntryVersion]] = {
     "withdraw": version_withdraw,
 }
 FEEDBACK_SHOWN = 20
-BUTTONS = [
-    ("submit", "Submit for review"),
-    ("approve", "Approve"),
-    ("reject", "Reject"),
-    ("publish", "Publish"),
-    ("withdraw", "Withdraw"),
-]
 
 
-def available_actions(state: str) -> list[tuple[str, str]]:
-    allowed = {action for (source, _), action in TRANSITIONS.items() if source == state}
-    return [(action, label) for action, label in BUTTONS if action in allowed]
-
-
-def run_action(request: HttpRequest, version: EntryVersion, action: str, *, note: str = "", **extra: Any) -> bool:
-    """Run one transition and report it as a message; a refusal changes nothing."""
-    try:
-        ACTIONS[action](version=version, actor=request.user, note=note, **extra)
-    except (ServiceError, TransitionError) as error:
-        messages.error(request, f"{version}: {error}")
-        return False
-    return True
-
-
-class VersionAdminBase(NamespaceScopedAdmin):
+class VersionAdminBase(ReviewWorkflowAdmin):
     namespace_path = "entry__namespace"
     list_display = ["version_label", "title", "state", "author", "reviewer", "tokens", "confidence", "modified_at"]
     list_select_related = ["entry", "author", "reviewer"]
     search_fields = ["entry__public_id", "title"]
-    actions = ["bulk_submit", "bulk_approve", "bulk_publish", "bulk_withdraw"]
+    transitions = ACTIONS
+    action_roles = ACTION_ROLES
+    schedulable = True
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         # Selecting related rows here replaces list_select_related, so name them all.
@@ -82,31 +59,14 @@ class VersionAdminBase(NamespaceScopedAdmin):
     def version_label(self, obj: EntryVersion) -> str:
         return f"{obj.entry.public_id} v{obj.number}"
 
-    def _bulk(self, request: HttpRequest, queryset: QuerySet[EntryVersion], action: str) -> None:
-        done = sum(run_action(request, version, action) for version in queryset.select_related("entry"))
-        if done:
-            messages.success(request, f"{action.title()}: {done} version(s).")
-
-    @namespace_action(role=Role.EDITOR, description="Submit the selected drafts for review")
-    def bulk_submit(self, request: HttpRequest, queryset: QuerySet[EntryVersion]) -> None:
-        self._bulk(request, queryset, "submit")
-
-    @namespace_action(role=Role.REVIEWER, description="Approve the selected versions")
-    def bulk_approve(self, request: HttpRequest, queryset: QuerySet[EntryVersion]) -> None:
-        self._bulk(request, queryset, "approve")
-
-    @namespace_action(role=Role.REVIEWER, description="Publish the selected approved versions")
-    def bulk_publish(self, request: HttpRequest, queryset: QuerySet[EntryVersion]) -> None:
-        self._bulk(request, queryset, "publish")
-
-    @namespace_action(role=Role.EDITOR, description="Withdraw the selected versions")
-    def bulk_withdraw(self, request: HttpRequest, queryset: QuerySet[EntryVersion]) -> None:
-        self._bulk(request, queryset, "withdraw")
+    def _bulk(self, request: HttpRequest, queryset: QuerySet[Any], action: str) -> None:
+        super()._bulk(request, queryset.select_related("entry"), action)
 
 
 @admin.register(EntryVersion)
 class EntryVersionAdmin(VersionAdminBase):
     form = VersionForm
+    transition_page = True
     list_filter = ["state", "entry__namespace"]
     readonly_fields = [
         "entry_link",
@@ -182,38 +142,6 @@ class EntryVersionAdmin(VersionAdminBase):
     def finding(self, obj: EntryVersion) -> str:
         return finding_html(obj)
 
-    def render_change_form(self, request: HttpRequest, context: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
-        obj = kwargs.get("obj")
-        if obj is not None:
-            context["transition_buttons"] = available_actions(obj.state)
-            context["note_form"] = NoteForm()
-        return super().render_change_form(request, context, *args, **kwargs)
-
-    def get_urls(self) -> list[Any]:
-        view = self.admin_site.admin_view(self.transition_view)
-        return [
-            path("<int:pk>/transition/<str:action>/", view, name="knowledge_entryversion_transition"),
-            *super().get_urls(),
-        ]
-
-    def transition_view(self, request: HttpRequest, pk: int, action: str) -> HttpResponse:
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
-        version = get_object_or_404(self.get_queryset(request).select_related("entry"), pk=pk)
-        back = reverse("admin:knowledge_entryversion_change", args=[version.pk])
-        if action not in ACTIONS:
-            messages.error(request, f"Unknown action “{action}”.")
-            return HttpResponseRedirect(back)
-        self.require(request, version, ACTION_ROLES[action])
-        form = NoteForm(request.POST)
-        form.is_valid()
-        extra: dict[str, Any] = {}
-        if action == "approve" and form.cleaned_data.get("publish_at"):
-            extra["publish_at"] = form.cleaned_data["publish_at"]
-        if run_action(request, version, action, note=form.cleaned_data.get("note", ""), **extra):
-            messages.success(request, f"{version}: {action} done.")
-        return HttpResponseRedirect(back)
-
 
 class AwaitingMeFilter(admin.SimpleListFilter):
     title = "queue"
@@ -225,7 +153,9 @@ class AwaitingMeFilter(admin.SimpleListFilter):
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value() == "all":
             return queryset
-        return queryset.filter(~Q(author=request.user) | Q(entry__namespace__allow_self_approval=True))
+        own = Q(author=request.user) | Q(contributors=request.user)
+        mine = queryset.filter(own, entry__namespace__allow_self_approval=False).values("pk")
+        return queryset.exclude(pk__in=mine)
 
 
 @admin.register(ReviewItem)

@@ -9,6 +9,7 @@ from knowledge.models.observations import CitationCheck, GapStatus, KnowledgeGap
 from knowledge.models.release import Artifact, BuildStatus, Release, ReleaseBuild
 from knowledge.models.review import ReviewItem
 from knowledge.models.synonyms import SynonymSet, SynonymVersion
+from knowledge.models.texts import ReviewedText, TextKind, TextVersion
 from knowledge.models.tokens import PersonalToken, TokenScope
 from knowledge.models.webhooks import (
     ActivationKind,
@@ -46,9 +47,12 @@ __all__ = [
     "ReleaseBuild",
     "RequestLog",
     "ReviewItem",
+    "ReviewedText",
     "Role",
     "SynonymSet",
     "SynonymVersion",
+    "TextKind",
+    "TextVersion",
     "TokenScope",
     "VersionState",
     "WebhookDelivery",

@@ -18,6 +18,9 @@ class AuditRecord(UndeletableModel):
     version = models.ForeignKey(
         "knowledge.EntryVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="audit"
     )
+    text_version = models.ForeignKey(
+        "knowledge.TextVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="audit"
+    )
     release = models.ForeignKey(
         "knowledge.Release", null=True, blank=True, on_delete=models.PROTECT, related_name="audit"
     )

@@ -89,6 +89,8 @@ class EntryVersion(UndeletableModel):
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="authored_versions"
     )
+    # Everyone who wrote any of this content: the draft's creator and every editor who saved it (four eyes).
+    contributors = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="+")
     reviewer = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="reviewed_versions"
     )

@@ -39,9 +39,13 @@ class Namespace(models.Model):
         help_text="Minimum number of digits in a public ID (EG-007 has 3).",
     )
 
-    title = models.CharField(max_length=200)
-    summary = models.CharField(max_length=300, help_text="One line, used as the llms.txt summary.")
-    contact = models.CharField(max_length=200, blank=True)
+    # The profile: what agents are told about the namespace. Written only by publishing a reviewed
+    # version of its profile text (knowledge.services.texts), never by a settings form.
+    title = models.CharField(max_length=200, blank=True, editable=False)
+    summary = models.CharField(
+        max_length=300, blank=True, editable=False, help_text="One line, used as the llms.txt summary."
+    )
+    contact = models.CharField(max_length=200, blank=True, editable=False)
     license = models.CharField(max_length=64, default="CC-BY-4.0")
     base_url = models.URLField(help_text="Canonical public URL, e.g. https://evergreen.example.com")
     language = models.CharField(max_length=16, default="en", help_text="BCP 47 tag; hints use it.")
@@ -50,8 +54,12 @@ class Namespace(models.Model):
     default_budget = models.PositiveIntegerField(
         default=2000, validators=[MinValueValidator(200), MaxValueValidator(8000)]
     )
-    rules = models.JSONField(default=list, blank=True, help_text="The output rules every response carries.")
-    faq = models.JSONField(default=list, blank=True, help_text="[{question, answer}] for the FAQPage JSON-LD.")
+    rules = models.JSONField(
+        default=list, blank=True, editable=False, help_text="The output rules every response carries (profile)."
+    )
+    faq = models.JSONField(
+        default=list, blank=True, editable=False, help_text="[{question, answer}] for the FAQPage JSON-LD (profile)."
+    )
     allow_self_approval = models.BooleanField(
         default=False, help_text="Single-person mode: an author may approve their own version."
     )

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
+from knowledge.actors import Actor, actor_user
 from knowledge.models import ApiKey, Namespace, Role
 from knowledge.models.namespace import api_key_digest
 from knowledge.services.access import require_role
@@ -17,7 +17,9 @@ KEY_PREFIX = "egk_"
 
 
 @transaction.atomic
-def api_key_create(*, namespace: Namespace, name: str, actor: Any, check_permission: bool = True) -> tuple[ApiKey, str]:
+def api_key_create(
+    *, namespace: Namespace, name: str, actor: Actor, check_permission: bool = True
+) -> tuple[ApiKey, str]:
     """Create a key; returns it with the raw secret, which is never stored and never shown again.
 
     Needs the namespace-admin role of the key's namespace (``check_permission=False`` is for set-up
@@ -31,14 +33,14 @@ def api_key_create(*, namespace: Namespace, name: str, actor: Any, check_permiss
         name=name,
         lookup=raw[: len(KEY_PREFIX) + 8],
         digest=api_key_digest(raw),
-        created_by=actor if getattr(actor, "is_authenticated", False) else None,
+        created_by=actor_user(actor),
     )
     audit_record(namespace=namespace, actor=actor, action="api-key-create", note=f"{name} ({key.lookup}…)")
     return key, raw
 
 
 @transaction.atomic
-def api_key_revoke(*, key: ApiKey, actor: Any, check_permission: bool = True) -> ApiKey:
+def api_key_revoke(*, key: ApiKey, actor: Actor, check_permission: bool = True) -> ApiKey:
     """Revoke a key for good (agents using it get "not found" from the next request on)."""
     key = ApiKey.objects.select_for_update().select_related("namespace").get(pk=key.pk)
     if check_permission:

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, Release
+from knowledge.actors import Actor, actor_user
+from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, Release, TextVersion
 
 
 def audit_record(
     *,
     namespace: Namespace,
-    actor: Any,
+    actor: Actor,
     action: str,
     entry: Entry | None = None,
     version: EntryVersion | None = None,
+    text_version: TextVersion | None = None,
     release: Release | None = None,
     from_state: str = "",
     to_state: str = "",
@@ -24,10 +26,11 @@ def audit_record(
 ) -> AuditRecord:
     return AuditRecord.objects.create(
         namespace=namespace,
-        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        actor=actor_user(actor),
         action=action,
         entry=entry,
         version=version,
+        text_version=text_version,
         release=release,
         from_state=from_state,
         to_state=to_state,

@@ -96,11 +96,11 @@ def demo_load(*, password: str | None = None, base_url: str | None = None) -> De
     spec = json.loads((DEMO_DIR / "namespace.json").read_text(encoding="utf-8"))
     if base_url:
         spec["base_url"] = base_url
-    namespace = namespace_apply_spec(spec=spec)
+    namespace = namespace_apply_spec(spec=spec, source="the demo")
     people, created_password = _people(namespace, password)
-    doc_pages_apply(namespace=namespace, pages=_read_docs())
+    doc_pages_apply(namespace=namespace, pages=_read_docs(), source="the demo")
     packs = {path.stem: path.read_text(encoding="utf-8") for path in sorted((DEMO_DIR / "prompt_packs").glob("*.md"))}
-    prompt_packs_apply(namespace=namespace, packs=packs)
+    prompt_packs_apply(namespace=namespace, packs=packs, source="the demo")
     golden = DEMO_DIR / "golden_questions.jsonl"
     if golden.exists():
         for line in golden.read_text(encoding="utf-8").splitlines():

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from knowledge.actors import Actor, actor_user
 from knowledge.errors import BLOCK_FULL, BlockFullError, InvalidInputError
 from knowledge.ids import format_public_id, parse_public_id
 from knowledge.models import Category, Entry, EntryVersion, Namespace, Role, VersionState
@@ -15,6 +14,7 @@ from knowledge.models.entry import OPEN_STATES
 from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
 from knowledge.services.content import VersionContent
+from knowledge.services.four_eyes import contribution_record
 from knowledge.services.releases import release_request_build
 
 ID_TAKEN = "The ID {public_id} is already used in this namespace; IDs are never reused."
@@ -61,7 +61,7 @@ def entry_create(
     namespace: Namespace,
     category: Category,
     content: VersionContent,
-    actor: Any,
+    actor: Actor,
     public_id: str | None = None,
     check_permission: bool = True,
 ) -> EntryVersion:
@@ -75,21 +75,22 @@ def entry_create(
         public_id=public_id,
         number=number,
         category=category,
-        created_by=actor if getattr(actor, "is_authenticated", False) else None,
+        created_by=actor_user(actor),
     )
     version = EntryVersion.objects.create(
         entry=entry,
         number=1,
-        author=actor if getattr(actor, "is_authenticated", False) else None,
+        author=actor_user(actor),
         **content.model_fields(),
     )
+    contribution_record(version=version, actor=actor)
     audit_record(namespace=namespace, actor=actor, action="create", entry=entry, version=version, to_state="draft")
     return version
 
 
 @transaction.atomic
 def entry_retire(
-    *, entry: Entry, actor: Any, reason: str, replaced_by: str = "", check_permission: bool = True
+    *, entry: Entry, actor: Actor, reason: str, replaced_by: str = "", check_permission: bool = True
 ) -> Entry:
     """Retire an entry for good: its ID answers 410 Gone with this tombstone from the next release."""
     if check_permission:

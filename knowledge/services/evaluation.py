@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db import transaction
 
+from knowledge.actors import Actor
 from knowledge.models import EvaluationRun, Namespace, Release
 from knowledge.retrieval.evaluation import (
     EvalQuestion,
@@ -199,7 +200,7 @@ def threshold_calibrate(
 
 @transaction.atomic
 def namespace_match_threshold_set(
-    *, namespace: Namespace, threshold: float | None, actor: Any, note: str = ""
+    *, namespace: Namespace, threshold: float | None, actor: Actor, note: str = ""
 ) -> Namespace:
     """Store the threshold and queue a release build: the index applies it from the next release."""
     locked = Namespace.objects.select_for_update().get(pk=namespace.pk)

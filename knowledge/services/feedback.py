@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from django.db import transaction
 
+from knowledge.actors import Actor
 from knowledge.errors import InvalidInputError
 from knowledge.models import Feedback, Namespace, Role
 from knowledge.services.access import require_role
@@ -58,7 +59,7 @@ def feedback_submit(
 
 
 @transaction.atomic
-def feedback_set_status(*, feedback: Feedback, status: str, actor: Any) -> Feedback:
+def feedback_set_status(*, feedback: Feedback, status: str, actor: Actor) -> Feedback:
     """Mark a report handled, dismissed or open again; needs the editor role of its namespace, audited."""
     if status not in Feedback.Status.values:
         raise InvalidInputError(STATUS_UNKNOWN.format(statuses=", ".join(Feedback.Status.values)))

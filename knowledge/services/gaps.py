@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final
+from typing import Final
 
 from django.conf import settings
 from django.core.mail import send_mass_mail
 from django.db import transaction
 from django.utils import timezone
 
+from knowledge.actors import Actor, actor_user
 from knowledge.errors import InvalidInputError
 from knowledge.models import Entry, EntryVersion, GapStatus, KnowledgeGap, Membership, Namespace, RequestLog, Role
 from knowledge.retrieval.gaps import gap_key, gap_match, gap_terms
@@ -97,25 +98,25 @@ def _merge(namespace_id: int, key: str, found: _Seen) -> None:
     gap.save()
 
 
-def _set_status(*, gap: KnowledgeGap, status: str, actor: Any) -> KnowledgeGap:
+def _set_status(*, gap: KnowledgeGap, status: str, actor: Actor) -> KnowledgeGap:
     require_role(user=actor, namespace=gap.namespace, role=Role.EDITOR)
     gap.status = status
-    gap.status_by = actor if getattr(actor, "is_authenticated", False) else None
+    gap.status_by = actor_user(actor)
     gap.status_at = timezone.now()
     gap.save(update_fields=["status", "status_by", "status_at"])
     return gap
 
 
-def gap_dismiss(*, gap: KnowledgeGap, actor: Any) -> KnowledgeGap:
+def gap_dismiss(*, gap: KnowledgeGap, actor: Actor) -> KnowledgeGap:
     """Hide a gap from the report and the digest (it keeps counting, in case it matters after all)."""
     return _set_status(gap=gap, status=GapStatus.DISMISSED, actor=actor)
 
 
-def gap_reopen(*, gap: KnowledgeGap, actor: Any) -> KnowledgeGap:
+def gap_reopen(*, gap: KnowledgeGap, actor: Actor) -> KnowledgeGap:
     return _set_status(gap=gap, status=GapStatus.OPEN, actor=actor)
 
 
-def gap_draft_opened(*, gap: KnowledgeGap, actor: Any) -> KnowledgeGap:
+def gap_draft_opened(*, gap: KnowledgeGap, actor: Actor) -> KnowledgeGap:
     """An editor opened a draft for the gap: it leaves the open list (the draft goes through review)."""
     return _set_status(gap=gap, status=GapStatus.DRAFTED, actor=actor)
 
@@ -125,7 +126,7 @@ ALIAS_MAX: Final = 200
 
 
 @transaction.atomic
-def gap_attach(*, gap: KnowledgeGap, entry: Entry, actor: Any) -> EntryVersion:
+def gap_attach(*, gap: KnowledgeGap, entry: Entry, actor: Actor) -> EntryVersion:
     """Add the gap's topic to an existing entry's aliases, in its draft (which then goes through review)."""
     require_role(user=actor, namespace=gap.namespace, role=Role.EDITOR)
     if entry.namespace_id != gap.namespace_id:

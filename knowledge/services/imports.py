@@ -17,6 +17,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from knowledge.actors import Actor, actor_user
 from knowledge.errors import InvalidInputError
 from knowledge.ids import ID_PATTERN, format_public_id, parse_public_id
 from knowledge.models import AuditRecord, Category, Entry, EntryVersion, Namespace, VersionState
@@ -211,6 +212,11 @@ class _Batch:
                 state=VersionState.SUPERSEDED, modified_at=self.now
             )
         EntryVersion.objects.bulk_create(self.versions, batch_size=500)
+        if self.author is not None:  # the importing person wrote this content (four eyes)
+            through = EntryVersion.contributors.through
+            through.objects.bulk_create(
+                [through(entryversion_id=v.pk, user_id=self.author.pk) for v in self.versions], batch_size=500
+            )
         if self.publish:
             for entry, version in zip(self.entries, self.versions, strict=True):
                 entry.live_version = version
@@ -239,7 +245,7 @@ def entries_import(
     *,
     namespace: Namespace,
     items: list[ImportLine],
-    actor: Any,
+    actor: Actor,
     publish: bool = False,
     reviewer: Any = None,
     source: str = "import",
@@ -258,8 +264,8 @@ def entries_import(
     batch = _Batch(
         namespace=namespace,
         publish=publish,
-        author=actor if getattr(actor, "is_authenticated", False) else None,
-        reviewer=reviewer if publish and getattr(reviewer, "is_authenticated", False) else None,
+        author=actor_user(actor),
+        reviewer=actor_user(reviewer) if publish else None,
         now=timezone.now(),
         existing={e.public_id: e for e in Entry.objects.filter(namespace=namespace)},
         latest=latest,

@@ -9,6 +9,7 @@ from typing import Any, Final
 
 from django.db import transaction
 
+from knowledge.actors import Actor
 from knowledge.errors import ConflictError, InvalidInputError, NotAllowedError
 from knowledge.models import Membership, Namespace, Role
 from knowledge.selectors.permissions import IMPLIED_ROLES, ROLE_PHRASES
@@ -37,7 +38,7 @@ def _already_held(*, user: Any, role: str, namespace: Namespace) -> ConflictErro
     )
 
 
-def _refuse_self(*, actor: Any, user: Any) -> None:
+def _refuse_self(*, actor: Actor, user: Any) -> None:
     if getattr(actor, "pk", None) == user.pk and not getattr(actor, "is_superuser", False):
         raise NotAllowedError(SELF_GRANT)
 
@@ -61,7 +62,7 @@ def _locked(membership: Membership) -> Membership:
     return Membership.objects.select_related("user", "namespace").get(pk=membership.pk)
 
 
-def _audited(membership: Membership, *, actor: Any, action: str, old: str | None, new: str | None) -> None:
+def _audited(membership: Membership, *, actor: Actor, action: str, old: str | None, new: str | None) -> None:
     username = membership.user.get_username()
     audit_record(
         namespace=membership.namespace,
@@ -75,7 +76,7 @@ def _audited(membership: Membership, *, actor: Any, action: str, old: str | None
 
 
 @transaction.atomic
-def membership_add(*, namespace: Namespace, user: Any, role: str, actor: Any) -> Membership:
+def membership_add(*, namespace: Namespace, user: Any, role: str, actor: Actor) -> Membership:
     """Give `user` a role in the namespace; needs the namespace-admin role there."""
     require_role(user=actor, namespace=namespace, role=Role.ADMIN)
     _check_role(role)
@@ -89,7 +90,7 @@ def membership_add(*, namespace: Namespace, user: Any, role: str, actor: Any) ->
 
 
 @transaction.atomic
-def membership_change(*, membership: Membership, role: str, actor: Any) -> Membership:
+def membership_change(*, membership: Membership, role: str, actor: Actor) -> Membership:
     """Change the role a membership grants; the last reviewer cannot be turned into a mere editor."""
     _check_role(role)
     locked = _locked(membership)
@@ -109,7 +110,7 @@ def membership_change(*, membership: Membership, role: str, actor: Any) -> Membe
 
 
 @transaction.atomic
-def membership_remove(*, membership: Membership, actor: Any) -> None:
+def membership_remove(*, membership: Membership, actor: Actor) -> None:
     """Take a role away (one's own too); refused when nobody able to review would be left."""
     locked = _locked(membership)
     require_role(user=actor, namespace=locked.namespace, role=Role.ADMIN)

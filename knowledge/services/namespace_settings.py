@@ -12,6 +12,7 @@ from typing import Any, Final
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from knowledge.actors import Actor
 from knowledge.errors import ConflictError, InvalidInputError, NotAllowedError
 from knowledge.models import Namespace, NamespaceHost, Role
 from knowledge.services.access import require_role
@@ -43,7 +44,7 @@ def _invalid(error: ValidationError) -> InvalidInputError:
 
 
 @transaction.atomic
-def namespace_create(*, actor: Any, fields: Mapping[str, Any]) -> Namespace:
+def namespace_create(*, actor: Actor, fields: Mapping[str, Any]) -> Namespace:
     """A new tenant; only superusers create them (a namespace admin runs one, never makes one)."""
     if not (getattr(actor, "is_active", False) and getattr(actor, "is_superuser", False)):
         raise NotAllowedError(ONLY_SUPERUSERS_CREATE)
@@ -58,7 +59,7 @@ def namespace_create(*, actor: Any, fields: Mapping[str, Any]) -> Namespace:
 
 
 @transaction.atomic
-def namespace_update(*, namespace: Namespace, actor: Any, changes: Mapping[str, Any]) -> Namespace:
+def namespace_update(*, namespace: Namespace, actor: Actor, changes: Mapping[str, Any]) -> Namespace:
     """Change settings; each changed field gets an audit record with its old and new value.
 
     Needs the namespace-admin role of this namespace (superusers too). Anything a release is built
@@ -104,7 +105,7 @@ def _host_saved(host: NamespaceHost) -> NamespaceHost:
     return host
 
 
-def _host_audited(*, namespace: Namespace, actor: Any, action: str, old: str | None, new: str | None) -> None:
+def _host_audited(*, namespace: Namespace, actor: Actor, action: str, old: str | None, new: str | None) -> None:
     audit_record(
         namespace=namespace,
         actor=actor,
@@ -117,7 +118,7 @@ def _host_audited(*, namespace: Namespace, actor: Any, action: str, old: str | N
 
 
 @transaction.atomic
-def namespace_host_add(*, namespace: Namespace, host: str, actor: Any) -> NamespaceHost:
+def namespace_host_add(*, namespace: Namespace, host: str, actor: Actor) -> NamespaceHost:
     """Route one more host name to the namespace (a host names one namespace at most)."""
     require_role(user=actor, namespace=namespace, role=Role.ADMIN)
     added = _host_saved(NamespaceHost(namespace=namespace, host=host))
@@ -126,7 +127,7 @@ def namespace_host_add(*, namespace: Namespace, host: str, actor: Any) -> Namesp
 
 
 @transaction.atomic
-def namespace_host_change(*, host: NamespaceHost, value: str, actor: Any) -> NamespaceHost:
+def namespace_host_change(*, host: NamespaceHost, value: str, actor: Actor) -> NamespaceHost:
     locked = NamespaceHost.objects.select_for_update().select_related("namespace").get(pk=host.pk)
     require_role(user=actor, namespace=locked.namespace, role=Role.ADMIN)
     old = locked.host
@@ -140,7 +141,7 @@ def namespace_host_change(*, host: NamespaceHost, value: str, actor: Any) -> Nam
 
 
 @transaction.atomic
-def namespace_host_remove(*, host: NamespaceHost, actor: Any) -> None:
+def namespace_host_remove(*, host: NamespaceHost, actor: Actor) -> None:
     locked = NamespaceHost.objects.select_for_update().select_related("namespace").get(pk=host.pk)
     require_role(user=actor, namespace=locked.namespace, role=Role.ADMIN)
     locked.delete()

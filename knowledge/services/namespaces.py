@@ -8,33 +8,44 @@ from typing import Any
 
 from django.db import transaction
 
-from knowledge.models import Category, DocPage, IdBlock, Namespace, PromptPack
+from knowledge.models import Category, IdBlock, Namespace, TextKind
+from knowledge.services.text_kinds import KINDS
+from knowledge.services.texts import text_publish_as_system
 
 NAMESPACE_FIELDS = (
     "name",
     "prefix",
-    "title",
-    "summary",
-    "contact",
     "license",
     "base_url",
     "language",
     "default_budget",
-    "rules",
-    "faq",
     "knowledge_version",
     "is_public",
     "id_digits",
 )
+PROFILE_FIELDS = KINDS[TextKind.PROFILE].fields
+SET_UP_NOTE = "Set up from {source}."
 BLOCKS_OVERLAP = "ID blocks {a} and {b} overlap; each number belongs to one category."
 
 
 @transaction.atomic
-def namespace_apply_spec(*, spec: Mapping[str, Any]) -> Namespace:
-    """Create or update a namespace, its categories and ID blocks from a dict (see knowledge/demo)."""
+def namespace_apply_spec(*, spec: Mapping[str, Any], source: str = "a namespace specification") -> Namespace:
+    """Create or update a namespace, its categories and ID blocks from a dict (see knowledge/demo).
+
+    The profile (title, summary, contact, rules, FAQ) is published as a reviewed text by the system actor.
+    """
     fields = {name: spec[name] for name in NAMESPACE_FIELDS if name in spec}
     namespace, _ = Namespace.objects.update_or_create(slug=spec["slug"], defaults=fields)
     categories_apply(namespace=namespace, categories=spec.get("categories", []))
+    profile = {name: spec[name] for name in PROFILE_FIELDS if name in spec}
+    if profile:
+        text_publish_as_system(
+            namespace=namespace,
+            kind=TextKind.PROFILE,
+            content=profile,
+            note=SET_UP_NOTE.format(source=source),
+        )
+        namespace.refresh_from_db()
     return namespace
 
 
@@ -71,16 +82,28 @@ def namespace_for_import(*, slug: str, prefix: str, digits: int, categories: Seq
             for i, name in enumerate(categories)
         ],
     }
-    return namespace_apply_spec(spec=spec)
+    return namespace_apply_spec(spec=spec, source="import_entries")
 
 
-def doc_pages_apply(*, namespace: Namespace, pages: Sequence[tuple[str, str, str]]) -> None:
+def doc_pages_apply(*, namespace: Namespace, pages: Sequence[tuple[str, str, str]], source: str) -> None:
+    """Publish doc pages set up from files, as the system actor (unchanged pages publish nothing)."""
     for position, (slug, title, body) in enumerate(pages):
-        DocPage.objects.update_or_create(
-            namespace=namespace, slug=slug, defaults={"title": title, "body": body, "position": position}
+        text_publish_as_system(
+            namespace=namespace,
+            kind=TextKind.DOC,
+            key=slug,
+            content={"title": title, "body": body, "position": position},
+            note=SET_UP_NOTE.format(source=source),
         )
 
 
-def prompt_packs_apply(*, namespace: Namespace, packs: Mapping[str, str]) -> None:
+def prompt_packs_apply(*, namespace: Namespace, packs: Mapping[str, str], source: str) -> None:
+    """Publish prompt packs set up from files, as the system actor."""
     for scenario, template in packs.items():
-        PromptPack.objects.update_or_create(namespace=namespace, scenario=scenario, defaults={"template": template})
+        text_publish_as_system(
+            namespace=namespace,
+            kind=TextKind.PROMPT,
+            key=scenario,
+            content={"template": template},
+            note=SET_UP_NOTE.format(source=source),
+        )

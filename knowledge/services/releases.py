@@ -29,6 +29,7 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from knowledge.actors import Actor
 from knowledge.errors import InvalidInputError
 from knowledge.models import ActivationKind, Artifact, BuildStatus, Namespace, Release, ReleaseBuild
 from knowledge.retrieval.index import SearchIndex
@@ -267,7 +268,7 @@ ROLLBACK_ACTIVE = "Release #{sequence} is already the active release."
 
 @transaction.atomic
 def release_rollback(
-    *, namespace: Namespace, release: Release, actor: Any, note: str = "", check_permission: bool = True
+    *, namespace: Namespace, release: Release, actor: Actor, note: str = "", check_permission: bool = True
 ) -> Release:
     """Serve an earlier release again, byte for byte; the next publish builds from current content."""
     if check_permission:

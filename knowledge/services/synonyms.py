@@ -15,13 +15,15 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from knowledge.errors import NOT_EDITABLE, SELF_APPROVAL, InvalidInputError, NotAllowedError
-from knowledge.models import Namespace, Role, SynonymSet, SynonymVersion, VersionState
+from knowledge.actors import actor_user
+from knowledge.errors import NOT_EDITABLE, InvalidInputError
+from knowledge.models import AuditRecord, Namespace, Role, SynonymSet, SynonymVersion, VersionState
 from knowledge.models.entry import OPEN_STATES
 from knowledge.retrieval.analysis import AnalyzerConfig, analyze_text
 from knowledge.retrieval.synonyms import MAX_PHRASE_TERMS
 from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
+from knowledge.services.four_eyes import four_eyes_check
 from knowledge.services.releases import release_request_build
 from knowledge.services.versions import ACTION_ROLES
 from knowledge.workflow import check_transition
@@ -87,8 +89,16 @@ def _audit(version: SynonymVersion, *, actor: Any, action: str, from_state: str 
     )
 
 
-def _actor_or_none(actor: Any) -> Any:
-    return actor if getattr(actor, "is_authenticated", False) else None
+def _contributors(version: SynonymVersion) -> set[int]:
+    """The author and everyone who saved this version (read from the audit trail, which names each save)."""
+    saves = AuditRecord.objects.filter(
+        namespace=version.synonym_set.namespace,
+        action__in=("synonyms_create", "synonyms_edit"),
+        new_value__set=version.synonym_set.name,
+        new_value__version=version.number,
+    ).values_list("actor_id", flat=True)
+    ids = {actor_id for actor_id in saves if actor_id is not None}
+    return ids | ({version.author_id} if version.author_id is not None else set())
 
 
 def _locked(version: SynonymVersion) -> SynonymVersion:
@@ -122,7 +132,7 @@ def synonym_set_create(
         phrases=list(content.phrases),
         two_way=content.two_way,
         enabled=content.enabled,
-        author=_actor_or_none(actor),
+        author=actor_user(actor),
     )
     _audit(version, actor=actor, action="create")
     return synonym_set, version
@@ -151,7 +161,7 @@ def synonym_draft(*, synonym_set: SynonymSet, actor: Any) -> SynonymVersion:
         phrases=base.phrases,
         two_way=base.two_way,
         enabled=base.enabled,
-        author=_actor_or_none(actor),
+        author=actor_user(actor),
     )
     _audit(draft, actor=actor, action="create", note=f"Draft from version {base.number}.")
     return draft
@@ -192,11 +202,9 @@ def synonym_approve(*, version: SynonymVersion, actor: Any, note: str = "") -> S
     """Approve another person's version (four eyes, unless the namespace allows single-person mode)."""
     version = _checked(version, action="approve", actor=actor)
     check_transition(version.state, VersionState.APPROVED)
-    own = version.author_id is not None and version.author_id == getattr(actor, "pk", None)
-    if own and not version.synonym_set.namespace.allow_self_approval:
-        raise NotAllowedError(SELF_APPROVAL)
+    four_eyes_check(namespace=version.synonym_set.namespace, contributors=_contributors(version), actor=actor)
     version = _transition(version, target=VersionState.APPROVED, actor=actor, note=note)
-    version.reviewer = _actor_or_none(actor)
+    version.reviewer = actor_user(actor)
     version.review_note = note
     version.reviewed_at = timezone.now()
     version.save(update_fields=["reviewer", "review_note", "reviewed_at"])
@@ -209,7 +217,7 @@ def synonym_reject(*, version: SynonymVersion, actor: Any, note: str) -> Synonym
         raise InvalidInputError("Say what has to change: the author reads the note.")
     version = _checked(version, action="reject", actor=actor)
     version = _transition(version, target=VersionState.REJECTED, actor=actor, note=note)
-    version.reviewer = _actor_or_none(actor)
+    version.reviewer = actor_user(actor)
     version.review_note = note
     version.reviewed_at = timezone.now()
     version.save(update_fields=["reviewer", "review_note", "reviewed_at"])

@@ -3,27 +3,26 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from django.db import transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
+from knowledge.actors import Actor, actor_user
 from knowledge.errors import (
     NOT_EDITABLE,
     OPEN_VERSION_EXISTS,
     RETIRED_ENTRY,
-    SELF_APPROVAL,
     STALE_DRAFT,
     ConflictError,
     InvalidInputError,
-    NotAllowedError,
 )
 from knowledge.models import Entry, EntryVersion, Role, VersionState
 from knowledge.models.entry import OPEN_STATES
 from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
 from knowledge.services.content import VersionContent
+from knowledge.services.four_eyes import contribution_record, four_eyes_check, version_contributor_ids
 from knowledge.services.releases import release_request_build
 from knowledge.workflow import check_transition
 
@@ -36,17 +35,13 @@ ACTION_ROLES = {
 }
 
 
-def _actor_or_none(actor: Any) -> Any:
-    return actor if getattr(actor, "is_authenticated", False) else None
-
-
 def _locked(version: EntryVersion) -> EntryVersion:
     """Re-read the version under a row lock, with its entry and namespace."""
     return EntryVersion.objects.select_for_update().select_related("entry__namespace").get(pk=version.pk)
 
 
 def _transition(
-    version: EntryVersion, *, target: str, actor: Any, note: str = "", check_permission: bool = True
+    version: EntryVersion, *, target: str, actor: Actor, note: str = "", check_permission: bool = True
 ) -> EntryVersion:
     action = check_transition(version.state, target)
     entry = version.entry
@@ -71,7 +66,7 @@ def _transition(
 
 
 @transaction.atomic
-def version_draft_for_entry(*, entry: Entry, actor: Any) -> EntryVersion:
+def version_draft_for_entry(*, entry: Entry, actor: Actor) -> EntryVersion:
     """The entry's draft, creating one from its latest version; the live version keeps serving."""
     require_role(user=actor, namespace=entry.namespace, role=Role.EDITOR)
     entry = Entry.objects.select_for_update().select_related("namespace").get(pk=entry.pk)
@@ -92,7 +87,7 @@ def version_draft_for_entry(*, entry: Entry, actor: Any) -> EntryVersion:
     draft = EntryVersion.objects.create(
         entry=entry,
         number=number,
-        author=_actor_or_none(actor),
+        author=actor_user(actor),
         title=base.title,
         summary=base.summary,
         body=base.body,
@@ -104,6 +99,7 @@ def version_draft_for_entry(*, entry: Entry, actor: Any) -> EntryVersion:
         tokens=base.tokens,
         content_hash=base.content_hash,
     )
+    contribution_record(version=draft, actor=actor)
     audit_record(
         namespace=entry.namespace,
         actor=actor,
@@ -118,7 +114,7 @@ def version_draft_for_entry(*, entry: Entry, actor: Any) -> EntryVersion:
 
 @transaction.atomic
 def version_save(
-    *, version: EntryVersion, content: VersionContent, expected_lock_version: int, actor: Any
+    *, version: EntryVersion, content: VersionContent, expected_lock_version: int, actor: Actor
 ) -> EntryVersion:
     """Save a draft's content unless someone saved it since `expected_lock_version` (optimistic lock)."""
     require_role(user=actor, namespace=version.entry.namespace, role=Role.EDITOR)
@@ -132,6 +128,7 @@ def version_save(
         **fields, lock_version=F("lock_version") + 1, modified_at=timezone.now()
     )
     current.refresh_from_db()
+    contribution_record(version=current, actor=actor)
     audit_record(
         namespace=current.entry.namespace,
         actor=actor,
@@ -145,7 +142,7 @@ def version_save(
 
 
 @transaction.atomic
-def version_submit(*, version: EntryVersion, actor: Any, note: str = "") -> EntryVersion:
+def version_submit(*, version: EntryVersion, actor: Actor, note: str = "") -> EntryVersion:
     version = _locked(version)
     version = _transition(version, target=VersionState.IN_REVIEW, actor=actor, note=note)
     version.submitted_at = timezone.now()
@@ -155,18 +152,16 @@ def version_submit(*, version: EntryVersion, actor: Any, note: str = "") -> Entr
 
 @transaction.atomic
 def version_approve(
-    *, version: EntryVersion, actor: Any, note: str = "", publish_at: datetime | None = None
+    *, version: EntryVersion, actor: Actor, note: str = "", publish_at: datetime | None = None
 ) -> EntryVersion:
-    """Approve another person's version (four eyes), optionally scheduling its go-live."""
+    """Approve a version nobody approving it wrote (four eyes), optionally scheduling its go-live."""
     version = _locked(version)
     namespace = version.entry.namespace
     check_transition(version.state, VersionState.APPROVED)
     require_role(user=actor, namespace=namespace, role=Role.REVIEWER)
-    own = version.author_id is not None and version.author_id == getattr(actor, "pk", None)
-    if own and not namespace.allow_self_approval:
-        raise NotAllowedError(SELF_APPROVAL)
+    four_eyes_check(namespace=namespace, contributors=version_contributor_ids(version=version), actor=actor)
     version = _transition(version, target=VersionState.APPROVED, actor=actor, note=note, check_permission=False)
-    version.reviewer = _actor_or_none(actor)
+    version.reviewer = actor_user(actor)
     version.review_note = note
     version.reviewed_at = timezone.now()
     version.publish_at = publish_at
@@ -175,12 +170,12 @@ def version_approve(
 
 
 @transaction.atomic
-def version_reject(*, version: EntryVersion, actor: Any, note: str) -> EntryVersion:
+def version_reject(*, version: EntryVersion, actor: Actor, note: str) -> EntryVersion:
     if not note.strip():
         raise InvalidInputError("Say what has to change: the author reads the note.")
     version = _locked(version)
     version = _transition(version, target=VersionState.REJECTED, actor=actor, note=note)
-    version.reviewer = _actor_or_none(actor)
+    version.reviewer = actor_user(actor)
     version.review_note = note
     version.reviewed_at = timezone.now()
     version.save(update_fields=["reviewer", "review_note", "reviewed_at"])
@@ -188,13 +183,13 @@ def version_reject(*, version: EntryVersion, actor: Any, note: str) -> EntryVers
 
 
 @transaction.atomic
-def version_withdraw(*, version: EntryVersion, actor: Any, note: str = "") -> EntryVersion:
+def version_withdraw(*, version: EntryVersion, actor: Actor, note: str = "") -> EntryVersion:
     return _transition(_locked(version), target=VersionState.WITHDRAWN, actor=actor, note=note)
 
 
 @transaction.atomic
 def version_publish(
-    *, version: EntryVersion, actor: Any, note: str = "", check_permission: bool = True
+    *, version: EntryVersion, actor: Actor, note: str = "", check_permission: bool = True
 ) -> EntryVersion:
     """Make an approved version live: the previous one is superseded and a release build is queued."""
     version = _locked(version)

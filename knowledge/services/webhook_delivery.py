@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any, Final
+from typing import Final
 
 import httpx
 from django.conf import settings
@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from knowledge.actors import Actor
 from knowledge.models import DeliveryStatus, Role, WebhookDelivery, WebhookEndpoint
 from knowledge.services.access import require_role
 from knowledge.services.webhooks import SECRET_PREFIX, delivery_queue, webhook_url_problem
@@ -167,7 +168,7 @@ def webhooks_due(*, now: datetime | None = None, grace_seconds: float = 0) -> li
     return list(pending.order_by("next_attempt_at").values_list("pk", flat=True)[:500])
 
 
-def webhook_retry_now(*, delivery: WebhookDelivery, actor: Any) -> WebhookDelivery:
+def webhook_retry_now(*, delivery: WebhookDelivery, actor: Actor) -> WebhookDelivery:
     """An admin's "retry now": a failed or pending notice is queued again (cancelled if its endpoint is off)."""
     require_role(user=actor, namespace=delivery.endpoint.namespace, role=Role.ADMIN)
     delivery.status, delivery.next_attempt_at = DeliveryStatus.PENDING, timezone.now()

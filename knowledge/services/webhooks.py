@@ -23,6 +23,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from knowledge.actors import Actor, actor_user
 from knowledge.errors import InvalidInputError
 from knowledge.models import (
     ActivationKind,
@@ -79,7 +80,7 @@ def webhook_url_problem(url: str) -> str | None:
 
 
 def webhook_endpoint_create(
-    *, namespace: Namespace, url: str, description: str = "", actor: Any
+    *, namespace: Namespace, url: str, description: str = "", actor: Actor
 ) -> tuple[WebhookEndpoint, str]:
     """Register an endpoint; returns it and its secret (shown once to the admin who made it)."""
     require_role(user=actor, namespace=namespace, role=Role.ADMIN)
@@ -92,13 +93,13 @@ def webhook_endpoint_create(
         url=url,
         description=description,
         secret=secret,
-        created_by=actor if getattr(actor, "is_authenticated", False) else None,
+        created_by=actor_user(actor),
     )
     audit_record(namespace=namespace, actor=actor, action="webhook", note=f"Registered webhook {url}.")
     return endpoint, secret
 
 
-def webhook_endpoint_change(*, endpoint: WebhookEndpoint, url: str, description: str, actor: Any) -> WebhookEndpoint:
+def webhook_endpoint_change(*, endpoint: WebhookEndpoint, url: str, description: str, actor: Actor) -> WebhookEndpoint:
     require_role(user=actor, namespace=endpoint.namespace, role=Role.ADMIN)
     problem = webhook_url_problem(url)
     if problem is not None:
@@ -109,7 +110,7 @@ def webhook_endpoint_change(*, endpoint: WebhookEndpoint, url: str, description:
     return endpoint
 
 
-def webhook_secret_rotate(*, endpoint: WebhookEndpoint, actor: Any) -> str:
+def webhook_secret_rotate(*, endpoint: WebhookEndpoint, actor: Actor) -> str:
     """A new secret from the next attempt on (pending notices are signed with it too)."""
     require_role(user=actor, namespace=endpoint.namespace, role=Role.ADMIN)
     endpoint.secret = webhook_secret_new()
@@ -118,7 +119,7 @@ def webhook_secret_rotate(*, endpoint: WebhookEndpoint, actor: Any) -> str:
     return endpoint.secret
 
 
-def webhook_endpoint_enable(*, endpoint: WebhookEndpoint, actor: Any) -> WebhookEndpoint:
+def webhook_endpoint_enable(*, endpoint: WebhookEndpoint, actor: Actor) -> WebhookEndpoint:
     require_role(user=actor, namespace=endpoint.namespace, role=Role.ADMIN)
     problem = webhook_url_problem(endpoint.url)
     if problem is not None:
@@ -201,7 +202,7 @@ def release_activation_record(
     return activation
 
 
-def webhook_test_send(*, endpoint: WebhookEndpoint, actor: Any) -> WebhookDelivery:
+def webhook_test_send(*, endpoint: WebhookEndpoint, actor: Actor) -> WebhookDelivery:
     """A webhook.test notice naming the serving release, so an admin can check the receiver end to end."""
     require_role(user=actor, namespace=endpoint.namespace, role=Role.ADMIN)
     namespace = endpoint.namespace

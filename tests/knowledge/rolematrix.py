@@ -35,10 +35,13 @@ from knowledge.models import (
     ReleaseActivation,
     ReleaseBuild,
     RequestLog,
+    ReviewedText,
     ReviewItem,
     Role,
     SynonymSet,
     SynonymVersion,
+    TextKind,
+    TextVersion,
     WebhookDelivery,
     WebhookEndpoint,
 )
@@ -54,6 +57,7 @@ from knowledge.services.synonyms import (
     synonym_set_create,
     synonym_submit,
 )
+from knowledge.services.texts import text_draft, text_publish_as_system
 from knowledge.services.versions import version_approve, version_draft_for_entry, version_publish, version_submit
 from tests.factories import NamespaceFactory, UserFactory, content, membership
 
@@ -88,8 +92,10 @@ POLICY: dict[type[Model], tuple[str, str, str]] = {
     ReleaseBuild: (ANY, NOBODY, NOBODY),
     AuditRecord: (ANY, NOBODY, NOBODY),
     EvaluationRun: (ANY, NOBODY, NOBODY),
-    DocPage: (ANY, EDITOR, EDITOR),
-    PromptPack: (ANY, EDITOR, EDITOR),
+    DocPage: (ANY, NOBODY, NOBODY),
+    PromptPack: (ANY, NOBODY, NOBODY),
+    ReviewedText: (ANY, NOBODY, EDITOR),
+    TextVersion: (ANY, EDITOR, NOBODY),
     GoldenQuestion: (ANY, EDITOR, EDITOR),
     SynonymSet: (ANY, EDITOR, EDITOR),
     SynonymVersion: (ANY, EDITOR, NOBODY),
@@ -114,6 +120,11 @@ ACTION_ROLES: dict[tuple[type[Model], str], str] = {
     (EntryVersion, "bulk_approve"): REVIEWER,
     (EntryVersion, "bulk_publish"): REVIEWER,
     (ReviewItem, "bulk_approve"): REVIEWER,
+    (ReviewedText, "start_drafts"): EDITOR,
+    (TextVersion, "bulk_submit"): EDITOR,
+    (TextVersion, "bulk_withdraw"): EDITOR,
+    (TextVersion, "bulk_approve"): REVIEWER,
+    (TextVersion, "bulk_publish"): REVIEWER,
     (Release, "rollback"): REVIEWER,
     (Release, "evaluate_golden_questions"): REVIEWER,
     (GoldenQuestion, "evaluate_active_release"): EDITOR,
@@ -142,6 +153,13 @@ CUSTOM_URLS: dict[str, str | dict[str, str]] = {
         "publish": REVIEWER,
     },
     "knowledge_synonymversion_transition": {
+        "submit": EDITOR,
+        "withdraw": EDITOR,
+        "approve": REVIEWER,
+        "reject": REVIEWER,
+        "publish": REVIEWER,
+    },
+    "knowledge_textversion_transition": {
         "submit": EDITOR,
         "withdraw": EDITOR,
         "approve": REVIEWER,
@@ -177,6 +195,7 @@ def namespace_of(obj: Model) -> str | None:
         "category__namespace",
         "endpoint__namespace",
         "synonym_set__namespace",
+        "text__namespace",
     ):
         target: Any = obj
         try:
@@ -222,8 +241,11 @@ def _tenant(slug: str, writer: Any, checker: Any) -> None:
     version_publish(version=second, actor=checker)
     release = release_build(namespace_id=ns.pk).release
     api_key_create(namespace=ns, name=f"{slug} agent", actor=None, check_permission=False)
-    DocPage.objects.create(namespace=ns, slug="guide", title=f"{slug} guide", body="Read this.")
-    PromptPack.objects.create(namespace=ns, scenario="chat", template="Use ${base_url}.")
+    doc = {"title": f"{slug} guide", "body": "Read this.", "position": 0}
+    text_publish_as_system(namespace=ns, kind=TextKind.DOC, key="guide", content=doc, note="Role matrix.")
+    pack = {"template": "Use ${base_url}."}
+    text_publish_as_system(namespace=ns, kind=TextKind.PROMPT, key="chat", content=pack, note="Role matrix.")
+    text_draft(namespace=ns, kind=TextKind.DOC, key="notes", actor=writer)
     GoldenQuestion.objects.create(namespace=ns, key=f"{slug}-q1", text="published?", relevant={})
     synonyms, first = synonym_set_create(
         namespace=ns, name="mcp", content=SynonymContent.build(phrases=["MCP", "Model Context Protocol"]), actor=writer

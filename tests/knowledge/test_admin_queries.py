@@ -25,7 +25,7 @@ ENTRIES = 12
 def desk(ns_a: Namespace, ns_b: Namespace) -> dict[str, Any]:
     """A person who edits, reviews and administers across three namespaces, with a dozen entries in each."""
     gamma = NamespaceFactory.create(slug="gamma", prefix="GA")
-    person = UserFactory(username="pat")
+    person: Any = UserFactory(username="pat")
     membership(person, ns_a, Role.EDITOR, Role.REVIEWER)
     membership(person, ns_b, Role.ADMIN)
     membership(person, gamma, Role.EDITOR)

@@ -61,7 +61,7 @@ def test_publish_rejects_self_approval(draft: EntryVersion, editor: Any, reviewe
         version_approve(version=own, actor=reviewer)
     own.refresh_from_db()
     assert own.state == VersionState.IN_REVIEW
-    assert str(SELF_APPROVAL).startswith("You wrote this version")
+    assert str(SELF_APPROVAL).startswith("You wrote or edited this version")
 
 
 def test_single_person_mode_allows_self_approval(draft: EntryVersion, editor: Any, ns_a: Namespace) -> None:

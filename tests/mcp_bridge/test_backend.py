@@ -96,7 +96,7 @@ def test_an_earlier_published_version_is_served_on_request(client: Client, alpha
 
 def test_a_version_published_after_the_active_release_stays_invisible(client: Client, alpha: Namespace) -> None:
     rows = alpha_rows()
-    person = UserFactory(username="late-publisher")
+    person: Any = UserFactory(username="late-publisher")
     changed = [{**rows[0], "title": "Not released yet"}]
     entries_import(
         namespace=alpha,

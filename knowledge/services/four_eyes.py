@@ -1,0 +1,42 @@
+"""Four eyes: nobody who wrote any of a version's content approves it.
+
+The one rule every approval path applies (the admin's buttons and bulk actions, management commands,
+any future API), for entry versions and reviewed texts alike. A contributor is the version's author
+and every person who saved its content; single-person mode (`allow_self_approval`) lifts the rule
+for a namespace and is itself an audited setting only its admins change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from knowledge.actors import Actor, actor_id, actor_user
+from knowledge.errors import SELF_APPROVAL, NotAllowedError
+from knowledge.models import EntryVersion, Namespace, TextVersion
+from knowledge.security_events import PERMISSION_DENIED, security_event
+
+AnyVersion = EntryVersion | TextVersion
+
+
+def contribution_record(*, version: AnyVersion, actor: Actor) -> None:
+    """Remember that `actor` wrote some of this version's content."""
+    user = actor_user(actor)
+    if user is not None:
+        version.contributors.add(user)
+
+
+def version_contributor_ids(*, version: AnyVersion) -> set[int]:
+    ids = set(version.contributors.values_list("pk", flat=True))
+    if version.author_id is not None:
+        ids.add(version.author_id)
+    return ids
+
+
+def four_eyes_check(*, namespace: Namespace, contributors: Collection[int], actor: Actor) -> None:
+    """Raise NotAllowedError (and log a security event) if `actor` is one of the `contributors` (user ids)."""
+    if namespace.allow_self_approval:
+        return
+    person = actor_id(actor)
+    if person is not None and person in contributors:
+        security_event(PERMISSION_DENIED, namespace=namespace.slug, reason="four_eyes", user_id=person)
+        raise NotAllowedError(SELF_APPROVAL)

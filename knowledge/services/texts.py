@@ -1,0 +1,267 @@
+"""Reviewed texts (prompt packs, doc pages, the namespace profile): draft, save, review, publish.
+
+The same workflow (knowledge.workflow), roles and four-eyes rule as entry versions. Publishing is the
+only write to what agents are served: it copies the version's content into the served row and queues
+a release build. Set-up from files (the demo, imports, migrations) publishes through
+`text_publish_as_system`, recorded as the system actor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from django.db import transaction
+from django.db.models import F, Max
+from django.utils import timezone
+
+from knowledge.actors import Actor, actor_user
+from knowledge.errors import NOT_EDITABLE, STALE_DRAFT, ConflictError, InvalidInputError
+from knowledge.models import DocPage, Namespace, PromptPack, ReviewedText, Role, TextKind, TextVersion, VersionState
+from knowledge.models.entry import OPEN_STATES
+from knowledge.services.access import require_role
+from knowledge.services.actors import system_actor
+from knowledge.services.audit import audit_record
+from knowledge.services.four_eyes import contribution_record, four_eyes_check, version_contributor_ids
+from knowledge.services.releases import release_request_build
+from knowledge.services.text_kinds import KINDS, text_content_clean, text_content_hash, text_key_check
+from knowledge.workflow import check_transition
+
+ACTION_ROLES: Final = {
+    "submit": Role.EDITOR,
+    "withdraw": Role.EDITOR,
+    "approve": Role.REVIEWER,
+    "reject": Role.REVIEWER,
+    "publish": Role.REVIEWER,
+}
+TEXT_OPEN_VERSION: Final = "{text} already has version {number} {state}; finish or withdraw it first."
+APPROVED_WAITING: Final = "{text} has approved version {number} waiting to go live; publish it first."
+REJECT_NEEDS_NOTE: Final = "Say what has to change: the author reads the note."
+
+
+def _locked(version: TextVersion) -> TextVersion:
+    return TextVersion.objects.select_for_update().select_related("text__namespace").get(pk=version.pk)
+
+
+def _transition(
+    version: TextVersion, *, target: str, actor: Actor, note: str = "", check_permission: bool = True
+) -> TextVersion:
+    action = check_transition(version.state, target)
+    namespace = version.text.namespace
+    if check_permission:
+        require_role(user=actor, namespace=namespace, role=ACTION_ROLES[action])
+    previous = version.state
+    version.state = target
+    version.save(update_fields=["state", "modified_at"])
+    audit_record(
+        namespace=namespace,
+        actor=actor,
+        action=action,
+        text_version=version,
+        from_state=previous,
+        to_state=target,
+        note=note or str(version.text),
+    )
+    return version
+
+
+def _text_get_or_create(*, namespace: Namespace, kind: str, key: str) -> ReviewedText:
+    key = text_key_check(kind=kind, key=key)
+    text, _ = ReviewedText.objects.get_or_create(namespace=namespace, kind=kind, key=key)
+    return (
+        ReviewedText.objects.select_for_update(of=("self",)).select_related("namespace", "live_version").get(pk=text.pk)
+    )
+
+
+def _next_number(text: ReviewedText) -> int:
+    return (text.versions.aggregate(top=Max("number"))["top"] or 0) + 1
+
+
+@transaction.atomic
+def text_draft(*, namespace: Namespace, kind: str, key: str = "", actor: Actor) -> TextVersion:
+    """The text's open draft, or a new one from its live content (an empty one for a new text)."""
+    require_role(user=actor, namespace=namespace, role=Role.EDITOR)
+    text = _text_get_or_create(namespace=namespace, kind=kind, key=key)
+    open_version = text.versions.filter(state__in=OPEN_STATES).first()
+    if open_version is not None:
+        if open_version.state == VersionState.DRAFT:
+            return open_version
+        state = open_version.get_state_display().lower()
+        raise InvalidInputError(TEXT_OPEN_VERSION.format(text=text, number=open_version.number, state=state))
+    content = dict(text.live_version.content) if text.live_version else _served_content(text)
+    draft = TextVersion.objects.create(
+        text=text,
+        number=_next_number(text),
+        author=actor_user(actor),
+        content=content,
+        content_hash=text_content_hash(kind=kind, content=content),
+    )
+    contribution_record(version=draft, actor=actor)
+    audit_record(
+        namespace=namespace, actor=actor, action="create", text_version=draft, to_state="draft", note=str(text)
+    )
+    return draft
+
+
+@transaction.atomic
+def text_save(
+    *, version: TextVersion, content: Mapping[str, Any], expected_lock_version: int, actor: Actor
+) -> TextVersion:
+    """Save a draft's content unless someone saved it since `expected_lock_version`; the saver contributed."""
+    current = _locked(version)
+    namespace = current.text.namespace
+    require_role(user=actor, namespace=namespace, role=Role.EDITOR)
+    if current.state != VersionState.DRAFT:
+        raise InvalidInputError(NOT_EDITABLE.format(number=current.number, state=current.get_state_display().lower()))
+    if current.lock_version != expected_lock_version:
+        raise ConflictError(STALE_DRAFT.format(expected=expected_lock_version, current=current.lock_version))
+    cleaned = text_content_clean(kind=current.text.kind, content=content)
+    TextVersion.objects.filter(pk=current.pk).update(
+        content=cleaned,
+        content_hash=text_content_hash(kind=current.text.kind, content=cleaned),
+        lock_version=F("lock_version") + 1,
+        modified_at=timezone.now(),
+    )
+    current.refresh_from_db()
+    contribution_record(version=current, actor=actor)
+    audit_record(
+        namespace=namespace, actor=actor, action="edit", text_version=current, from_state="draft", to_state="draft"
+    )
+    return current
+
+
+@transaction.atomic
+def text_submit(*, version: TextVersion, actor: Actor, note: str = "") -> TextVersion:
+    version = _locked(version)
+    text_content_clean(kind=version.text.kind, content=version.content)  # an empty new draft is not submitted
+    version = _transition(version, target=VersionState.IN_REVIEW, actor=actor, note=note)
+    version.submitted_at = timezone.now()
+    version.save(update_fields=["submitted_at"])
+    return version
+
+
+@transaction.atomic
+def text_approve(*, version: TextVersion, actor: Actor, note: str = "") -> TextVersion:
+    """Approve a version nobody approving it wrote (four eyes)."""
+    version = _locked(version)
+    namespace = version.text.namespace
+    check_transition(version.state, VersionState.APPROVED)
+    require_role(user=actor, namespace=namespace, role=Role.REVIEWER)
+    four_eyes_check(namespace=namespace, contributors=version_contributor_ids(version=version), actor=actor)
+    version = _transition(version, target=VersionState.APPROVED, actor=actor, note=note, check_permission=False)
+    _reviewed(version, actor=actor, note=note)
+    return version
+
+
+def _reviewed(version: TextVersion, *, actor: Actor, note: str) -> None:
+    version.reviewer = actor_user(actor)
+    version.review_note = note
+    version.reviewed_at = timezone.now()
+    version.save(update_fields=["reviewer", "review_note", "reviewed_at"])
+
+
+@transaction.atomic
+def text_reject(*, version: TextVersion, actor: Actor, note: str) -> TextVersion:
+    if not note.strip():
+        raise InvalidInputError(REJECT_NEEDS_NOTE)
+    version = _transition(_locked(version), target=VersionState.REJECTED, actor=actor, note=note)
+    _reviewed(version, actor=actor, note=note)
+    return version
+
+
+@transaction.atomic
+def text_withdraw(*, version: TextVersion, actor: Actor, note: str = "") -> TextVersion:
+    return _transition(_locked(version), target=VersionState.WITHDRAWN, actor=actor, note=note)
+
+
+@transaction.atomic
+def text_publish(*, version: TextVersion, actor: Actor, note: str = "") -> TextVersion:
+    """Make an approved version the one agents read; the previous one is superseded."""
+    version = _locked(version)
+    check_transition(version.state, VersionState.PUBLISHED)
+    require_role(user=actor, namespace=version.text.namespace, role=Role.REVIEWER)
+    return _make_live(version, actor=actor, note=note)
+
+
+def _make_live(version: TextVersion, *, actor: Actor, note: str) -> TextVersion:
+    text = ReviewedText.objects.select_for_update().select_related("namespace").get(pk=version.text_id)
+    live = text.versions.filter(state=VersionState.PUBLISHED).exclude(pk=version.pk).first()
+    if live is not None:
+        _transition(live, target=VersionState.SUPERSEDED, actor=actor, check_permission=False)
+    version = _transition(version, target=VersionState.PUBLISHED, actor=actor, note=note, check_permission=False)
+    version.published_at = timezone.now()
+    version.save(update_fields=["published_at"])
+    text.live_version = version
+    text.save(update_fields=["live_version"])
+    _serve(text=text, content=version.content)
+    release_request_build(namespace=text.namespace)
+    return version
+
+
+def _served_content(text: ReviewedText) -> dict[str, Any]:
+    """What agents are served of a text that has no version yet (a fresh namespace's profile), else empty."""
+    namespace = text.namespace
+    if text.kind == TextKind.PROFILE:
+        return {name: getattr(namespace, name) for name in KINDS[TextKind.PROFILE].fields}
+    if text.kind == TextKind.DOC:
+        page = DocPage.objects.filter(namespace=namespace, slug=text.key).first()
+        if page is not None:
+            return {"title": page.title, "body": page.body, "position": page.position}
+    elif (pack := PromptPack.objects.filter(namespace=namespace, scenario=text.key).first()) is not None:
+        return {"template": pack.template}
+    return dict(KINDS[text.kind].empty)
+
+
+def _serve(*, text: ReviewedText, content: Mapping[str, Any]) -> None:
+    """Copy published content into the row releases are built from (the only writer of those rows)."""
+    namespace = text.namespace
+    if text.kind == TextKind.DOC:
+        DocPage.objects.update_or_create(
+            namespace=namespace,
+            slug=text.key,
+            defaults={"title": content["title"], "body": content["body"], "position": content["position"]},
+        )
+    elif text.kind == TextKind.PROMPT:
+        PromptPack.objects.update_or_create(
+            namespace=namespace, scenario=text.key, defaults={"template": content["template"]}
+        )
+    else:
+        fields = KINDS[TextKind.PROFILE].fields
+        Namespace.objects.filter(pk=namespace.pk).update(**{name: content[name] for name in fields})
+
+
+@transaction.atomic
+def text_publish_as_system(
+    *, namespace: Namespace, kind: str, key: str = "", content: Mapping[str, Any], note: str
+) -> TextVersion | None:
+    """Publish content set up from files (the demo, an import, a migration) as the system actor.
+
+    No person wrote it in Evergreen, so there is no second person to ask: the audit trail says who
+    (the system actor) and why (`note`). Unchanged content publishes nothing and returns None.
+    """
+    actor = system_actor()
+    text = _text_get_or_create(namespace=namespace, kind=kind, key=key)
+    cleaned = text_content_clean(kind=kind, content=content)
+    content_hash = text_content_hash(kind=kind, content=cleaned)
+    if text.live_version is not None and text.live_version.content_hash == content_hash:
+        return None
+    approved = text.versions.filter(state=VersionState.APPROVED).first()
+    if approved is not None:
+        raise ConflictError(APPROVED_WAITING.format(text=text, number=approved.number))
+    for open_version in text.versions.filter(state__in=(VersionState.DRAFT, VersionState.IN_REVIEW)):
+        _transition(open_version, target=VersionState.WITHDRAWN, actor=actor, note=note, check_permission=False)
+    now = timezone.now()
+    version = TextVersion.objects.create(
+        text=text,
+        number=_next_number(text),
+        state=VersionState.APPROVED,
+        author=actor,
+        reviewer=actor,
+        review_note=note,
+        content=cleaned,
+        content_hash=content_hash,
+        submitted_at=now,
+        reviewed_at=now,
+    )
+    contribution_record(version=version, actor=actor)
+    return _make_live(version, actor=actor, note=note)
