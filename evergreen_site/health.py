@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import orjson
 from django.core.cache import cache
 from django.db import connection
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse
+
+from gateway.http import JSON, CachePolicy, Reply, finish
+
+# A health answer is about this moment: never cached, but with the headers every answer carries.
+NO_STORE = {"Cache-Control": "no-store"}
 
 
-def healthz(request: HttpRequest) -> JsonResponse:
+def healthz(request: HttpRequest) -> HttpResponse:
     checks: dict[str, str] = {}
     try:
         with connection.cursor() as cursor:
@@ -21,4 +27,6 @@ def healthz(request: HttpRequest) -> JsonResponse:
     except Exception as error:  # noqa: BLE001
         checks["cache"] = f"error: {type(error).__name__}"
     healthy = all(value == "ok" for value in checks.values())
-    return JsonResponse({"status": "ok" if healthy else "degraded", **checks}, status=200 if healthy else 503)
+    body = orjson.dumps({"status": "ok" if healthy else "degraded", **checks})
+    reply = Reply(body, JSON, status=200 if healthy else 503)
+    return finish(request, reply, cache=CachePolicy(), extra=NO_STORE)

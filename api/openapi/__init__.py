@@ -1,1 +1,1 @@
-"""The OpenAPI description of the REST surface (drf-spectacular), served at /api/schema/ with a docs page."""
+"""The OpenAPI 3.1 description of the public routes, served at /api/schema/ with a docs page at /api/docs/."""

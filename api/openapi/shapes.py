@@ -1,8 +1,7 @@
-"""JSON Schema fragments of the responses, shared by the OpenAPI operations (seed §4 and §6 shapes)."""
+"""JSON Schema (2020-12, OpenAPI 3.1's dialect) of the responses, shared by the operations (seed §4 and §6 shapes)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from knowledge.retrieval.contract import shapes as contract
@@ -11,46 +10,23 @@ STRING: dict[str, Any] = {"type": "string"}
 INTEGER: dict[str, Any] = {"type": "integer"}
 NUMBER: dict[str, Any] = {"type": "number"}
 BOOLEAN: dict[str, Any] = {"type": "boolean"}
-ID: dict[str, Any] = {"type": "string", "pattern": "^[A-Z][A-Z0-9]{0,15}-\\d{3,9}$", "example": "EG-202"}
+ID: dict[str, Any] = {"type": "string", "pattern": "^[A-Z][A-Z0-9]{0,15}-\\d{3,9}$", "examples": ["EG-202"]}
 
 
 def obj(properties: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": required or list(properties), **extra}
 
 
-def openapi(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """A contract schema in OpenAPI 3.0's dialect: ``type: [T, "null"]`` becomes ``nullable``,
-    ``examples`` becomes ``example`` and ``title`` (a component name there) is dropped."""
-    converted: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key == "title":
-            continue
-        if key == "type" and isinstance(value, list):
-            kinds = [kind for kind in value if kind != "null"]
-            converted["type"] = kinds[0]
-            converted["nullable"] = True
-        elif key == "examples":
-            converted["example"] = value[0]
-        elif key == "properties":
-            converted[key] = {name: openapi(child) for name, child in value.items()}
-        elif key == "items" or (key == "additionalProperties" and isinstance(value, dict)):
-            converted[key] = openapi(value)
-        elif key in ("anyOf", "oneOf"):
-            converted[key] = [openapi(child) for child in value]
-        else:
-            converted[key] = value
-    return converted
-
-
-# The agent contract's shapes (knowledge.retrieval.contract.shapes), so REST documents exactly what it serves.
+# The agent contract's shapes (knowledge.retrieval.contract.shapes), so REST documents exactly what it serves;
+# OpenAPI 3.1 schemas are JSON Schema 2020-12, the contract's own dialect, so they are used as they are.
 ERROR = obj(
-    {"error": openapi(contract.ERROR.schema())},
+    {"error": contract.ERROR.schema()},
     description="Every 4xx body: a stable code, a human message and the offending parameter.",
 )
-CONTEXT = openapi(contract.CONTEXT.schema())
-ENTRY = openapi(contract.SERVED_ENTRY.schema())
-TOMBSTONE = openapi(contract.TOMBSTONE.schema())
-MISSING = openapi(contract.MISSING.schema())
+CONTEXT = contract.CONTEXT.schema()
+ENTRY = contract.SERVED_ENTRY.schema()
+TOMBSTONE = contract.TOMBSTONE.schema()
+MISSING = contract.MISSING.schema()
 
 METRICS = obj(
     {
@@ -62,13 +38,17 @@ METRICS = obj(
             "type": "array",
             "items": obj({"budget": INTEGER, "entryCount": INTEGER, "usedTokens": INTEGER, "truncated": BOOLEAN}),
         },
-        "evaluation": {"type": "object", "nullable": True},
+        "evaluation": {"type": ["object", "null"]},
+        "accuracyDefinition": STRING,
+        "tokenSavingDefinition": STRING,
+        "roundsDefinition": STRING,
+        "definitions": {"type": "object", "additionalProperties": STRING},
     },
-    required=["evaluation"],
+    required=["evaluation", "accuracyDefinition", "tokenSavingDefinition", "roundsDefinition", "definitions"],
 )
 
-NULLABLE_INTEGER: dict[str, Any] = {"type": "integer", "nullable": True}
-NULLABLE_STRING: dict[str, Any] = {"type": "string", "nullable": True}
+NULLABLE_INTEGER: dict[str, Any] = {"type": ["integer", "null"]}
+NULLABLE_STRING: dict[str, Any] = {"type": ["string", "null"]}
 
 CHANGE = obj(
     {
@@ -139,7 +119,7 @@ VERIFY = obj(
         "servingReleaseId": INTEGER,
         "citationCount": INTEGER,
         "validCount": INTEGER,
-        "accuracy": {"type": "number", "nullable": True},
+        "accuracy": {"type": ["number", "null"]},
         "problems": {"type": "object", "additionalProperties": INTEGER},
         "citations": {"type": "array", "items": CITATION_CHECKED},
     }

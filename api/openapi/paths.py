@@ -1,0 +1,374 @@
+"""Every public route as an OpenAPI 3.1 path item, with the parameter rules the views really enforce.
+
+The rules mirror gateway.params, gateway.changes, gateway.entries and api.views: an unknown category,
+a fraction for budget or a repeated parameter is a 400 with the code listed per operation, so a
+client generated from this document and a validator checking answers agree with the server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from api.openapi import shapes
+from api.openapi.components import (
+    HTML,
+    JSON,
+    MARKDOWN,
+    RELEASE,
+    SECTION_10,
+    TEXT,
+    bad_request,
+    error_response,
+    ok,
+    path_param,
+    query,
+    standard_refusals,
+)
+from gateway.params import TOPIC_MAX
+
+# One entry ID (case does not matter: ids are upper-cased); no dot, so `EG-202.md` is the Markdown route's.
+ENTRY_ID = {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9]{0,15}-[0-9]{1,9}$", "examples": ["EG-202"]}
+SLUG = {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$", "examples": ["rules-budget"]}
+# Text without control characters (Unicode category Cc), which the views refuse as invalid_topic.
+PLAIN_TEXT = r"^[^\u0000-\u001f\u007f-\u009f]*$"
+# budget accepts any whole number of up to 12 digits and clamps it to [200, 8000] (seed §4).
+BUDGET = {"type": "integer", "minimum": -999_999_999_999, "maximum": 999_999_999_999, "default": 2000}
+TOPIC_CODES = ("topic_too_long", "invalid_topic")
+CONTEXT_CODES = (*TOPIC_CODES, "invalid_budget", "unknown_category", "repeated_parameter", "too_many_parameters")
+LOOKUP_CODES = ("invalid_version", "unknown_version")
+SINCE_PATTERN = (
+    r"^\s*(?:[0-9]{1,9}|v?[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}"
+    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})?)?)\s*$"
+)
+ROOT_ONLY = [{"url": "/", "description": "Served at the root only, not under /t/{namespace}/."}]
+
+
+def _get(
+    operation_id: str,
+    summary: str,
+    responses: dict[str, Any],
+    *,
+    parameters: Sequence[dict[str, Any]] = (),
+    description: str = "",
+    release: bool = True,
+    tags: Sequence[str] = ("agents",),
+) -> dict[str, Any]:
+    """A read operation: GET (HEAD answers its headers), 304 on If-None-Match, the common refusals."""
+    operation: dict[str, Any] = {
+        "operationId": operation_id,
+        "summary": summary,
+        "tags": list(tags),
+        "parameters": [*parameters, *([RELEASE] if release else [])],
+        "responses": {
+            **standard_refusals(release=release),
+            **({"400": bad_request(())} if release else {}),
+            "304": {"description": "Not modified: the If-None-Match ETag is current."},
+            **responses,
+        },
+    }
+    if description:
+        operation["description"] = description
+    return {"get": operation}
+
+
+def _file(operation_id: str, summary: str, media: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A release artifact served byte for byte (its stored ETag)."""
+    return _get(operation_id, summary, {"200": ok(summary, {media: {"schema": schema or shapes.STRING}})})
+
+
+def _page(content: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A human page; Accept: text/markdown on its URL answers the Markdown twin (Vary: Accept)."""
+    return content or {HTML: {"schema": shapes.STRING}, MARKDOWN: {"schema": shapes.STRING}}
+
+
+def _context(categories: Sequence[str] | None) -> dict[str, Any]:
+    category: dict[str, Any] = {"type": "string"}
+    note = "one of the namespace's categories; any other value answers 400 unknown_category"
+    if categories is not None:
+        category = {"type": "string", "enum": [*categories, ""]}
+    parameters = [
+        query(
+            "topic",
+            {"type": "string", "maxLength": TOPIC_MAX, "pattern": PLAIN_TEXT, "default": ""},
+            "Key words or a question, Chinese or English; empty browses by confidence (seed §4). At most 500 "
+            "characters, no control characters.",
+        ),
+        query("budget", BUDGET, "Token limit for the entries; clamped to [200, 8000]; empty means 2000."),
+        query("category", category, f"Only entries of this category: {note}. Empty means every category."),
+        query("explain", {"type": "string", "enum": ["1", "0", "true", "false"]}, "1 adds an `explain` object."),
+        query(
+            "why",
+            {"type": "string", "maxLength": 2000},
+            "With explain: up to 20 comma-separated entry IDs to explain (more: 400 too_many_ids).",
+        ),
+    ]
+    responses = {
+        "200": ok("The pack (seed §4 plus the additive fields of docs/api.md).", {JSON: {"schema": shapes.CONTEXT}}),
+        "400": bad_request([*CONTEXT_CODES, "too_many_ids"]),
+    }
+    return _get("context_get", "A token-budgeted, cited fact pack (seed §4)", responses, parameters=parameters)
+
+
+def _entry(markdown: bool) -> dict[str, Any]:
+    media = MARKDOWN if markdown else JSON
+    if markdown:
+        found, gone, missing = shapes.STRING, shapes.STRING, shapes.STRING
+    else:
+        found, gone, missing = shapes.ENTRY, shapes.TOMBSTONE, shapes.MISSING
+    parameters = [
+        path_param("entry_id", ENTRY_ID, "An entry ID such as EG-202 (any other text answers 404)."),
+        query("version", {"type": "integer", "minimum": 1, "maximum": 999_999_999}, "A published version number."),
+    ]
+    responses = {
+        "200": ok("The published entry.", {media: {"schema": found}}),
+        "400": bad_request(LOOKUP_CODES),
+        "404": {
+            "description": "No such ID here (IDs of other namespaces answer alike), with the three nearest IDs; "
+            "or no such namespace.",
+            "headers": ok("", {})["headers"],
+            "content": {media: {"schema": missing}},
+        },
+        "410": {
+            "description": "Retired: the tombstone (reason, date, replacement). The ID is never reused.",
+            "headers": ok("", {})["headers"],
+            "content": {media: {"schema": gone}},
+        },
+    }
+    if markdown:
+        return _get("entry_markdown_get", "One entry as Markdown", responses, parameters=parameters)
+    return _get("entry_get", "One entry by ID (seed §6)", responses, parameters=parameters)
+
+
+def _entry_page(markdown: bool) -> dict[str, Any]:
+    content = {MARKDOWN: {"schema": shapes.STRING}} if markdown else _page()
+    either = {**content, JSON: {"schema": shapes.ERROR}}
+    parameters = [path_param("entry_id", ENTRY_ID, "An entry ID such as EG-202.")]
+    responses = {
+        "200": ok("The entry's page.", content),
+        "404": ok("No such entry (with the nearest IDs), or no such namespace (JSON).", either),
+        "410": ok("Retired: the tombstone's page, or a release past retention (JSON).", either),
+        "400": bad_request(()),
+    }
+    name = "entry_page_markdown_get" if markdown else "entry_page_get"
+    return _get(name, "An entry's page" + (" as Markdown" if markdown else ""), responses, parameters=parameters)
+
+
+def _doc(markdown: bool) -> dict[str, Any]:
+    content = {MARKDOWN: {"schema": shapes.STRING}} if markdown else _page()
+    responses = {"200": ok("The documentation page.", content), "400": bad_request(())}
+    name = "doc_markdown_get" if markdown else "doc_get"
+    parameters = [path_param("slug", SLUG, "The page's slug (see the index's Docs section).")]
+    return _get(name, "A documentation page" + (" as Markdown" if markdown else ""), responses, parameters=parameters)
+
+
+def _browse(categories: Sequence[str] | None) -> dict[str, Any]:
+    category: dict[str, Any] = {"type": "string"}
+    if categories is not None:
+        category = {"type": "string", "enum": [*categories, ""]}
+    parameters = [
+        query("q", {"type": "string", "maxLength": TOPIC_MAX, "pattern": PLAIN_TEXT}, "IDs or words to search."),
+        query("category", category, "Only this category (unknown: 400 unknown_category)."),
+        query("page", {"type": "integer", "minimum": 1, "maximum": 999_999_999}, "The page, 50 entries each."),
+    ]
+    responses = {
+        "200": ok("One page of the entry list.", _page()),
+        "400": bad_request([*TOPIC_CODES, "unknown_category", "invalid_page"]),
+    }
+    return _get("entries_browse_get", "Every entry, searchable, 50 a page", responses, parameters=parameters)
+
+
+def _prompt_pack(scenarios: Sequence[str] | None) -> dict[str, Any]:
+    scenario = {"type": "string", "enum": list(scenarios)} if scenarios else {"type": "string"}
+    parameters = [query("scenario", scenario, "chat, coding, research or support (seed §5 ①).", required=True)]
+    responses = {
+        "200": ok("Paste-in instructions for an assistant.", {TEXT: {"schema": shapes.STRING}}),
+        "400": bad_request(["unknown_scenario"]),
+    }
+    return _get("prompt_pack_get", "Instructions for an assistant (seed §5 ①)", responses, parameters=parameters)
+
+
+def _changes() -> dict[str, Any]:
+    parameters = [
+        query(
+            "since",
+            {"type": "string", "pattern": SINCE_PATTERN, "examples": ["0", "3", "1.4.0", "2026-09-01T00:00:00Z"]},
+            "A releaseId, a knowledgeVersion, an ISO 8601 time, or 0 for everything.",
+            required=True,
+        ),
+        query("after", {"type": "string", "maxLength": 64}, "Continue after this entry ID (see `next`)."),
+        query("limit", {"type": "integer", "minimum": 1, "maximum": 1000, "default": 200}, "Changes per page."),
+    ]
+    responses = {
+        "200": ok("One page of changes.", {JSON: {"schema": shapes.CHANGES}}),
+        "400": bad_request(["missing_since", "invalid_since", "unknown_release", "invalid_limit"]),
+    }
+    return _get("changes_get", "What changed per entry since a release", responses, parameters=parameters)
+
+
+def _verify() -> dict[str, Any]:
+    operation = {
+        "operationId": "verify_post",
+        "summary": "Check an answer's [ID] citations against the release or pack it was written from",
+        "tags": ["agents"],
+        "requestBody": {"required": True, "content": {JSON: {"schema": shapes.VERIFY_REQUEST}}},
+        "responses": {
+            "200": ok("The report (Cache-Control: no-store).", {JSON: {"schema": shapes.VERIFY}}, headers=SECTION_10),
+            "400": bad_request(
+                [
+                    "body_too_large",
+                    "invalid_json",
+                    "invalid_body",
+                    "missing_answer",
+                    "answer_too_long",
+                    "invalid_parameter",
+                    "unknown_pack",
+                    "pack_release_mismatch",
+                    "release_expired",
+                ]
+            ),
+            **standard_refusals(release=False),
+        },
+    }
+    return {"post": operation}
+
+
+def _json_rpc(operation_id: str, summary: str, description: str, spec: str) -> dict[str, Any]:
+    message = {"type": "object", "required": ["jsonrpc"], "properties": {"jsonrpc": {"const": "2.0"}}}
+    return {
+        "post": {
+            "operationId": operation_id,
+            "summary": summary,
+            "description": description,
+            "tags": ["protocols"],
+            "externalDocs": {"url": spec},
+            "requestBody": {"required": True, "content": {JSON: {"schema": message}}},
+            "responses": {
+                "200": {"description": "A JSON-RPC 2.0 result or error.", "content": {JSON: {"schema": message}}},
+                "202": {"description": "A notification or response was accepted (no body)."},
+                "400": {"description": "Unreadable JSON-RPC, or a refused protocol version (JSON-RPC error)."},
+                "403": error_response("A browser Origin that is not allowed.", ["origin_refused"]),
+                "404": {"$ref": "#/components/responses/NotFound"},
+                "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+                "413": {"description": "The body is over EVERGREEN_MCP_MAX_BODY_BYTES."},
+                "429": {"$ref": "#/components/responses/RateLimited"},
+            },
+        }
+    }
+
+
+def _operations_root() -> dict[str, Any]:
+    text = {JSON: {"schema": {"type": "object"}}}
+    health = shapes.obj({"status": {"enum": ["ok", "degraded"]}, "database": shapes.STRING, "cache": shapes.STRING})
+    return {
+        "/api/schema/": {
+            "servers": ROOT_ONLY,
+            **_get("openapi_get", "This document (OpenAPI 3.1, JSON)", {"200": ok("The document.", text)}),
+        },
+        "/api/docs/": {
+            "servers": ROOT_ONLY,
+            **_get(
+                "api_docs_get", "This document as a page", {"200": ok("The page.", {HTML: {"schema": shapes.STRING}})}
+            ),
+        },
+        "/healthz": {
+            "servers": ROOT_ONLY,
+            "get": {
+                "operationId": "healthz_get",
+                "summary": "Database and cache health for load balancers (Cache-Control: no-store)",
+                "tags": ["operations"],
+                "responses": {
+                    "200": ok("Healthy.", {JSON: {"schema": health}}, headers=SECTION_10),
+                    "503": ok("Degraded: a check failed.", {JSON: {"schema": health}}, headers=SECTION_10),
+                },
+            },
+        },
+        "/metrics": {
+            "servers": ROOT_ONLY,
+            "get": {
+                "operationId": "prometheus_get",
+                "summary": "Operations metrics in Prometheus' text format",
+                "description": "Needs Authorization: Bearer $EVERGREEN_METRICS_TOKEN; 404 when that is unset.",
+                "tags": ["operations"],
+                "security": [{"metricsToken": []}],
+                "responses": {
+                    "200": {"description": "Prometheus text.", "content": {TEXT: {"schema": shapes.STRING}}},
+                    "401": {"description": "A wrong or missing token."},
+                    "404": {"description": "EVERGREEN_METRICS_TOKEN is unset."},
+                },
+            },
+        },
+        "/a2a/extensions/{name}": {
+            "servers": ROOT_ONLY,
+            **_get(
+                "a2a_extension_get",
+                "The specification of an A2A extension the agent card declares",
+                {"200": ok("The specification.", {MARKDOWN: {"schema": shapes.STRING}}, headers=SECTION_10)},
+                parameters=[path_param("name", {"type": "string", "pattern": "^[-a-z0-9/.]+$"}, "The extension.")],
+                release=False,
+                tags=["protocols"],
+            ),
+        },
+    }
+
+
+def paths(*, categories: Sequence[str] | None, scenarios: Sequence[str] | None) -> dict[str, Any]:
+    """Every public route; `categories`/`scenarios` are the namespace's (None: not known, any string)."""
+    json_object = {"type": "object"}
+    return {
+        "/": _get("index_get", "The namespace's page: entries, Playground, JSON-LD", {"200": ok("The page.", _page())}),
+        "/index.html": _get("index_html_get", "The namespace's page (same as /)", {"200": ok("The page.", _page())}),
+        "/index.html.md": _file("index_markdown_get", "The namespace's page as Markdown", MARKDOWN),
+        "/entries/": _browse(categories),
+        "/entries/{entry_id}": _entry_page(markdown=False),
+        "/entries/{entry_id}.md": _entry_page(markdown=True),
+        "/docs/{slug}": _doc(markdown=False),
+        "/docs/{slug}.md": _doc(markdown=True),
+        "/metrics.html": _get("metrics_page_get", "Measurements as charts", {"200": ok("The page.", _page())}),
+        "/api/context": _context(categories),
+        "/api/entries/{entry_id}": _entry(markdown=False),
+        "/api/entries/{entry_id}.md": _entry(markdown=True),
+        "/api/changes": _changes(),
+        "/api/verify": _verify(),
+        "/api/prompt-pack": _prompt_pack(scenarios),
+        "/api/metrics": _get("metrics_get", "Measured costs and quality", {"200": ok("Metrics.", _metrics())}),
+        "/metrics.json": _get("metrics_json_get", "Measured costs and quality", {"200": ok("Metrics.", _metrics())}),
+        "/llms.txt": _file("llms_txt_get", "The llms.txt index with each entry's token cost", MARKDOWN),
+        "/llms-full.txt": _file("llms_full_txt_get", "Every entry's full text in the llms.txt format", MARKDOWN),
+        "/context.json": _file(
+            "context_json_get", "The whole knowledge base (see /schemas/knowledge.schema.json)", JSON, json_object
+        ),
+        "/schemas/knowledge.schema.json": _file(
+            "knowledge_schema_get", "The JSON Schema of context.json", JSON, json_object
+        ),
+        "/ai-policy.json": _file("ai_policy_get", "The AI usage policy", JSON, json_object),
+        "/ai.txt": _file("ai_txt_get", "The statement for AI crawlers", TEXT),
+        "/robots.txt": _file("robots_txt_get", "Crawler rules (AI agents allowed)", TEXT),
+        "/sitemap.xml": _file("sitemap_get", "The sitemap", "application/xml"),
+        "/.well-known/agent-card.json": {
+            **_get(
+                "agent_card_get",
+                "The A2A v0.3.0 agent card",
+                {"200": ok("The card.", {JSON: {"schema": json_object}})},
+                tags=["protocols"],
+            ),
+        },
+        "/mcp": _json_rpc(
+            "mcp_post",
+            "MCP over Streamable HTTP (2025-11-25 and 2026-07-28)",
+            "One JSON-RPC message per POST with Accept: application/json, text/event-stream; tools, resources "
+            "and prompts as described in docs/protocols.md.",
+            "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports",
+        ),
+        "/a2a": _json_rpc(
+            "a2a_post",
+            "A2A v0.3.0 JSON-RPC (message/send, tasks/get, tasks/cancel)",
+            "The agent card's `url`; its skills call the same tools as MCP.",
+            "https://a2a-protocol.org/v0.3.0/specification/",
+        ),
+        **_operations_root(),
+    }
+
+
+def _metrics() -> dict[str, Any]:
+    return {JSON: {"schema": shapes.METRICS}}
