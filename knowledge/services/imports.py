@@ -142,11 +142,21 @@ def entries_parse(lines: Iterable[str], *, today: date | None = None) -> list[Im
     return parsed
 
 
+FOREIGN_PREFIX = (
+    "ID {id} has the prefix {prefix}, not this namespace's {own}; IDs are never renumbered silently: "
+    "remove the id (a new {own} ID is allocated) or import into a namespace with the prefix {prefix}"
+)
+
+
 def _check_against_namespace(namespace: Namespace, items: list[ImportLine]) -> dict[str, Category]:
     categories = {c.slug: c for c in namespace.categories.prefetch_related("blocks")}
     errors: list[tuple[int, str]] = []
     default = next(iter(categories), None)
     for item in items:
+        match = ID_PATTERN.match(item.public_id or "")
+        if match and match["prefix"] != namespace.prefix:
+            message = FOREIGN_PREFIX.format(id=item.public_id, prefix=match["prefix"], own=namespace.prefix)
+            errors.append((item.line_no, message))
         slug = item.category or default
         if slug not in categories:
             known = ", ".join(categories) or "none"
@@ -310,10 +320,9 @@ def _latest_versions(namespace: Namespace) -> dict[int, EntryVersion]:
 
 
 def _create_entry(namespace: Namespace, item: ImportLine, category: Category, person: Any) -> Entry:
-    if item.public_id and parse_public_id(item.public_id, prefix=namespace.prefix) is not None:
+    number = parse_public_id(item.public_id, prefix=namespace.prefix) if item.public_id else None
+    if item.public_id and number is not None:  # foreign prefixes were refused by _check_against_namespace
         public_id = item.public_id
-        number = parse_public_id(public_id, prefix=namespace.prefix)
-        assert number is not None
     else:
         number = _next_free_number(namespace=namespace, category=category)
         public_id = format_public_id(prefix=namespace.prefix, number=number, digits=namespace.id_digits)

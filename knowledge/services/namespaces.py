@@ -66,8 +66,19 @@ def categories_apply(*, namespace: Namespace, categories: Sequence[Mapping[str, 
             IdBlock.objects.update_or_create(category=category, start=start, defaults={"end": end, "label": label})
 
 
-def namespace_for_import(*, slug: str, prefix: str, digits: int, categories: Sequence[str]) -> Namespace:
-    """A namespace created by an import: one wide ID block per category, so the file's IDs fit."""
+def namespace_for_import(
+    *,
+    slug: str,
+    prefix: str,
+    digits: int,
+    categories: Sequence[str],
+    base_url: str | None = None,
+    contact: str = "",
+) -> Namespace:
+    """A namespace created by an import: one wide ID block per category, so the file's IDs fit.
+
+    Without `base_url` its links point at https://<slug>.example.com until an admin sets the real one.
+    """
     size = 10**digits // max(len(categories), 1)
     spec = {
         "slug": slug,
@@ -75,7 +86,8 @@ def namespace_for_import(*, slug: str, prefix: str, digits: int, categories: Seq
         "prefix": prefix,
         "title": slug,
         "summary": f"Entries imported into {slug}.",
-        "base_url": f"https://{slug}.example.com",
+        "base_url": (base_url or f"https://{slug}.example.com").rstrip("/"),
+        "contact": contact,
         "id_digits": digits,
         "categories": [
             {"slug": name, "name": name, "blocks": [[i * size, (i + 1) * size - 1]]}

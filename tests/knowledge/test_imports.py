@@ -33,7 +33,7 @@ def run(*args: Any) -> str:
 GOOD: list[dict[str, Any]] = [
     {"id": "AL-001", "title": "Budgets", "body": "Ask for 2000 tokens.", "category": "rule", "tags": ["budget"]},
     {"title": "Without an ID", "body": "Gets one allocated.", "confidence": 0.8, "updated": "2026-01-02"},
-    {"id": "XX-009", "title": "Foreign ID", "body": "Gets a new ID of this namespace."},
+    {"title": "Another without an ID", "body": "Gets the next number of its block."},
 ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,12 @@ class Command(BaseCommand):
             for row in rows:
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
                 count += 1
+            handle.flush()
+        except BrokenPipeError:
+            # The reader stopped early (`export_entries … | head`): what it read is all it wanted.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            self.stderr.write(f"The reader closed the output after {count} entries of {namespace.slug}.")
+            return
         finally:
             if path:
                 handle.close()

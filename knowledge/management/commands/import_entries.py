@@ -6,11 +6,15 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.validators import URLValidator
+from django.db import transaction
 
 from knowledge.errors import ServiceError
 from knowledge.ids import ID_PATTERN
 from knowledge.management.progress import Progress
+from knowledge.management.text import text_lines
 from knowledge.models import Namespace
 from knowledge.services.imports import ImportFileError, entries_import, entries_parse
 from knowledge.services.namespaces import namespace_for_import
@@ -28,28 +32,36 @@ class Command(BaseCommand):
         parser.add_argument("--prefix", help="ID prefix of a namespace created by this import (e.g. CRAN).")
         parser.add_argument("--publish", action="store_true", help="Publish as one reviewed batch and build a release.")
         parser.add_argument("--user", help="Username recorded as author and reviewer (default: the first superuser).")
+        parser.add_argument(
+            "--base-url", help="Public URL of a namespace created by this import (default https://<slug>.example.com)."
+        )
+        parser.add_argument("--contact", default="", help="Contact address of a namespace created by this import.")
 
     def handle(self, *args: Any, **options: Any) -> None:
         path: Path = options["file"]
         if not path.is_file():
             raise CommandError(f"No such file: {path}")
-        with path.open(encoding="utf-8") as handle:
-            try:
-                items = entries_parse(handle)
-            except ImportFileError as error:
-                for line_no, message in error.errors:
-                    self.stderr.write(f"{path}:{line_no}: {message}")
-                raise CommandError(f"{len(error.errors)} bad line(s) in {path}; nothing was imported.") from None
-        namespace = self._namespace(options, items)
+        base_url = options["base_url"]
+        if base_url is not None:
+            self._check_url(base_url)
+        try:
+            items = entries_parse(text_lines(path))
+        except ImportFileError as error:
+            for line_no, message in error.errors:
+                self.stderr.write(f"{path}:{line_no}: {message}")
+            raise CommandError(f"{len(error.errors)} bad line(s) in {path}; nothing was imported.") from None
         actor = self._actor(options["user"])
         try:
-            report = entries_import(
-                namespace=namespace,
-                items=items,
-                actor=actor,
-                publish=options["publish"],
-                progress=Progress(f"Importing {path.name}"),
-            )
+            # One transaction: a namespace this import creates disappears again if its lines are refused.
+            with transaction.atomic():
+                namespace = self._namespace(options, items)
+                report = entries_import(
+                    namespace=namespace,
+                    items=items,
+                    actor=actor,
+                    publish=options["publish"],
+                    progress=Progress(f"Importing {path.name}"),
+                )
         except ImportFileError as error:
             for line_no, message in error.errors:
                 self.stderr.write(f"{path}:{line_no}: {message}")
@@ -65,6 +77,8 @@ class Command(BaseCommand):
         slug = options["namespace"]
         namespace = Namespace.objects.filter(slug=slug).first()
         if namespace is not None:
+            if options["base_url"] is not None or options["contact"]:
+                raise CommandError(f"“{slug}” exists; --base-url and --contact only set up a new namespace.")
             return namespace
         if not options["create_namespace"]:
             raise CommandError(f"No namespace “{slug}”; pass --create-namespace --prefix P to create it.")
@@ -73,7 +87,21 @@ class Command(BaseCommand):
             raise CommandError("--prefix is required when the file's lines carry no IDs.")
         digits = max((len(item.public_id.split("-")[-1]) for item in items if item.public_id), default=3)
         categories = sorted({item.category or "fact" for item in items})
-        return namespace_for_import(slug=slug, prefix=prefix.upper(), digits=digits, categories=categories)
+        return namespace_for_import(
+            slug=slug,
+            prefix=prefix.upper(),
+            digits=digits,
+            categories=categories,
+            base_url=options["base_url"],
+            contact=options["contact"],
+        )
+
+    @staticmethod
+    def _check_url(url: str) -> None:
+        try:
+            URLValidator(schemes=["http", "https"])(url)
+        except ValidationError:
+            raise CommandError(f"--base-url {url!r} is not an http(s) URL such as https://docs.example.org.") from None
 
     @staticmethod
     def _prefix_of(items: list[Any]) -> str | None:

@@ -69,7 +69,7 @@ def _header(snapshot: Snapshot, stamp: ReleaseStamp) -> list[str]:
         "",
         f"Knowledge version {stamp.knowledge_version}, revision {stamp.revision}: "
         f"{len(snapshot.entries)} entries, {snapshot.total_tokens} tokens in all. "
-        f"License {ns.license}. Contact {ns.contact}.",
+        f"License {ns.license}." + (f" Contact {ns.contact}." if ns.contact else ""),
         "",
         f"Query {ns.url('api/context')}?topic=…&budget=2000 for a token-budgeted pack of cited facts; "
         f"the full knowledge base is {ns.url('context.json')}.",

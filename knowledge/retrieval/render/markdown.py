@@ -77,7 +77,7 @@ def render_index_md(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
             count=len(snapshot.entries),
             tokens=snapshot.total_tokens,
         ),
-        f"- {label['contact']}: {ns.contact}",
+        *([f"- {label['contact']}: {ns.contact}"] if ns.contact else []),
         "",
         f"## {label['use']}",
         "",

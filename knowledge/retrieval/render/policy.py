@@ -54,7 +54,7 @@ def render_ai_txt(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
         "",
         f"Content-Usage: {CONTENT_USAGE}",
         f"License: {ns.license}",
-        f"Contact: {ns.contact}",
+        *([f"Contact: {ns.contact}"] if ns.contact else []),
         f"Policy: {ns.url('ai-policy.json')}",
         f"Start-Here: {ns.url('llms.txt')}",
         f"Context-API: {ns.url('api/context')}?topic=<topic>&budget=2000",
