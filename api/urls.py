@@ -25,6 +25,8 @@ urlpatterns: list[URLPattern] = [
     path("api/metrics", files.metrics_get, name="api-metrics"),
     path("metrics.json", files.metrics_get, name="metrics-json"),
     path("llms.txt", files.artifact_view(names.LLMS_TXT, describedby=False), name="llms-txt"),
+    # The same file where well-known-URI crawlers look for it (RFC 8615 location, llms.txt proposal).
+    path(".well-known/llms.txt", files.artifact_view(names.LLMS_TXT, describedby=False), name="well-known-llms-txt"),
     path("llms-full.txt", files.artifact_view(names.LLMS_FULL_TXT), name="llms-full-txt"),
     path("context.json", files.artifact_view(names.CONTEXT_JSON), name="context-json"),
     path("index.html.md", files.artifact_view(names.INDEX_MD), name="index-md"),

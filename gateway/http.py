@@ -22,6 +22,16 @@ TEXT = "text/plain; charset=utf-8"
 HTML = "text/html; charset=utf-8"
 
 
+# RFC 8631 relations on HTML pages, so an agent that lands on a page finds the machine interfaces: the MCP
+# endpoint, its server card, the A2A agent card and the OpenAPI document (which is per deployment).
+SERVICE_LINKS = (
+    '<{prefix}/mcp>; rel="service"; title="MCP (Streamable HTTP)"',
+    '<{prefix}/mcp/server-card>; rel="service-meta"; type="application/mcp-server-card+json"',
+    '<{prefix}/.well-known/agent-card.json>; rel="service-meta"; type="application/json"; title="A2A agent card"',
+    '</api/schema/>; rel="service-desc"; type="application/json"',
+)
+
+
 @dataclass(frozen=True, slots=True)
 class CachePolicy:
     """public for public namespaces; private ones are never shared between keys (Vary: Authorization)."""
@@ -45,6 +55,7 @@ class Reply:
     alternate: str | None = None  # path of the Markdown (or HTML) twin, for Link rel="alternate"
     alternate_type: str = "text/markdown"
     describedby: str | None = None  # path of llms.txt, for Link rel="describedby" (llms.txt discovery)
+    services: str | None = None  # the namespace's path prefix: HTML pages link its MCP, A2A and OpenAPI documents
     headers: dict[str, str] = field(default_factory=dict)
     observed: Observed | None = None  # what the request log records (knowledge.requestlog)
 
@@ -105,6 +116,8 @@ def _links(reply: Reply) -> str | None:
         links.append(f'<{reply.alternate}>; rel="alternate"; type="{reply.alternate_type}"')
     if reply.describedby:
         links.append(f'<{reply.describedby}>; rel="describedby"; type="text/markdown"')
+    if reply.services is not None:
+        links += [link.format(prefix=reply.services) for link in SERVICE_LINKS]
     return ", ".join(links) or None
 
 

@@ -1,4 +1,5 @@
-"""HTTP only: POST /mcp, POST /a2a and the A2A agent card, at / and /t/<namespace>/; the protocols live in the core."""
+"""HTTP only: POST /mcp, POST /a2a, the A2A agent card and the MCP server card, at / and /t/<namespace>/; the
+protocols live in the core."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ from mcp_bridge.a2a import build_agent_card, handle_a2a_post
 from mcp_bridge.a2a_extensions import SPECIFICATIONS
 from mcp_bridge.backend import DjangoBackend
 from mcp_bridge.jsonrpc import INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE, Outcome, error_body
-from mcp_bridge.protocol import McpHeaders, check_http, handle_post
+from mcp_bridge.protocol import SUPPORTED_VERSIONS, McpHeaders, check_http, handle_post
+from mcp_bridge.server_card import MEDIA_TYPE as SERVER_CARD_MEDIA_TYPE
+from mcp_bridge.server_card import build_catalog, build_server_card
 from mcp_bridge.task_store import DatabaseTaskStore, task_retention_seconds
 from mcp_bridge.tools import build_tools
 
@@ -135,3 +138,23 @@ def a2a_extension_get(request: HttpRequest, name: str) -> HttpResponse:
     if document is None:
         return gateway_error_response(request, NotFoundError(NOT_FOUND))
     return finish(request, Reply(document.encode(), MARKDOWN), cache=CachePolicy())
+
+
+# Discovery documents are public metadata, readable from any browser origin (SEP-2127 §CORS Requirements).
+DISCOVERY_CORS = {"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "GET, HEAD"}
+
+
+@read_view
+def server_card_get(request: HttpRequest, gate: Gate) -> Reply:
+    """The namespace's MCP Server Card (SEP-2127 draft), at ``/mcp/server-card`` and the SEP-1649 well-known path."""
+    info = DjangoBackend(gate=gate, base_url=transport.namespace_base_url(request, gate), source="mcp").namespace()
+    card = build_server_card(info, versions=SUPPORTED_VERSIONS)
+    content_type = f"{SERVER_CARD_MEDIA_TYPE}; charset=utf-8"
+    return Reply(orjson.dumps(card), content_type, describedby=gate.path("llms.txt"), headers=dict(DISCOVERY_CORS))
+
+
+@read_view
+def mcp_catalog_get(request: HttpRequest, gate: Gate) -> Reply:
+    """``/.well-known/mcp/catalog.json``: the MCP Catalog (draft) naming this namespace's server card."""
+    info = DjangoBackend(gate=gate, base_url=transport.namespace_base_url(request, gate), source="mcp").namespace()
+    return Reply(orjson.dumps(build_catalog(info)), JSON, headers=dict(DISCOVERY_CORS))

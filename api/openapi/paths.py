@@ -41,6 +41,7 @@ SINCE_PATTERN = (
     r"^\s*(?:[0-9]{1,9}|v?[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}"
     r"|[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})?)?)\s*$"
 )
+SERVER_CARD = "application/mcp-server-card+json"
 ROOT_ONLY = [{"url": "/", "description": "Served at the root only, not under /t/{namespace}/."}]
 
 
@@ -353,6 +354,25 @@ def paths(*, categories: Sequence[str] | None, scenarios: Sequence[str] | None) 
                 tags=["protocols"],
             ),
         },
+        "/.well-known/llms.txt": _file("well_known_llms_txt_get", "llms.txt at its well-known location", MARKDOWN),
+        "/mcp/server-card": _get(
+            "mcp_server_card_get",
+            "The MCP Server Card (SEP-2127 draft): identity, endpoint, protocol versions",
+            {"200": ok("The card.", {SERVER_CARD: {"schema": json_object}})},
+            tags=["protocols"],
+        ),
+        "/.well-known/mcp/server-card.json": _get(
+            "mcp_server_card_well_known_get",
+            "The MCP Server Card at the SEP-1649 location",
+            {"200": ok("The card.", {SERVER_CARD: {"schema": json_object}})},
+            tags=["protocols"],
+        ),
+        "/.well-known/mcp/catalog.json": _get(
+            "mcp_catalog_get",
+            "The MCP Catalog (draft) naming the server card",
+            {"200": ok("The catalog.", {JSON: {"schema": json_object}})},
+            tags=["protocols"],
+        ),
         "/mcp": _json_rpc(
             "mcp_post",
             "MCP over Streamable HTTP (2025-11-25 and 2026-07-28)",

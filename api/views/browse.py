@@ -58,7 +58,9 @@ def entries_browse_get(request: HttpRequest, gate: Gate) -> Reply:
         body = entries_page_markdown(listing, namespace=release.snapshot.namespace)
         return Reply(body.encode(), MARKDOWN, vary_accept=True, describedby=describedby)
     html = entries_page_render(listing, release.snapshot, release.stamp)
-    return Reply(html.encode(), HTML, vary_accept=True, alternate=describedby, describedby=describedby)
+    return Reply(
+        html.encode(), HTML, vary_accept=True, alternate=describedby, describedby=describedby, services=gate.prefix
+    )
 
 
 @read_view
@@ -72,4 +74,10 @@ def metrics_page_get(request: HttpRequest, gate: Gate) -> Reply:
         document=metrics_document(release=release, namespace_id=gate.namespace.id),
         trend=evaluation_trend(namespace_id=gate.namespace.id),
     )
-    return Reply(html.encode(), HTML, alternate=gate.path("metrics.json"), alternate_type="application/json")
+    return Reply(
+        html.encode(),
+        HTML,
+        alternate=gate.path("metrics.json"),
+        alternate_type="application/json",
+        services=gate.prefix,
+    )

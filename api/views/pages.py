@@ -25,7 +25,13 @@ def _page(gate: Gate, request: HttpRequest, html: str, markdown: str, md_path: s
     if wants_markdown(request):
         return Reply(markdown.encode(), MARKDOWN, status=status, vary_accept=True, describedby=describedby)
     return Reply(
-        html.encode(), HTML, status=status, vary_accept=True, alternate=gate.path(md_path), describedby=describedby
+        html.encode(),
+        HTML,
+        status=status,
+        vary_accept=True,
+        alternate=gate.path(md_path),
+        describedby=describedby,
+        services=gate.prefix,
     )
 
 

@@ -60,7 +60,7 @@ def test_the_application_conforms_to_its_openapi_document(live_schema: Any, meth
     operation = live_schema[path][method]
 
     @given(case=operation.as_strategy())
-    @settings(max_examples=15, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=10, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
     def conforms(case: Any) -> None:
         case.call_and_validate(checks=CONFORMANCE)
 

@@ -1,0 +1,80 @@
+"""The MCP Server Card of a namespace (SEP-2127 draft, schema v2) and the domain's MCP Catalog.
+
+The card is served at ``<streamable-http-url>/server-card`` (the location SEP-2127 reserves) and, for
+clients that follow the earlier SEP-1649 draft, at ``/.well-known/mcp/server-card.json``; the catalog at
+``/.well-known/mcp/catalog.json`` points to it. Identity and versions match what ``initialize`` and
+``server/discover`` answer (mcp_methods.server_info), as the draft asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from mcp_bridge.ports import NamespaceInfo
+
+SCHEMA: Final = "https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json"
+MEDIA_TYPE: Final = "application/mcp-server-card+json"
+CARD_PATH: Final = "/mcp/server-card"
+WELL_KNOWN_CARD_PATH: Final = "/.well-known/mcp/server-card.json"
+CATALOG_PATH: Final = "/.well-known/mcp/catalog.json"
+TEXT_MAX: Final = 100  # the schema's maxLength of description and title
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split()) or "-"
+    return text if len(text) <= TEXT_MAX else text[: TEXT_MAX - 1].rstrip() + "…"
+
+
+def _host(base_url: str) -> str:
+    return (urlsplit(base_url).hostname or "localhost").lower()
+
+
+def card_name(info: NamespaceInfo) -> str:
+    """Reverse-DNS of the namespace's host, then the server's name: ``com.example.evergreen/evergreen-<slug>``."""
+    labels = [label for label in _host(info.base_url).split(".") if label]
+    return ".".join(reversed(labels)) + f"/evergreen-{info.slug}"
+
+
+def build_server_card(info: NamespaceInfo, *, versions: Sequence[str]) -> dict[str, Any]:
+    remote: dict[str, Any] = {
+        "type": "streamable-http",
+        "url": f"{info.base_url}/mcp",
+        "supportedProtocolVersions": list(versions),
+    }
+    if not info.public:
+        remote["headers"] = [
+            {
+                "name": "Authorization",
+                "description": "The namespace API key (private namespace).",
+                "isRequired": True,
+                "isSecret": True,
+                "value": "Bearer {key}",
+                "variables": {"key": {"description": "An API key of this namespace.", "isRequired": True, "isSecret": True}},
+            }
+        ]
+    return {
+        "$schema": SCHEMA,
+        "name": card_name(info),
+        "version": info.knowledge_version,
+        "title": _short(info.title),
+        "description": _short(info.summary),
+        "websiteUrl": info.base_url,
+        "remotes": [remote],
+    }
+
+
+def build_catalog(info: NamespaceInfo) -> dict[str, Any]:
+    """An MCP Catalog (draft) with this namespace's one server."""
+    return {
+        "specVersion": "draft",
+        "entries": [
+            {
+                "identifier": f"urn:air:{_host(info.base_url)}:evergreen-{info.slug}",
+                "displayName": _short(info.title),
+                "type": MEDIA_TYPE,
+                "url": f"{info.base_url}{CARD_PATH}",
+            }
+        ],
+    }
