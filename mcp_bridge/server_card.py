@@ -51,7 +51,7 @@ def build_server_card(info: NamespaceInfo, *, versions: Sequence[str]) -> dict[s
                 "isRequired": True,
                 "isSecret": True,
                 "value": "Bearer {key}",
-                "variables": {"key": {"description": "An API key of this namespace.", "isRequired": True, "isSecret": True}},
+                "variables": {"key": {"description": "A key of this namespace.", "isRequired": True, "isSecret": True}},
             }
         ]
     return {

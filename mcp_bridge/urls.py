@@ -1,4 +1,4 @@
-"""A namespace's agent routes (MCP, A2A, agent and server cards); evergreen_site.urls mounts them at / and /t/<namespace>/."""
+"""A namespace's agent routes (MCP, A2A, agent and server cards), mounted at / and /t/<namespace>/."""
 
 from __future__ import annotations
 

@@ -50,5 +50,7 @@ def _check_ids_exist(namespace: Namespace, questions: list[EvalQuestion], path: 
     if expected and not Entry.objects.filter(namespace=namespace, public_id__in=expected).exists():
         sample = ", ".join(sorted(expected)[:3])
         raise CommandError(
-            WRONG_NAMESPACE.format(count=len(expected), path=path, sample=sample, slug=namespace.slug, prefix=namespace.prefix)
+            WRONG_NAMESPACE.format(
+                count=len(expected), path=path, sample=sample, slug=namespace.slug, prefix=namespace.prefix
+            )
         )

@@ -16,11 +16,12 @@ NOT_UTF8 = (
 def text_lines(path: Path) -> Iterator[str]:
     """The file's lines as text (a leading UTF-8 byte-order mark is dropped); CommandError on other encodings."""
     with path.open("rb") as handle:
-        for line_no, raw in enumerate(handle, start=1):
-            if line_no == 1:
-                raw = raw.removeprefix(b"\xef\xbb\xbf")
+        for line_no, line in enumerate(handle, start=1):
+            raw = line.removeprefix(b"\xef\xbb\xbf") if line_no == 1 else line
             try:
                 yield raw.decode("utf-8")
             except UnicodeDecodeError as error:
                 byte = f"0x{raw[error.start]:02X}"
-                raise CommandError(NOT_UTF8.format(path=path, line=line_no, byte=byte, column=error.start + 1)) from None
+                raise CommandError(
+                    NOT_UTF8.format(path=path, line=line_no, byte=byte, column=error.start + 1)
+                ) from None

@@ -7,6 +7,7 @@ from typing import Any
 from django.db.models import OuterRef, Q, Subquery
 
 from knowledge.models import EvaluationRun
+from knowledge.retrieval.render.metric_definitions import metric_definitions
 from knowledge.retrieval.timestamps import rfc3339
 from knowledge.selectors.serving import LoadedRelease, release_metrics
 
@@ -67,4 +68,5 @@ def metrics_document(*, release: LoadedRelease, namespace_id: int) -> dict[str, 
         sequence=release.stamp.sequence,
         knowledge_version=release.stamp.knowledge_version,
     )
-    return {**measured, "evaluation": evaluation}
+    definitions = metric_definitions(release.snapshot.namespace.language)
+    return {**measured, "evaluation": evaluation, **definitions}

@@ -12,6 +12,7 @@ from mcp_bridge.protocol import SUPPORTED_VERSIONS
 
 pytestmark = pytest.mark.django_db
 
+CLIENT = {"name": "pytest", "version": "1"}
 CARD_NAME = re.compile(r"^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$")  # the v2 schema's pattern
 CARD_REQUIRED = {"$schema", "description", "name", "version"}
 CARD_FIELDS = CARD_REQUIRED | {"title", "websiteUrl", "remotes", "icons", "repository", "_meta"}
@@ -56,7 +57,7 @@ def test_the_server_card_names_the_endpoint_and_the_versions_initialize_answers(
             "jsonrpc": "2.0",
             "id": 1,
             "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT},
         },
         content_type="application/json",
         headers={"Accept": "application/json, text/event-stream"},

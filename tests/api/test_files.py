@@ -12,6 +12,7 @@ import pytest
 from llms_txt import parse_llms_file
 
 from knowledge.models import EvaluationRun, Namespace, Release
+from knowledge.retrieval.evaluation import EvaluationReport
 
 pytestmark = pytest.mark.django_db
 
@@ -248,3 +249,17 @@ def test_llms_files_stay_parseable_with_hostile_entry_text(client: Any, ns_a: Na
         assert list(parsed.sections) in (["Fact (`fact`)", "Optional"], ["Entries", "Optional"]), path
         for section in re.split(r"(?m)^##.*$", text)[1:]:
             assert all(LINK.match(line) for line in section.splitlines() if line.strip()), path
+
+
+def test_metrics_define_every_number_they_report(client: Any, demo: Namespace) -> None:
+    metrics = client.get("/metrics.json").json()
+    definitions = metrics["definitions"]
+
+    # The fields the demo's evaluation page promises, in the namespace's language (zh).
+    assert metrics["tokenSavingDefinition"].startswith("token 节省 = 1 − ")
+    assert {"accuracyDefinition", "roundsDefinition"} <= set(metrics)
+    for measured in ("tokenEstimate", "contextShape", "budgetScan", "matching", "evaluation"):
+        assert measured in metrics and definitions[measured], measured
+    for name in EvaluationReport.__dataclass_fields__:
+        if name not in ("queries", "covered", "uncovered", "latency_p99_ms"):
+            assert definitions[name], name

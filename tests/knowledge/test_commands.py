@@ -15,8 +15,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, Release
-from tests.factories import committed
 from tests import worker
+from tests.factories import committed
 from tests.worker import ROOT
 
 pytestmark = pytest.mark.django_db
@@ -135,7 +135,7 @@ def test_a_created_namespace_takes_the_base_url_and_contact(db: Any, tmp_path: P
         "docs@example.org",
     )
     assert namespace.active_release is not None
-    llms = namespace.active_release.artifacts.get(name="llms.txt").content.decode()
+    llms = bytes(namespace.active_release.artifacts.get(name="llms.txt").content).decode()
     assert "https://cran.example.org/api/context" in llms
     assert "Contact docs@example.org." in llms
 
@@ -146,7 +146,7 @@ def test_without_a_contact_llms_txt_names_none(db: Any, tmp_path: Path) -> None:
 
     release = Namespace.objects.get(slug="n1").active_release
     assert release is not None
-    llms = release.artifacts.get(name="llms.txt").content.decode()
+    llms = bytes(release.artifacts.get(name="llms.txt").content).decode()
     assert "Contact" not in llms
     assert "https://n1.example.com/api/context" in llms
 
