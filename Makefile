@@ -34,11 +34,15 @@ $(A11Y_STAMP): $(A11Y)/package-lock.json
 		cd $(A11Y) && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
 	else echo "npm not found: the accessibility checks of the browser tests will skip (apt-get install nodejs npm)"; fi
 
+# With REDIS_URL set, releases after a publish are built by a Celery worker: say so, since nothing else will.
+WORKER_HINT := REDIS_URL is set: publishing builds releases on a Celery worker; run `make worker` in another shell.
+
 run: $(STAMP)
 	@mkdir -p var
 	$(BIN)/python manage.py migrate --noinput -v 0
 	$(BIN)/python manage.py load_demo --base-url http://127.0.0.1:$(PORT)
 	@echo "Evergreen demo: http://127.0.0.1:$(PORT)/  (admin: http://127.0.0.1:$(PORT)/admin/)"
+	@if [ -n "$$REDIS_URL$$CELERY_BROKER_URL" ]; then echo "$(WORKER_HINT)"; fi
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 test: $(STAMP) $(NODE_STAMP) $(A11Y_STAMP)
@@ -64,14 +68,24 @@ check: $(STAMP)
 
 ci: lint typecheck check test
 
+# wrk drives the HTTP benchmarks; installed from Debian's packages when missing (the bench skips them without it).
 bench: $(STAMP)
+	@command -v wrk >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1 || \
+		apt-get install -y -q wrk >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q wrk) || \
+		echo "could not install wrk: the HTTP benchmarks will be skipped"
 	$(BIN)/python -m bench
 
+# A worker and beat need a broker: without REDIS_URL (embedded mode) tasks already run in-process.
+BROKER_MISSING := needs REDIS_URL (or CELERY_BROKER_URL), e.g. REDIS_URL=redis://127.0.0.1:6379/0; without one, tasks run in-process and no worker is needed.
+
 worker: $(STAMP)
+	@if [ -z "$$REDIS_URL$$CELERY_BROKER_URL" ]; then echo "make worker $(BROKER_MISSING)" >&2; exit 2; fi
 	$(BIN)/celery -A evergreen_site worker --loglevel INFO
 
 beat: $(STAMP)
-	$(BIN)/celery -A evergreen_site beat --loglevel INFO
+	@if [ -z "$$REDIS_URL$$CELERY_BROKER_URL" ]; then echo "make beat $(BROKER_MISSING)" >&2; exit 2; fi
+	@mkdir -p var
+	$(BIN)/celery -A evergreen_site beat --loglevel INFO --schedule var/celerybeat-schedule
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache $(NODE_CLIENTS)/node_modules $(A11Y)/node_modules

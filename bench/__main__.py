@@ -14,6 +14,7 @@ import io
 import os
 import platform
 import re
+import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -25,8 +26,8 @@ from bench.datasets import COLLECTIONS
 from bench.http import FULL_ROUNDS, QUICK_ROUNDS, format_http, measure_http
 from bench.memory import FULL_SIZE, QUICK_SIZE, format_memory, measure_memory
 from bench.publish import (
+    BENCH_REDIS,
     POSTGRES,
-    REDIS,
     BenchStack,
     bench_stack,
     exit_on_sigterm,
@@ -37,6 +38,11 @@ from bench.publish import (
 from bench.requestlog import TARGET_RATIO, format_request_log, measure_request_log
 from bench.scanner import measure_scanner
 
+# The HTTP parts load the server with wrk; `make bench` installs it with apt-get when it can.
+WRK_PARTS = frozenset({"http", "requestlog"})
+WRK_MISSING = (
+    "wrk is not installed (apt-get install wrk; `make bench` does it when apt-get is there): skipping {parts}."
+)
 PARTS = ("engine", "datasets", "quality", "scanner", "http", "requestlog", "memory", "scaling", "publish")
 UNSTABLE = (
     "Absolute numbers on a shared machine are unstable (other jobs share its cores); "
@@ -115,7 +121,7 @@ def _redis_version() -> str:
     try:
         import redis
 
-        return "Redis " + str(redis.Redis.from_url(REDIS, socket_timeout=5).info("server")["redis_version"])
+        return "Redis " + str(redis.Redis.from_url(BENCH_REDIS, socket_timeout=5).info("server")["redis_version"])
     except Exception as error:  # noqa: BLE001
         return f"Redis unreachable ({type(error).__name__})"
 
@@ -123,8 +129,10 @@ def _redis_version() -> str:
 def _wrk_version() -> str:
     import subprocess
 
+    if shutil.which("wrk") is None:
+        return "wrk not found"
     done = subprocess.run(["wrk", "-v"], capture_output=True, text=True, check=False)
-    return " ".join((done.stdout or done.stderr).split()[:2]) or "wrk not found"
+    return " ".join((done.stdout or done.stderr).split()[:2]) or "wrk (version unknown)"
 
 
 def captured(run: Callable[[], object]) -> str:
@@ -345,6 +353,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown part(s) {', '.join(sorted(unknown))}; choose from {', '.join(PARTS)}")
     parts = set(args.parts or PARTS)
+    if parts & WRK_PARTS and shutil.which("wrk") is None:
+        print(WRK_MISSING.format(parts=", ".join(sorted(parts & WRK_PARTS))), file=sys.stderr)
+        parts -= WRK_PARTS
     exit_on_sigterm()
     started = time.monotonic()
     print("Evergreen benchmarks" + (" (--quick: smaller sizes, shorter rounds)" if args.quick else ""))

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bench.publish import ROOT, BenchStack, bench_stack, exit_on_sigterm, log, slug_for, stop_process_group, wait_for
+from bench.redisdb import redis_flush_owned
 
 WRK = "wrk"
 WRK_DIR = Path(__file__).resolve().with_name("wrk")
@@ -242,9 +243,7 @@ def check_same_answers(evergreen: int, baseline: int, targets: Sequence[tuple[st
 
 
 def _flush_cache(stack: BenchStack) -> None:
-    import redis
-
-    redis.Redis.from_url(stack.env["REDIS_URL"]).flushdb()
+    redis_flush_owned(stack.env["REDIS_URL"])
 
 
 def prepare_scenarios(stack: BenchStack, *, seconds: float, recording: Path) -> list[Scenario]:

@@ -29,12 +29,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.redisdb import redis_flush_owned
+from evergreen_site.settings.env import Env
+from evergreen_site.settings.evergreen import bench_services
+
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
-BENCH_DATABASE = "evergreen_bench"
-POSTGRES = "postgres://postgres@127.0.0.1:5432"
-REDIS = "redis://127.0.0.1:6379"
-REDIS_DB = 12  # CI's test run uses 15
+# EVERGREEN_BENCH_DATABASE_URL and EVERGREEN_BENCH_REDIS_URL (README: Configuration); never a shared database.
+SERVICES = bench_services(Env())
+BENCH_DATABASE = SERVICES.database
+POSTGRES = SERVICES.postgres
+BENCH_REDIS = SERVICES.redis_url
 DEMO = "evergreen"
 PUBLISH_SIZE = 10_000
 POLL_SECONDS = 0.02
@@ -74,7 +79,7 @@ class BenchStack:
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "evergreen_site.settings.base",
             "DATABASE_URL": f"{POSTGRES}/{BENCH_DATABASE}",
-            "REDIS_URL": f"{REDIS}/{REDIS_DB}",
+            "REDIS_URL": BENCH_REDIS,
             "EVERGREEN_DEBUG": "0",
             "EVERGREEN_SECRET_KEY": secrets.token_urlsafe(50),
             "EVERGREEN_SSL_REDIRECT": "0",
@@ -90,13 +95,12 @@ class BenchStack:
         if self.prepared:
             return
         import psycopg
-        import redis
 
-        log(f"stack: recreating PostgreSQL database {BENCH_DATABASE} and Redis database {REDIS_DB}")
+        log(f"stack: recreating PostgreSQL database {BENCH_DATABASE} and emptying Redis {BENCH_REDIS}")
+        redis_flush_owned(BENCH_REDIS)  # first: refuses a Redis database someone else uses, before any change
         with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as connection:
             connection.execute(f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)")
             connection.execute(f"CREATE DATABASE {BENCH_DATABASE}")
-        redis.Redis.from_url(f"{REDIS}/{REDIS_DB}").flushdb()
         log("stack: migrate, load_demo")
         self.manage("migrate", "--noinput", "-v", "0")
         self.manage("load_demo", "--base-url", "http://127.0.0.1")

@@ -11,7 +11,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from evergreen_site.settings.env import Env, Rate
-from evergreen_site.settings.evergreen import DATASETS_BESIDE_CLONE, EvergreenSettings
+from evergreen_site.settings.evergreen import DATASETS_BESIDE_CLONE, EvergreenSettings, bench_services
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -81,3 +81,21 @@ def test_the_process_refuses_to_start_on_a_bad_value(name: str, value: str) -> N
     )
     assert done.returncode != 0
     assert f"ImproperlyConfigured: {name}=" in done.stderr
+
+
+def test_the_bench_services_come_from_their_settings() -> None:
+    default = bench_services(Env({}))
+    own = bench_services(
+        Env({"EVERGREEN_BENCH_DATABASE_URL": "postgres://u@db:5433/mine", "EVERGREEN_BENCH_REDIS_URL": "redis://r/7"})
+    )
+
+    assert (default.postgres, default.database, default.redis_url) == (
+        "postgres://postgres@127.0.0.1:5432",
+        "evergreen_bench",
+        "redis://127.0.0.1:6379/12",
+    )
+    assert (own.postgres, own.database, own.redis_url) == ("postgres://u@db:5433", "mine", "redis://r/7")
+    with pytest.raises(ImproperlyConfigured, match="EVERGREEN_BENCH_DATABASE_URL"):
+        bench_services(Env({"EVERGREEN_BENCH_DATABASE_URL": "postgres://u@db:5433/"}))
+    with pytest.raises(ImproperlyConfigured, match="EVERGREEN_BENCH_REDIS_URL"):
+        bench_services(Env({"EVERGREEN_BENCH_REDIS_URL": "127.0.0.1:6379"}))

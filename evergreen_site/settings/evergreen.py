@@ -9,12 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
+
 from evergreen_site.settings.env import Env, Rate
 
 READ_RATE = Rate(120, 60)
 FEEDBACK_RATE = Rate(20, 3600)
 MANAGE_RATE = Rate(600, 60)
 DATASETS_BESIDE_CLONE = Path(__file__).resolve().parents[3] / "shared" / "datasets"
+BENCH_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/evergreen_bench"
+BENCH_REDIS_URL = "redis://127.0.0.1:6379/12"
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,3 +141,24 @@ class EvergreenSettings:
 def datasets_directory(env: Env) -> Path:
     """``EVERGREEN_DATASETS``, else ``../shared/datasets`` beside the clone (the bench reads it without Django)."""
     return env.directory("EVERGREEN_DATASETS", DATASETS_BESIDE_CLONE)
+
+
+@dataclass(frozen=True, slots=True)
+class BenchServices:
+    """Where `make bench` runs its server parts: a PostgreSQL database it drops and recreates, and a Redis
+    database it flushes only when that database is empty or was claimed by an earlier bench run."""
+
+    postgres: str  # the server, without a database name
+    database: str
+    redis_url: str
+
+
+def bench_services(env: Env) -> BenchServices:
+    url = env.url("EVERGREEN_BENCH_DATABASE_URL", BENCH_DATABASE_URL, schemes=("postgres", "postgresql"))
+    server, _, database = url.rpartition("/")
+    if not database.isidentifier():
+        raise ImproperlyConfigured(
+            f"EVERGREEN_BENCH_DATABASE_URL={url!r} must end in a database name: postgres://user@host:5432/<name>"
+        )
+    redis_url = env.url("EVERGREEN_BENCH_REDIS_URL", BENCH_REDIS_URL, schemes=("redis", "rediss", "unix"))
+    return BenchServices(postgres=server, database=database, redis_url=redis_url)

@@ -54,3 +54,15 @@ def test_the_demo_loads_the_seed_table_once_and_again_changes_nothing(settings: 
     versions = EntryVersion.objects.filter(entry__namespace=namespace).select_related("author", "reviewer")
     people = {(getattr(v.author, "username", None), getattr(v.reviewer, "username", None)) for v in versions}
     assert people == {("editor", "reviewer")}
+
+
+def test_load_demo_serves_even_when_its_queued_build_has_no_worker_yet(settings: Any) -> None:
+    """Outside `committed()` the on-commit build never runs, as with REDIS_URL set and no worker started."""
+    configure(settings, demo_password="")
+    out = StringIO()
+
+    call_command("load_demo", stdout=out)
+
+    namespace = Namespace.objects.get(slug="evergreen")
+    assert namespace.active_release is not None
+    assert f"ready (release #{namespace.active_release.sequence} v1.2.0)" in out.getvalue()

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from knowledge.services.demo import demo_load
+from knowledge.services.releases import release_build
 
 
 class Command(BaseCommand):
@@ -21,8 +22,13 @@ class Command(BaseCommand):
         result = demo_load(password=password, base_url=options["base_url"])
         namespace = result.namespace
         namespace.refresh_from_db()
+        if namespace.active_release is None:
+            # The build was queued for a Celery worker (REDIS_URL is set) that may not run yet: build it here,
+            # so the demo answers now; a worker that picks up the queued build finds it done (builds are idempotent).
+            release_build(namespace_id=namespace.pk)
+            namespace.refresh_from_db()
         release = namespace.active_release
-        where = f"release #{release.sequence} v{release.knowledge_version}" if release else "release queued"
+        where = f"release #{release.sequence} v{release.knowledge_version}" if release else "no release"
         self.stdout.write(f"Demo namespace “{namespace.slug}” ready ({where}).")
         if result.created_password:
             self.stdout.write(
