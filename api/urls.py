@@ -28,6 +28,8 @@ urlpatterns: list[URLPattern] = [
     # The same file where well-known-URI crawlers look for it (RFC 8615 location, llms.txt proposal).
     path(".well-known/llms.txt", files.artifact_view(names.LLMS_TXT, describedby=False), name="well-known-llms-txt"),
     path("llms-full.txt", files.artifact_view(names.LLMS_FULL_TXT), name="llms-full-txt"),
+    path("llms/<slug:category>.txt", files.category_artifact_view("llms"), name="llms-category"),
+    path("llms-full/<slug:category>.txt", files.category_artifact_view("llms-full"), name="llms-full-category"),
     path("context.json", files.artifact_view(names.CONTEXT_JSON), name="context-json"),
     path("index.html.md", files.artifact_view(names.INDEX_MD), name="index-md"),
     path("robots.txt", files.artifact_view(names.ROBOTS_TXT), name="robots-txt"),

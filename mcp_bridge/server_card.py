@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from mcp_bridge.ports import NamespaceInfo
+from knowledge.retrieval.contract.records import AgentNamespace
 
 SCHEMA: Final = "https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json"
 MEDIA_TYPE: Final = "application/mcp-server-card+json"
@@ -31,13 +31,13 @@ def _host(base_url: str) -> str:
     return (urlsplit(base_url).hostname or "localhost").lower()
 
 
-def card_name(info: NamespaceInfo) -> str:
+def card_name(info: AgentNamespace) -> str:
     """Reverse-DNS of the namespace's host, then the server's name: ``com.example.evergreen/evergreen-<slug>``."""
     labels = [label for label in _host(info.base_url).split(".") if label]
     return ".".join(reversed(labels)) + f"/evergreen-{info.slug}"
 
 
-def build_server_card(info: NamespaceInfo, *, versions: Sequence[str]) -> dict[str, Any]:
+def build_server_card(info: AgentNamespace, *, versions: Sequence[str]) -> dict[str, Any]:
     remote: dict[str, Any] = {
         "type": "streamable-http",
         "url": f"{info.base_url}/mcp",
@@ -65,7 +65,7 @@ def build_server_card(info: NamespaceInfo, *, versions: Sequence[str]) -> dict[s
     }
 
 
-def build_catalog(info: NamespaceInfo) -> dict[str, Any]:
+def build_catalog(info: AgentNamespace) -> dict[str, Any]:
     """An MCP Catalog (draft) with this namespace's one server."""
     return {
         "specVersion": "draft",

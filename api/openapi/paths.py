@@ -78,6 +78,13 @@ def _file(operation_id: str, summary: str, media: str, schema: dict[str, Any] | 
     return _get(operation_id, summary, {"200": ok(summary, {media: {"schema": schema or shapes.STRING}})})
 
 
+def _category_file(operation_id: str, summary: str, categories: Sequence[str] | None) -> dict[str, Any]:
+    schema = {"type": "string", "enum": list(categories)} if categories is not None else SLUG
+    parameters = [path_param("category", schema, "A category of the namespace (others answer 404).")]
+    responses = {"200": ok(summary, {MARKDOWN: {"schema": shapes.STRING}})}
+    return _get(operation_id, summary, responses, parameters=parameters)
+
+
 def _page(content: dict[str, Any] | None = None) -> dict[str, Any]:
     """A human page; Accept: text/markdown on its URL answers the Markdown twin (Vary: Accept)."""
     return content or {HTML: {"schema": shapes.STRING}, MARKDOWN: {"schema": shapes.STRING}}
@@ -336,6 +343,10 @@ def paths(*, categories: Sequence[str] | None, scenarios: Sequence[str] | None) 
         "/metrics.json": _get("metrics_json_get", "Measured costs and quality", {"200": ok("Metrics.", _metrics())}),
         "/llms.txt": _file("llms_txt_get", "The llms.txt index with each entry's token cost", MARKDOWN),
         "/llms-full.txt": _file("llms_full_txt_get", "Every entry's full text in the llms.txt format", MARKDOWN),
+        "/llms/{category}.txt": _category_file("llms_category_get", "One category's llms.txt", categories),
+        "/llms-full/{category}.txt": _category_file(
+            "llms_full_category_get", "One category's llms-full.txt", categories
+        ),
         "/context.json": _file(
             "context_json_get", "The whole knowledge base (see /schemas/knowledge.schema.json)", JSON, json_object
         ),

@@ -13,6 +13,7 @@ from gateway.gate import Gate
 from gateway.http import JSON, TEXT, Reply, not_modified
 from gateway.views import not_replayed, read_view
 from knowledge.retrieval.contract.shapes import knowledge_schema
+from knowledge.retrieval.render.llms import category_file
 from knowledge.selectors.quality import metrics_document
 
 SCENARIO_MISSING = "scenario must be one of: {known}."
@@ -36,6 +37,18 @@ def artifact_view(name: str, *, describedby: bool = True) -> Callable[..., HttpR
         return Reply(artifact.content, artifact.content_type, etag=artifact.etag, describedby=link)
 
     view.__name__ = f"artifact_{name.replace('.', '_').replace('-', '_')}"
+    return view
+
+
+def category_artifact_view(kind: str) -> Callable[..., HttpResponse]:
+    """/llms/<category>.txt and /llms-full/<category>.txt: one category's variant of the file."""
+
+    def view(request: HttpRequest, category: str, namespace: str | None = None) -> HttpResponse:
+        # A view per request (a closure, microseconds): caching one per name would grow with every slug asked.
+        return artifact_view(category_file(kind, category))(request, namespace=namespace)
+
+    view.__name__ = f"category_{kind.replace('-', '_')}"
+    view.csrf_exempt = True  # type: ignore[attr-defined]
     return view
 
 

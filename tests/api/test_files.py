@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 from llms_txt import parse_llms_file
 
-from knowledge.models import EvaluationRun, Namespace, Release
+from knowledge.models import Entry, EvaluationRun, Namespace, Release
 from knowledge.retrieval.evaluation import EvaluationReport
 
 pytestmark = pytest.mark.django_db
@@ -263,3 +263,17 @@ def test_metrics_define_every_number_they_report(client: Any, demo: Namespace) -
     for name in EvaluationReport.__dataclass_fields__:
         if name not in ("queries", "covered", "uncovered", "latency_p99_ms"):
             assert definitions[name], name
+
+
+@pytest.mark.parametrize(("path", "slug"), [("/llms/rule.txt", "rule"), ("/t/evergreen/llms-full/fact.txt", "fact")])
+def test_category_variants_are_served_and_listed_in_llms_txt(
+    client: Any, demo: Namespace, path: str, slug: str
+) -> None:
+    response = client.get(path)
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/markdown; charset=utf-8"
+    ids = set(re.findall(r"\[(EG-\d+)", response.content.decode()))
+    assert ids and all(Entry.objects.get(public_id=i).category.slug == slug for i in ids)
+    assert f"https://evergreen.example.com/llms/{slug}.txt" in client.get("/llms.txt").content.decode()
+    assert client.get("/llms/gossip.txt").status_code == 404

@@ -17,7 +17,6 @@ from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.types import DataPart, Message, Part, Role, Task, TaskState
 from mcp import Client as McpClient
 
-from api.openapi.shapes import openapi
 from knowledge.retrieval.contract import shapes
 from tests.mcp_bridge.live import LiveServer
 from tests.mcp_bridge.live_setup import RETIRED_ID
@@ -119,10 +118,10 @@ def test_every_published_schema_is_the_contracts(live: LiveServer) -> None:
     assert tools["search_context"] == shapes.CONTEXT.schema()
     assert shapes.SERVED_ENTRY.schema() in tools["get_entry"]["anyOf"]
 
-    document = httpx.get(f"{live.url}/api/schema/", params={"format": "json"}).json()
+    document = httpx.get(f"{live.url}/api/schema/").json()
     context_op = document["paths"]["/api/context"]["get"]["responses"]["200"]["content"]["application/json"]
-    assert context_op["schema"] == openapi(shapes.CONTEXT.schema())
+    assert context_op["schema"] == shapes.CONTEXT.schema()
     entry_op = document["paths"]["/api/entries/{entry_id}"]["get"]["responses"]
-    assert entry_op["200"]["content"]["application/json"]["schema"] == openapi(shapes.SERVED_ENTRY.schema())
-    assert entry_op["410"]["content"]["application/json"]["schema"] == openapi(shapes.TOMBSTONE.schema())
-    assert entry_op["404"]["content"]["application/json"]["schema"] == openapi(shapes.MISSING.schema())
+    assert entry_op["200"]["content"]["application/json"]["schema"] == shapes.SERVED_ENTRY.schema()
+    assert entry_op["410"]["content"]["application/json"]["schema"] == shapes.TOMBSTONE.schema()
+    assert entry_op["404"]["content"]["application/json"]["schema"] == shapes.MISSING.schema()

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from knowledge.retrieval.snapshot import DocRecord, EntryRecord, ReleaseStamp, Snapshot
 
 DOC_NOTE_MAX_CHARS = 160
+# Large namespaces: beyond these, the files keep each category's share and say where the rest is, so an
+# agent never loads megabytes by accident (issue 10); per-category variants hold each category alone.
+LLMS_TXT_MAX_ENTRIES = 1000
+LLMS_FULL_MAX_ENTRIES = 300
 _SENTENCE_END = re.compile(r"(?<=[。！？])|(?<=[.!?])\s")
 _MARKUP = re.compile(r"[*_`]|\[([^\]]*)\]\([^)]*\)")
 
@@ -53,11 +58,44 @@ def _doc_link(snapshot: Snapshot, doc: DocRecord) -> str:
     return f"{link}: {note}" if note else link
 
 
-def _by_category(snapshot: Snapshot) -> Iterable[tuple[str, list[EntryRecord]]]:
+def _by_category(snapshot: Snapshot, cap: int) -> Iterable[tuple[str, list[EntryRecord]]]:
+    """Each category's entries; past `cap` in all, each category keeps its share (at least one), first by ID."""
+    total = len(snapshot.entries)
     for category in snapshot.namespace.categories:
         entries = [e for e in snapshot.entries if e.category == category.slug]
         if entries:
-            yield f"{category.name} (`{category.slug}`)", entries
+            share = len(entries) if total <= cap else max(1, cap * len(entries) // total)
+            yield f"{category.name} (`{category.slug}`)", entries[:share]
+
+
+def category_file(kind: str, slug: str) -> str:
+    """The name (and path) of a category's variant: ``llms/<slug>.txt`` or ``llms-full/<slug>.txt``."""
+    return f"{kind}/{slug}.txt"
+
+
+def _omission(snapshot: Snapshot, shown: int, cap: int) -> list[str]:
+    """Past the cap, say what is left out and where every entry is (the info part: free Markdown)."""
+    if shown >= len(snapshot.entries):
+        return []
+    ns = snapshot.namespace
+    return [
+        f"This file holds {shown} of {len(snapshot.entries)} entries (at most about {cap}: the first of each "
+        f"category by ID). Each category's own index is {ns.url(category_file('llms', '<category>'))} "
+        f"(in full: {ns.url(category_file('llms-full', '<category>'))}); {ns.url('api/context')}?topic=… "
+        "searches all of them.",
+        "",
+    ]
+
+
+def _variants(snapshot: Snapshot) -> list[str]:
+    ns = snapshot.namespace
+    counts = {c.slug: sum(1 for e in snapshot.entries if e.category == c.slug) for c in ns.categories}
+    return [
+        f"- [{_link_text(c.name)} (`{c.slug}`)]({ns.url(category_file('llms', c.slug))}): the {counts[c.slug]} "
+        f"entries of this category; in full: {ns.url(category_file('llms-full', c.slug))}"
+        for c in ns.categories
+        if counts[c.slug]
+    ]
 
 
 def _header(snapshot: Snapshot, stamp: ReleaseStamp) -> list[str]:
@@ -83,10 +121,12 @@ def _rules(snapshot: Snapshot) -> list[str]:
     return [*lines, ""]
 
 
-def render_llms_txt(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
+def render_llms_txt(snapshot: Snapshot, stamp: ReleaseStamp, *, cap: int = LLMS_TXT_MAX_ENTRIES) -> bytes:
     ns = snapshot.namespace
-    lines = _header(snapshot, stamp) + _rules(snapshot)
-    for heading, entries in _by_category(snapshot):
+    sections = list(_by_category(snapshot, cap))
+    shown = sum(len(entries) for _, entries in sections)
+    lines = _header(snapshot, stamp) + _omission(snapshot, shown, cap) + _rules(snapshot)
+    for heading, entries in sections:
         lines += [f"## {heading}", "", *(_entry_link(snapshot, e) for e in entries), ""]
     if snapshot.docs:
         lines += ["## Docs", ""]
@@ -97,6 +137,7 @@ def render_llms_txt(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
         "",
         f"- [llms-full.txt]({ns.url('llms-full.txt')}): every entry in full; load once and cache",
         f"- [context.json]({ns.url('context.json')}): the knowledge base as JSON",
+        *_variants(snapshot),
         "",
     ]
     return "\n".join(lines).encode()
@@ -115,10 +156,12 @@ def _demote_headings(markdown: str) -> str:
     return "\n".join(lines)
 
 
-def render_llms_full_txt(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
-    """Every entry in full, in the info part (the format allows free Markdown only there)."""
-    lines = _header(snapshot, stamp) + _rules(snapshot)
-    for heading, entries in _by_category(snapshot):
+def render_llms_full_txt(snapshot: Snapshot, stamp: ReleaseStamp, *, cap: int = LLMS_FULL_MAX_ENTRIES) -> bytes:
+    """Every entry in full (up to the cap), in the info part (the format allows free Markdown only there)."""
+    sections = list(_by_category(snapshot, cap))
+    shown = sum(len(entries) for _, entries in sections)
+    lines = _header(snapshot, stamp) + _omission(snapshot, shown, cap) + _rules(snapshot)
+    for heading, entries in sections:
         lines += [f"**{heading}**", ""]
         for entry in entries:
             lines += [
@@ -130,6 +173,17 @@ def render_llms_full_txt(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
                 _demote_headings(entry.body),
                 "",
             ]
-    lines += ["## Entries", "", *(_entry_link(snapshot, e) for e in snapshot.entries), ""]
+    lines += ["## Entries", "", *(_entry_link(snapshot, e) for _, entries in sections for e in entries), ""]
     lines += ["## Optional", "", f"- [llms.txt]({snapshot.namespace.url('llms.txt')}): the short index", ""]
     return "\n".join(lines).encode()
+
+
+def render_category_variants(snapshot: Snapshot, stamp: ReleaseStamp) -> list[tuple[str, bytes, bytes]]:
+    """(category, llms.txt, llms-full.txt) of each category that has entries: the same files, one category."""
+    variants = []
+    for category in snapshot.namespace.categories:
+        entries = tuple(e for e in snapshot.entries if e.category == category.slug)
+        if entries:
+            alone = replace(snapshot, entries=entries)
+            variants.append((category.slug, render_llms_txt(alone, stamp), render_llms_full_txt(alone, stamp)))
+    return variants

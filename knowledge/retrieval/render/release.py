@@ -24,7 +24,12 @@ from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.postings import Analyze, analyze_fields
 from knowledge.retrieval.ranking import SearchOptions
 from knowledge.retrieval.render.context_json import render_context_json
-from knowledge.retrieval.render.llms import render_llms_full_txt, render_llms_txt
+from knowledge.retrieval.render.llms import (
+    category_file,
+    render_category_variants,
+    render_llms_full_txt,
+    render_llms_txt,
+)
 from knowledge.retrieval.render.markdown import render_index_md
 from knowledge.retrieval.render.policy import render_ai_policy_json, render_ai_txt, render_robots_txt
 from knowledge.retrieval.render.site import render_site_json
@@ -204,6 +209,11 @@ def render_release(
 ) -> list[RenderedArtifact]:
     """Every artifact of the release; `analysis` makes the build incremental (same bytes)."""
     index = compile_index([entry.as_document() for entry in snapshot.entries], snapshot, analysis=analysis)
+    variants = [
+        RenderedArtifact(category_file(kind, slug), MARKDOWN, body)
+        for slug, short, full in render_category_variants(snapshot, stamp)
+        for kind, body in (("llms", short), ("llms-full", full))
+    ]
     return [
         RenderedArtifact(CONTEXT_JSON, JSON, render_context_json(snapshot, stamp)),
         RenderedArtifact(LLMS_TXT, MARKDOWN, render_llms_txt(snapshot, stamp)),
@@ -215,4 +225,5 @@ def render_release(
         RenderedArtifact(AI_TXT, TEXT, render_ai_txt(snapshot, stamp)),
         RenderedArtifact(AI_POLICY_JSON, JSON, render_ai_policy_json(snapshot, stamp)),
         RenderedArtifact(SITEMAP_XML, XML, render_sitemap_xml(snapshot, stamp)),
+        *variants,
     ]
