@@ -36,6 +36,9 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
     "knowledge",
     "api",
     "mcp_bridge",
@@ -188,6 +191,22 @@ EMAIL_HOST_USER = env.text("EVERGREEN_SMTP_USER")
 EMAIL_HOST_PASSWORD = env.text("EVERGREEN_SMTP_PASSWORD")
 EMAIL_USE_TLS = env.flag("EVERGREEN_SMTP_TLS", True)
 DEFAULT_FROM_EMAIL = env.text("EVERGREEN_FROM_EMAIL", "evergreen@localhost")
+
+# --- REST framework ---------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": [],
+    "UNAUTHENTICATED_USER": None,
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Evergreen API",
+    "DESCRIPTION": "Token-budgeted, citable knowledge for AI agents.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
 
 # --- Evergreen (typed; see evergreen_site/settings/evergreen.py) --------------------------------
 EVERGREEN = EvergreenSettings.from_env(env)

@@ -16,8 +16,8 @@ from tests.golden.golden import assert_golden
 
 pytestmark = pytest.mark.django_db
 
-# Routes that are not part of the public API: the admin, and Django's own URL names for them.
-UNDOCUMENTED = ("admin/",)
+# Routes this document leaves out: the admin, and the management API (its own document: /api/manage/schema/).
+UNDOCUMENTED = ("admin/", "api/manage/")
 
 
 def _routes(patterns: list[Any], prefix: str = "") -> set[str]:
