@@ -7,6 +7,7 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse
 
 from gateway.clients import client_address
+from knowledge.actors import actor_id
 from knowledge.security_events import CLIENT_ATTRIBUTE, PERMISSION_DENIED, security_event, security_event_logged
 
 
@@ -24,11 +25,7 @@ class SecurityEventMiddleware:
         setattr(request, CLIENT_ATTRIBUTE, client_address(request))
         response = self.get_response(request)
         if response.status_code == 403 and not security_event_logged(request):
-            user = getattr(request, "user", None)
             security_event(
-                PERMISSION_DENIED,
-                request=request,
-                reason="forbidden",
-                user_id=user.pk if user is not None and user.is_authenticated else None,
+                PERMISSION_DENIED, request=request, reason="forbidden", user_id=actor_id(getattr(request, "user", None))
             )
         return response

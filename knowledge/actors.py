@@ -27,3 +27,8 @@ def actor_user(actor: Actor) -> User | None:
 def actor_id(actor: Actor) -> int | None:
     user = actor_user(actor)
     return user.pk if user is not None else None
+
+
+def is_system_actor(actor: Actor) -> bool:
+    user = actor_user(actor)
+    return user is not None and user.get_username() == SYSTEM_USERNAME

@@ -44,8 +44,9 @@ def no_rate_limit(settings: Any) -> None:
 def publish(namespace: Namespace, rows: list[dict[str, Any]], *, now: datetime = BUILT_AT) -> Namespace:
     """Import and publish `rows` (JSON Lines fields) and build the namespace's release."""
     person: Any = UserFactory(username=f"importer-{namespace.slug}")
+    checker: Any = UserFactory(username=f"checker-{namespace.slug}")
     items = entries_parse(json.dumps(row, ensure_ascii=False) for row in rows)
-    entries_import(namespace=namespace, items=items, actor=person, reviewer=person, publish=True, source="test")
+    entries_import(namespace=namespace, items=items, actor=person, reviewer=checker, publish=True, source="test")
     release_build(namespace_id=namespace.pk, now=now)
     namespace.refresh_from_db()
     return namespace

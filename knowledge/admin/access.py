@@ -12,12 +12,16 @@ from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
+from knowledge.actors import SYSTEM_USERNAME
 from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline, ServiceErrorsShown, namespace_action
 from knowledge.errors import ServiceError
 from knowledge.models import ApiKey, Membership, Namespace, Role
 from knowledge.services.api_keys import api_key_create, api_key_revoke
 from knowledge.services.memberships import REVIEW_ROLES, membership_add, membership_change, membership_remove
 
+NO_SUCH_MEMBER = (
+    "“{username}” cannot be given a role here. Check the username; accounts are created and enabled by a superuser."
+)
 KEEP_A_REVIEWER = "Keep at least one reviewer or namespace admin: four eyes need someone who can review."
 NEW_KEY_ATTRIBUTE = "_evergreen_new_key"
 
@@ -43,11 +47,13 @@ class MembershipForm(forms.ModelForm):
                 self.fields["namespace"].disabled = True
 
     def clean_username(self) -> str:
+        """One answer for a missing, inactive or system account, so tenant admins cannot probe for usernames."""
         username = self.cleaned_data["username"].strip()
-        user = get_user_model().objects.filter(username=username).first()
-        if user is None:
-            raise forms.ValidationError(f"No user “{username}”; a superuser creates accounts first.")
-        self.instance.user = user
+        user = get_user_model().objects.filter(username=username, is_active=True).exclude(username=SYSTEM_USERNAME)
+        found = user.first()
+        if found is None:
+            raise forms.ValidationError(NO_SUCH_MEMBER.format(username=username))
+        self.instance.user = found
         return username
 
 

@@ -10,6 +10,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views import defaults
 
+from knowledge.actors import actor_id
 from knowledge.admin.roles import DENIAL_ATTRIBUTE, refusal
 from knowledge.models import Namespace
 from knowledge.security_events import PERMISSION_DENIED, security_event
@@ -21,14 +22,13 @@ def admin_refusal_logged(
     request: HttpRequest, *, reason: str, namespace: str | None = None, role: str | None = None, **fields: Any
 ) -> None:
     """One security event for a refusal in the admin: who, where, which role was missing."""
-    user = getattr(request, "user", None)
     security_event(
         PERMISSION_DENIED,
         request=request,
         namespace=namespace,
         reason=reason,
         role=role,
-        user_id=user.pk if user is not None and user.is_authenticated else None,
+        user_id=actor_id(getattr(request, "user", None)),
         **fields,
     )
 

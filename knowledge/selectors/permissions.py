@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from knowledge.actors import actor_user
 from knowledge.models import Membership, Namespace, Role
 
 # Request users (authenticated or anonymous) and model instances alike.
@@ -66,7 +67,8 @@ def roles_from_memberships(rows: Iterable[tuple[int, str]], *, is_superuser: boo
 
 def namespace_roles_get(*, user: User) -> NamespaceRoles:
     """Every role the user holds (one query; none for anonymous or inactive users)."""
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
+    person = actor_user(user)
+    if person is None or not person.is_active:
         return NamespaceRoles()
     if user.is_superuser:
         return NamespaceRoles(is_superuser=True)
@@ -75,11 +77,12 @@ def namespace_roles_get(*, user: User) -> NamespaceRoles:
 
 
 def user_has_role(*, user: User, namespace: Namespace, role: str) -> bool:
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
+    person = actor_user(user)
+    if person is None or not person.is_active:
         return False
-    if getattr(user, "is_superuser", False):
+    if person.is_superuser:
         return True
-    return Membership.objects.filter(user=user, namespace=namespace, role__in=IMPLIED_ROLES[role]).exists()
+    return Membership.objects.filter(user=person, namespace=namespace, role__in=IMPLIED_ROLES[role]).exists()
 
 
 def namespaces_for_user(*, user: User, role: str | None = None) -> QuerySet[Namespace]:

@@ -1,4 +1,4 @@
-"""Append-only audit records."""
+"""Append-only audit records; each names who acted (a person, or the system actor for work no person did)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 from knowledge.actors import Actor, actor_user
 from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, Release, TextVersion
+from knowledge.services.actors import system_actor
 
 
 def audit_record(
@@ -26,7 +27,7 @@ def audit_record(
 ) -> AuditRecord:
     return AuditRecord.objects.create(
         namespace=namespace,
-        actor=actor_user(actor),
+        actor=actor_user(actor) or system_actor(),
         action=action,
         entry=entry,
         version=version,

@@ -1,19 +1,20 @@
 """Four eyes: nobody who wrote any of a version's content approves it.
 
-The one rule every approval path applies (the admin's buttons and bulk actions, management commands,
-any future API), for entry versions and reviewed texts alike. A contributor is the version's author
-and every person who saved its content; single-person mode (`allow_self_approval`) lifts the rule
-for a namespace and is itself an audited setting only its admins change.
+The one rule every approval path applies (the admin's buttons and bulk actions, imports that
+publish, management commands, any future API), for entry versions, reviewed texts and synonym sets. A
+contributor is the version's author and every person who saved its content; single-person mode
+(`allow_self_approval`) lifts the rule for a namespace and is itself an audited setting only its
+admins change. The system actor is no person: set-up from files it publishes is not an approval.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
 
-from knowledge.actors import Actor, actor_id, actor_user
-from knowledge.errors import SELF_APPROVAL, NotAllowedError
+from knowledge.actors import Actor, actor_id, actor_user, is_system_actor
+from knowledge.errors import SELF_APPROVAL
 from knowledge.models import EntryVersion, Namespace, TextVersion
-from knowledge.security_events import PERMISSION_DENIED, security_event
+from knowledge.services.access import refusal
 
 AnyVersion = EntryVersion | TextVersion
 
@@ -34,9 +35,8 @@ def version_contributor_ids(*, version: AnyVersion) -> set[int]:
 
 def four_eyes_check(*, namespace: Namespace, contributors: Collection[int], actor: Actor) -> None:
     """Raise NotAllowedError (and log a security event) if `actor` is one of the `contributors` (user ids)."""
-    if namespace.allow_self_approval:
+    if namespace.allow_self_approval or is_system_actor(actor):
         return
     person = actor_id(actor)
     if person is not None and person in contributors:
-        security_event(PERMISSION_DENIED, namespace=namespace.slug, reason="four_eyes", user_id=person)
-        raise NotAllowedError(SELF_APPROVAL)
+        raise refusal(SELF_APPROVAL, reason="four_eyes", actor=actor, namespace=namespace)

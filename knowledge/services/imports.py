@@ -17,13 +17,15 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from knowledge.actors import Actor, actor_user
+from knowledge.actors import Actor, actor_id, actor_user
 from knowledge.errors import InvalidInputError
 from knowledge.ids import ID_PATTERN, format_public_id, parse_public_id
 from knowledge.models import AuditRecord, Category, Entry, EntryVersion, Namespace, VersionState
 from knowledge.models.entry import OPEN_STATES
+from knowledge.services.actors import system_actor
 from knowledge.services.content import VersionContent
 from knowledge.services.entries import _next_free_number
+from knowledge.services.four_eyes import four_eyes_check
 from knowledge.services.releases import release_request_build
 
 FIELDS = {"id", "title", "summary", "body", "tags", "aliases", "category", "confidence", "links", "updated"}
@@ -257,19 +259,26 @@ def entries_import(
     items: list[ImportLine],
     actor: Actor,
     publish: bool = False,
-    reviewer: Any = None,
+    reviewer: Actor = None,
     source: str = "import",
     progress: Progress | None = None,
 ) -> ImportReport:
     """Write validated lines in one transaction; with `publish`, they go live as one reviewed batch.
 
     A bulk import that publishes records `actor` as author and `reviewer` (default: the actor) as
-    reviewer of every version, and audits it: the importing person vouches for the file.
+    reviewer of every version, and audits it. The reviewer vouches for the file under the four-eyes
+    rule: a person who imports (writes) the versions cannot also approve them, unless the namespace
+    allows single-person approval; the system actor's set-up imports are not approvals.
     """
     categories = _check_against_namespace(namespace, items)
     default_category = next(iter(categories))
     Namespace.objects.select_for_update().filter(pk=namespace.pk).first()
+    if actor_user(actor) is None:
+        actor = system_actor()
     reviewer = reviewer or actor
+    if publish:
+        author_id = actor_id(actor)
+        four_eyes_check(namespace=namespace, contributors={author_id} if author_id else set(), actor=reviewer)
     latest = _latest_versions(namespace)
     batch = _Batch(
         namespace=namespace,

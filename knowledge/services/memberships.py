@@ -9,11 +9,11 @@ from typing import Any, Final
 
 from django.db import transaction
 
-from knowledge.actors import Actor
-from knowledge.errors import ConflictError, InvalidInputError, NotAllowedError
+from knowledge.actors import Actor, actor_id
+from knowledge.errors import ConflictError, InvalidInputError
 from knowledge.models import Membership, Namespace, Role
 from knowledge.selectors.permissions import IMPLIED_ROLES, ROLE_PHRASES
-from knowledge.services.access import require_role
+from knowledge.services.access import refusal, require_role
 from knowledge.services.audit import audit_record
 
 REVIEW_ROLES: Final = IMPLIED_ROLES[Role.REVIEWER]
@@ -38,12 +38,12 @@ def _already_held(*, user: Any, role: str, namespace: Namespace) -> ConflictErro
     )
 
 
-def _refuse_self(*, actor: Actor, user: Any) -> None:
-    if getattr(actor, "pk", None) == user.pk and not getattr(actor, "is_superuser", False):
-        raise NotAllowedError(SELF_GRANT)
+def _refuse_self(*, actor: Actor, user: Any, namespace: Namespace) -> None:
+    if actor_id(actor) == user.pk and not getattr(actor, "is_superuser", False):
+        raise refusal(SELF_GRANT, reason="self_grant", actor=actor, namespace=namespace)
 
 
-def _keep_a_reviewer(membership: Membership) -> None:
+def _keep_a_reviewer(membership: Membership, *, actor: Actor) -> None:
     """Refuse when `membership` is the namespace's last way to review (active users' rows only)."""
     if membership.role not in REVIEW_ROLES:
         return
@@ -51,9 +51,8 @@ def _keep_a_reviewer(membership: Membership) -> None:
         namespace_id=membership.namespace_id, role__in=REVIEW_ROLES, user__is_active=True
     ).exclude(pk=membership.pk)
     if not others.exists():
-        raise NotAllowedError(
-            LAST_REVIEWER.format(user=membership.user.get_username(), namespace=membership.namespace.slug)
-        )
+        message = LAST_REVIEWER.format(user=membership.user.get_username(), namespace=membership.namespace.slug)
+        raise refusal(message, reason="last_reviewer", actor=actor, namespace=membership.namespace)
 
 
 def _locked(membership: Membership) -> Membership:
@@ -80,7 +79,7 @@ def membership_add(*, namespace: Namespace, user: Any, role: str, actor: Actor) 
     """Give `user` a role in the namespace; needs the namespace-admin role there."""
     require_role(user=actor, namespace=namespace, role=Role.ADMIN)
     _check_role(role)
-    _refuse_self(actor=actor, user=user)
+    _refuse_self(actor=actor, user=user, namespace=namespace)
     Namespace.objects.select_for_update().filter(pk=namespace.pk).first()
     if Membership.objects.filter(namespace=namespace, user=user, role=role).exists():
         raise _already_held(user=user, role=role, namespace=namespace)
@@ -95,12 +94,12 @@ def membership_change(*, membership: Membership, role: str, actor: Actor) -> Mem
     _check_role(role)
     locked = _locked(membership)
     require_role(user=actor, namespace=locked.namespace, role=Role.ADMIN)
-    _refuse_self(actor=actor, user=locked.user)
+    _refuse_self(actor=actor, user=locked.user, namespace=locked.namespace)
     old = locked.role
     if old == role:
         return locked
     if role not in REVIEW_ROLES:
-        _keep_a_reviewer(locked)
+        _keep_a_reviewer(locked, actor=actor)
     if Membership.objects.filter(namespace_id=locked.namespace_id, user_id=locked.user_id, role=role).exists():
         raise _already_held(user=locked.user, role=role, namespace=locked.namespace)
     locked.role = role
@@ -114,6 +113,6 @@ def membership_remove(*, membership: Membership, actor: Actor) -> None:
     """Take a role away (one's own too); refused when nobody able to review would be left."""
     locked = _locked(membership)
     require_role(user=actor, namespace=locked.namespace, role=Role.ADMIN)
-    _keep_a_reviewer(locked)
+    _keep_a_reviewer(locked, actor=actor)
     _audited(locked, actor=actor, action="membership-remove", old=locked.role, new=None)
     locked.delete()

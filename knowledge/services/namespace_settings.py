@@ -13,9 +13,9 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from knowledge.actors import Actor
-from knowledge.errors import ConflictError, InvalidInputError, NotAllowedError
+from knowledge.errors import ConflictError, InvalidInputError
 from knowledge.models import Namespace, NamespaceHost, Role
-from knowledge.services.access import require_role
+from knowledge.services.access import refusal, require_role
 from knowledge.services.audit import audit_record
 from knowledge.services.releases import release_request_build
 
@@ -47,7 +47,7 @@ def _invalid(error: ValidationError) -> InvalidInputError:
 def namespace_create(*, actor: Actor, fields: Mapping[str, Any]) -> Namespace:
     """A new tenant; only superusers create them (a namespace admin runs one, never makes one)."""
     if not (getattr(actor, "is_active", False) and getattr(actor, "is_superuser", False)):
-        raise NotAllowedError(ONLY_SUPERUSERS_CREATE)
+        raise refusal(ONLY_SUPERUSERS_CREATE, reason="not_superuser", actor=actor)
     namespace = Namespace(**fields)
     try:
         namespace.full_clean()

@@ -46,6 +46,7 @@ from knowledge.retrieval.timestamps import rfc3339
 from knowledge.selectors.pages import release_metrics_measure
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services.access import require_role
+from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
 from knowledge.services.webhooks import release_activation_record
 
@@ -177,13 +178,18 @@ def _activate(*, namespace_id: int, release: Release, now: datetime) -> bool:
     return True
 
 
-def release_build(*, namespace_id: int, task_id: str = "", now: datetime | None = None) -> BuildOutcome:
-    """Build (or reuse) the release of the namespace's current published content and activate it."""
+def release_build(
+    *, namespace_id: int, task_id: str = "", now: datetime | None = None, actor: Actor = None
+) -> BuildOutcome:
+    """Build (or reuse) the release of the namespace's current published content and activate it.
+
+    The audit trail records `actor`, or the system actor for builds nobody asked for in person (Celery).
+    """
     cache.delete(PENDING_KEY.format(namespace_id=namespace_id))
     namespace = Namespace.objects.get(pk=namespace_id)
     build = ReleaseBuild.objects.create(namespace=namespace, task_id=task_id, status=BuildStatus.RUNNING)
     try:
-        outcome = _build(namespace=namespace, now=now or timezone.now())
+        outcome = _build(namespace=namespace, now=now or timezone.now(), actor=actor or system_actor())
     except Exception as error:
         ReleaseBuild.objects.filter(pk=build.pk).update(
             status=BuildStatus.FAILED, finished_at=timezone.now(), error=f"{type(error).__name__}: {error}"
@@ -197,7 +203,7 @@ def release_build(*, namespace_id: int, task_id: str = "", now: datetime | None 
     return outcome
 
 
-def _build(*, namespace: Namespace, now: datetime) -> BuildOutcome:
+def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome:
     started = time.monotonic()
     serial = namespace.content_serial
     snapshot = snapshot_read(namespace=namespace)
@@ -252,7 +258,7 @@ def _build(*, namespace: Namespace, now: datetime) -> BuildOutcome:
         activated = _activate(namespace_id=namespace.pk, release=release, now=now)
         audit_record(
             namespace=namespace,
-            actor=None,
+            actor=actor,
             action="release",
             release=release,
             note=f"Release #{release.sequence} v{release.knowledge_version}"

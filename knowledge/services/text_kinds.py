@@ -135,18 +135,3 @@ def text_content_clean(*, kind: str, content: Mapping[str, Any]) -> dict[str, An
 
 def text_content_hash(*, kind: str, content: Mapping[str, Any]) -> str:
     return hashlib.sha256(orjson.dumps({"kind": kind, "content": content}, option=orjson.OPT_SORT_KEYS)).hexdigest()
-
-
-def text_scanned_fields(content: Mapping[str, Any]) -> dict[str, str]:
-    """The content as named texts for the safety scanner (`rules.2`, `faq.0.answer`)."""
-    fields: dict[str, str] = {}
-    for name, value in content.items():
-        if isinstance(value, str):
-            fields[name] = value
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                if isinstance(item, str):
-                    fields[f"{name}.{index}"] = item
-                elif isinstance(item, dict):
-                    fields.update({f"{name}.{index}.{k}": str(v) for k, v in item.items()})
-    return fields

@@ -25,15 +25,9 @@ from knowledge.services.audit import audit_record
 from knowledge.services.four_eyes import contribution_record, four_eyes_check, version_contributor_ids
 from knowledge.services.releases import release_request_build
 from knowledge.services.text_kinds import KINDS, text_content_clean, text_content_hash, text_key_check
+from knowledge.services.versions import ACTION_ROLES
 from knowledge.workflow import check_transition
 
-ACTION_ROLES: Final = {
-    "submit": Role.EDITOR,
-    "withdraw": Role.EDITOR,
-    "approve": Role.REVIEWER,
-    "reject": Role.REVIEWER,
-    "publish": Role.REVIEWER,
-}
 TEXT_OPEN_VERSION: Final = "{text} already has version {number} {state}; finish or withdraw it first."
 APPROVED_WAITING: Final = "{text} has approved version {number} waiting to go live; publish it first."
 REJECT_NEEDS_NOTE: Final = "Say what has to change: the author reads the note."

@@ -20,6 +20,7 @@ from knowledge.errors import (
 from knowledge.models import Entry, EntryVersion, Role, VersionState
 from knowledge.models.entry import OPEN_STATES
 from knowledge.services.access import require_role
+from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
 from knowledge.services.content import VersionContent
 from knowledge.services.four_eyes import contribution_record, four_eyes_check, version_contributor_ids
@@ -215,6 +216,7 @@ def versions_publish_due(*, now: datetime | None = None) -> int:
     due = EntryVersion.objects.filter(state=VersionState.APPROVED, publish_at__lte=now).select_related("reviewer")
     published = 0
     for version in due:
-        version_publish(version=version, actor=version.reviewer, note="Scheduled go-live.", check_permission=False)
+        actor = version.reviewer or system_actor()
+        version_publish(version=version, actor=actor, note="Scheduled go-live.", check_permission=False)
         published += 1
     return published

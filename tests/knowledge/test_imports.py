@@ -61,15 +61,16 @@ def test_an_unknown_category_imports_nothing(ns_a: Namespace, tmp_path: Path) ->
 
 
 def test_ids_are_kept_or_allocated_and_a_second_import_changes_nothing(
-    ns_a: Namespace, reviewer: Any, tmp_path: Path
+    ns_a: Namespace, editor: Any, reviewer: Any, tmp_path: Path
 ) -> None:
     path = write(tmp_path, GOOD)
-    assert "3 created" in run("import_entries", str(path), "--namespace", "alpha", "--publish", "--user", "rita")
+    named = ("--user", "edna", "--reviewer", "rita")
+    assert "3 created" in run("import_entries", str(path), "--namespace", "alpha", "--publish", *named)
     ids = sorted(Entry.objects.filter(namespace=ns_a).values_list("public_id", flat=True))
     assert ids == ["AL-001", "AL-002", "AL-003"]  # the given one, then the next numbers of the block
     assert "0 created, 0 changed, 3 unchanged" in run("import_entries", str(path), "--namespace", "alpha", "--publish")
     assert EntryVersion.objects.filter(entry__namespace=ns_a).count() == 3
-    assert all(v.author == reviewer and v.reviewer == reviewer for v in EntryVersion.objects.all())
+    assert all(v.author == editor and v.reviewer == reviewer for v in EntryVersion.objects.all())
     assert AuditRecord.objects.filter(action="import-publish", namespace=ns_a).count() == 3
     ns_a.refresh_from_db()
     assert ns_a.active_release is not None

@@ -64,7 +64,8 @@ def _setup() -> dict[str, Any]:
         for n in range(1, VAULT_ENTRIES + 1)
     ]
     items = entries_parse(json.dumps(row) for row in rows)
-    entries_import(namespace=vault, items=items, actor=person, reviewer=person, publish=True, source="live")
+    checker = get_user_model().objects.get(username="reviewer")
+    entries_import(namespace=vault, items=items, actor=person, reviewer=checker, publish=True, source="live")
     release_build(namespace_id=vault.pk)
     _, key = api_key_create(namespace=vault, name="live tests", actor=None, check_permission=False)
     return {"vault_key": key}

@@ -97,12 +97,13 @@ def test_an_earlier_published_version_is_served_on_request(client: Client, alpha
 def test_a_version_published_after_the_active_release_stays_invisible(client: Client, alpha: Namespace) -> None:
     rows = alpha_rows()
     person: Any = UserFactory(username="late-publisher")
+    checker: Any = UserFactory(username="late-checker")
     changed = [{**rows[0], "title": "Not released yet"}]
     entries_import(
         namespace=alpha,
         items=entries_parse(json.dumps(r) for r in changed),
         actor=person,
-        reviewer=person,
+        reviewer=checker,
         publish=True,
     )  # published, but its release build (on commit) never ran in this test transaction
 

@@ -6,7 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from knowledge.models import Namespace
+from knowledge.management.actor import add_user_argument, command_actor
+from knowledge.models import Namespace, Role
 from knowledge.services.releases import release_build
 
 
@@ -20,6 +21,7 @@ class Command(BaseCommand):
         target = parser.add_mutually_exclusive_group(required=True)
         target.add_argument("--namespace", help="Slug of one namespace.")
         target.add_argument("--all", action="store_true", help="Every namespace.")
+        add_user_argument(parser, needs="the reviewer role")
 
     def handle(self, *args: Any, **options: Any) -> None:
         namespaces = Namespace.objects.order_by("slug")
@@ -27,9 +29,12 @@ class Command(BaseCommand):
             namespaces = namespaces.filter(slug=options["namespace"])
             if not namespaces.exists():
                 raise CommandError(f"No namespace “{options['namespace']}”.")
+        actor = command_actor(options["user"])
+        for namespace in namespaces:
+            actor.require(namespace=namespace, role=Role.REVIEWER)
         for namespace in namespaces:
             self.stderr.write(f"Building the release of {namespace.slug}…")
-            outcome = release_build(namespace_id=namespace.pk)
+            outcome = release_build(namespace_id=namespace.pk, actor=actor.user)
             release = outcome.release
             state = "built" if outcome.created else "unchanged"
             self.stdout.write(

@@ -7,8 +7,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from knowledge.management.actor import add_user_argument, command_actor
 from knowledge.management.questions import add_questions_argument, questions_load
-from knowledge.models import Namespace
+from knowledge.models import Namespace, Role
 from knowledge.selectors.evaluation import release_for_evaluation
 from knowledge.services.evaluation import namespace_match_threshold_set, threshold_calibrate
 
@@ -31,6 +32,7 @@ class Command(BaseCommand):
             help="Share of covered questions to match on unseen questions; calibrated with a margin above it.",
         )
         parser.add_argument("--dry-run", action="store_true", help="Print the threshold without storing it.")
+        add_user_argument(parser, needs="the namespace-admin role")
 
     def handle(self, *args: Any, **options: Any) -> None:
         target = options["target_matched"]
@@ -39,6 +41,8 @@ class Command(BaseCommand):
         namespace = Namespace.objects.filter(slug=options["namespace"]).first()
         if namespace is None:
             raise CommandError(f"No namespace “{options['namespace']}”.")
+        actor = command_actor(options["user"])
+        actor.require(namespace=namespace, role=Role.ADMIN)
         if namespace.active_release is None:
             raise CommandError(f"{namespace.slug} has no active release; publish or build one first.")
         questions = questions_load(
@@ -68,7 +72,7 @@ class Command(BaseCommand):
             namespace=namespace,
             # Rounded down: a lower threshold only matches more, so the target share still holds.
             threshold=math.floor(calibration.threshold * 10_000) / 10_000,
-            actor=None,
+            actor=actor.user,
             note=(
                 f"calibrate_threshold on {len(questions)} {options['split']} questions: matches "
                 f"{calibration.matched_when_covered:.3f} of {calibration.covered} covered, refuses "

@@ -7,9 +7,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from knowledge.management.actor import add_user_argument, command_actor
 from knowledge.management.progress import Progress
 from knowledge.management.questions import add_questions_argument, questions_load
-from knowledge.models import Namespace, Release
+from knowledge.models import Namespace, Release, Role
 from knowledge.retrieval.calibration import matching_summary
 from knowledge.retrieval.evaluation import EvaluationReport
 from knowledge.retrieval.packing import BUDGET_DEFAULT
@@ -59,6 +60,7 @@ class Command(BaseCommand):
         parser.add_argument("--budget", type=int, default=BUDGET_DEFAULT, help="Token budget (clamped to 200..8000).")
         parser.add_argument("--release", type=int, help="Sequence number of another release (default: the active one).")
         parser.add_argument("--record", action="store_true", help="Store the run (admin, /metrics.json).")
+        add_user_argument(parser, needs="the editor role, with --record")
         parser.add_argument("--json", action="store_true", help="Print metrics and per-question results as JSON.")
         parser.add_argument(
             "--no-reference", action="store_true", help="Skip the bm25s reference run beside Evergreen's."
@@ -68,6 +70,8 @@ class Command(BaseCommand):
         namespace = Namespace.objects.filter(slug=options["namespace"]).first()
         if namespace is None:
             raise CommandError(f"No namespace “{options['namespace']}”.")
+        if options["record"]:
+            command_actor(options["user"]).require(namespace=namespace, role=Role.EDITOR)
         release = self._release(namespace, options["release"])
         questions = questions_load(
             namespace=namespace, path=options["queries"], split=options["split"], stderr=self.stderr

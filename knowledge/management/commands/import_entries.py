@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.validators import URLValidator
@@ -13,10 +12,12 @@ from django.db import transaction
 
 from knowledge.errors import ServiceError
 from knowledge.ids import ID_PATTERN
+from knowledge.management.actor import CommandActor, add_user_argument, command_actor
 from knowledge.management.progress import Progress
 from knowledge.management.text import text_lines
-from knowledge.models import Namespace
+from knowledge.models import Namespace, Role
 from knowledge.services.imports import ImportFileError, entries_import, entries_parse
+from knowledge.services.namespace_settings import ONLY_SUPERUSERS_CREATE
 from knowledge.services.namespaces import namespace_for_import
 
 
@@ -31,7 +32,12 @@ class Command(BaseCommand):
         parser.add_argument("--create-namespace", action="store_true", help="Create the namespace if missing.")
         parser.add_argument("--prefix", help="ID prefix of a namespace created by this import (e.g. CRAN).")
         parser.add_argument("--publish", action="store_true", help="Publish as one reviewed batch and build a release.")
-        parser.add_argument("--user", help="Username recorded as author and reviewer (default: the first superuser).")
+        add_user_argument(parser, needs="the editor role")
+        parser.add_argument(
+            "--reviewer",
+            help="With --publish: username of the person who reviewed the file (needs the reviewer role; four eyes: "
+            "not the --user). Without --user and --reviewer the import is the system actor's set-up.",
+        )
         parser.add_argument(
             "--base-url", help="Public URL of a namespace created by this import (default https://<slug>.example.com)."
         )
@@ -50,15 +56,20 @@ class Command(BaseCommand):
             for line_no, message in error.errors:
                 self.stderr.write(f"{path}:{line_no}: {message}")
             raise CommandError(f"{len(error.errors)} bad line(s) in {path}; nothing was imported.") from None
-        actor = self._actor(options["user"])
+        actor = command_actor(options["user"])
+        reviewer = command_actor(options["reviewer"] or options["user"])
         try:
             # One transaction: a namespace this import creates disappears again if its lines are refused.
             with transaction.atomic():
-                namespace = self._namespace(options, items)
+                namespace = self._namespace(options, items, actor)
+                actor.require(namespace=namespace, role=Role.EDITOR)
+                if options["publish"]:
+                    reviewer.require(namespace=namespace, role=Role.REVIEWER)
                 report = entries_import(
                     namespace=namespace,
                     items=items,
-                    actor=actor,
+                    actor=actor.user,
+                    reviewer=reviewer.user,
                     publish=options["publish"],
                     progress=Progress(f"Importing {path.name}"),
                 )
@@ -73,7 +84,7 @@ class Command(BaseCommand):
             f"{report.unchanged} unchanged, {report.published} published."
         )
 
-    def _namespace(self, options: dict[str, Any], items: list[Any]) -> Namespace:
+    def _namespace(self, options: dict[str, Any], items: list[Any], actor: CommandActor) -> Namespace:
         slug = options["namespace"]
         namespace = Namespace.objects.filter(slug=slug).first()
         if namespace is not None:
@@ -82,6 +93,8 @@ class Command(BaseCommand):
             return namespace
         if not options["create_namespace"]:
             raise CommandError(f"No namespace “{slug}”; pass --create-namespace --prefix P to create it.")
+        if actor.checked and not actor.user.is_superuser:
+            raise CommandError(ONLY_SUPERUSERS_CREATE)
         prefix = options["prefix"] or self._prefix_of(items)
         if not prefix:
             raise CommandError("--prefix is required when the file's lines carry no IDs.")
@@ -110,13 +123,3 @@ class Command(BaseCommand):
             if match:
                 return str(match["prefix"])
         return None
-
-    @staticmethod
-    def _actor(username: str | None) -> Any:
-        users = get_user_model().objects
-        if username:
-            user = users.filter(username=username).first()
-            if user is None:
-                raise CommandError(f"No user “{username}”.")
-            return user
-        return users.filter(is_superuser=True).order_by("pk").first()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.errors import ServiceError
+from knowledge.management.actor import add_user_argument, command_actor
 from knowledge.models import Entry
 from knowledge.services.entries import entry_retire
 
@@ -20,24 +20,20 @@ class Command(BaseCommand):
         parser.add_argument("--namespace", required=True)
         parser.add_argument("--reason", required=True)
         parser.add_argument("--replaced-by", default="")
-        parser.add_argument("--user", help="Username recorded in the audit trail.")
+        add_user_argument(parser, needs="the reviewer role")
 
     def handle(self, *args: Any, **options: Any) -> None:
         entry = Entry.objects.filter(namespace__slug=options["namespace"], public_id=options["id"].upper()).first()
         if entry is None:
             raise CommandError(f"No entry {options['id']} in namespace “{options['namespace']}”.")
-        actor = None
-        if options["user"]:
-            actor = get_user_model().objects.filter(username=options["user"]).first()
-            if actor is None:
-                raise CommandError(f"No user “{options['user']}”.")
+        actor = command_actor(options["user"])
         try:
             entry_retire(
                 entry=entry,
-                actor=actor,
+                actor=actor.user,
                 reason=options["reason"],
                 replaced_by=options["replaced_by"],
-                check_permission=False,
+                check_permission=actor.checked,
             )
         except ServiceError as error:
             raise CommandError(str(error)) from None

@@ -7,6 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.errors import ServiceError
+from knowledge.management.actor import add_user_argument, command_actor
 from knowledge.models import Namespace, Release
 from knowledge.services.releases import release_rollback
 
@@ -18,8 +19,10 @@ class Command(BaseCommand):
         parser.add_argument("--namespace", required=True)
         parser.add_argument("--to", type=int, help="Release sequence number to activate.")
         parser.add_argument("--note", default="")
+        add_user_argument(parser, needs="the reviewer role")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        actor = command_actor(options["user"])
         namespace = Namespace.objects.select_related("active_release").filter(slug=options["namespace"]).first()
         if namespace is None:
             raise CommandError(f"No namespace “{options['namespace']}”.")
@@ -33,7 +36,11 @@ class Command(BaseCommand):
             raise CommandError("No such earlier release; see the release history in the admin.")
         try:
             release_rollback(
-                namespace=namespace, release=target, actor=None, note=options["note"], check_permission=False
+                namespace=namespace,
+                release=target,
+                actor=actor.user,
+                note=options["note"],
+                check_permission=actor.checked,
             )
         except ServiceError as error:
             raise CommandError(str(error)) from None
