@@ -168,6 +168,8 @@ class BenchStack:
             "--prefix",
             "SYN",
             "--publish",
+            "--acknowledge-warnings",
+            "Synthetic benchmark namespace built from the shared datasets.",
             str(path),
             env={"CELERY_BROKER_URL": "memory://"},
         )

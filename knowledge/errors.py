@@ -25,6 +25,18 @@ class InvalidInputError(ServiceError):
     code = "invalid"
 
 
+class BlockedFindingsError(InvalidInputError):
+    """The safety scan found something that must not reach agents (high severity)."""
+
+    code = "blocked_findings"
+
+
+class UnacknowledgedWarningsError(InvalidInputError):
+    """The safety scan warned, and nobody acknowledged the warnings with a reason."""
+
+    code = "warnings_unacknowledged"
+
+
 NOT_A_MEMBER = "You are not {role} of the namespace “{namespace}”."
 SELF_APPROVAL = (
     "You wrote or edited this version, so someone else must review it (four eyes). "

@@ -197,6 +197,13 @@ class RejectSerializer(serializers.Serializer):
 
 class ApproveSerializer(NoteSerializer):
     publish_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    acknowledgement = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=1000,
+        help_text="Why the safety scan's warnings are acceptable (needed when it warns; audited).",
+    )
 
 
 class RetireSerializer(serializers.Serializer):

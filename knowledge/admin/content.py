@@ -184,9 +184,18 @@ class EvaluationRunAdmin(ReadOnlyAdmin):
 class FeedbackAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
     """Agent feedback waits here for an editor; its text is untrusted and shown escaped."""
 
-    list_display = ["created_at", "namespace", "kind", "entry_public_id", "short_message", "source", "status"]
+    list_display = [
+        "created_at",
+        "namespace",
+        "kind",
+        "entry_public_id",
+        "short_message",
+        "source",
+        "scan",
+        "status",
+    ]
     list_filter = ["namespace", "status", "kind"]
-    readonly_fields = ["namespace", "entry_public_id", "query", "kind", "message", "source", "created_at"]
+    readonly_fields = ["namespace", "entry_public_id", "query", "kind", "message", "scan", "source", "created_at"]
     fields = [*readonly_fields, "status"]
     actions = ["mark_done", "mark_dismissed"]
 
@@ -196,6 +205,12 @@ class FeedbackAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
     @admin.display(description="Message")
     def short_message(self, obj: Feedback) -> str:
         return obj.message[:80]
+
+    @admin.display(description="Safety scan")
+    def scan(self, obj: Feedback) -> str:
+        """What the scan found when the feedback arrived (the text is never acted on unread)."""
+        found = [f"{item.get('severity')}: {item.get('code')} in {item.get('field')}" for item in obj.findings or []]
+        return "; ".join(found) or "—"
 
     def save_model(self, request: HttpRequest, obj: Feedback, form: Any, change: bool) -> None:
         feedback_set_status(feedback=obj, status=form.cleaned_data["status"], actor=request.user)

@@ -90,6 +90,9 @@ class VersionForm(ContentFormMixin, forms.ModelForm):
 
 class NoteForm(forms.Form):
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    acknowledgement = forms.CharField(
+        required=False, max_length=1000, help_text="Approve only: why the safety scan's warnings are acceptable."
+    )
     publish_at = forms.DateTimeField(required=False, help_text="Optional scheduled go-live (approve only).")
 
 

@@ -192,6 +192,7 @@ class SynonymVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
     transitions = SYNONYM_ACTIONS
     action_roles = ACTION_ROLES
     transition_page = True
+    scanned = False  # phrases steer search; agents never read them
     actions = ()  # no bulk review of synonym sets
     form = SynonymVersionForm
     list_display = ["label", "namespace", "state", "phrases_shown", "author", "reviewer", "modified_at"]

@@ -19,6 +19,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from knowledge.admin.base import NamespaceScopedAdmin, ServiceErrorsShown, namespace_action
+from knowledge.admin.findings import findings_html
 from knowledge.admin.text_forms import TextCreateForm, TextVersionForm, text_fieldnames
 from knowledge.admin.workflow import ReviewWorkflowAdmin
 from knowledge.errors import ServiceError
@@ -134,6 +135,7 @@ class TextVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
         "state",
         "content_shown",
         "diff",
+        "safety",
         "author",
         "contributors_shown",
         "reviewer",
@@ -159,6 +161,7 @@ class TextVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
             (None, {"fields": ["text_link", "number", "state"]}),
             ("Content", {"fields": content}),
             ("Compared with the live version", {"fields": ["diff"]}),
+            ("Safety scan", {"fields": ["safety"]}),
             ("Review", {"fields": ["author", "contributors_shown", "reviewer", "review_note", "content_hash"]}),
         ]
 
@@ -190,6 +193,10 @@ class TextVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
     @admin.display(description="Wrote or edited it")
     def contributors_shown(self, obj: TextVersion) -> str:
         return ", ".join(sorted(user.get_username() for user in obj.contributors.all())) or "—"
+
+    @admin.display(description="Findings")
+    def safety(self, obj: TextVersion) -> SafeString:
+        return findings_html(obj, obj.text.namespace)
 
     @admin.display(description="Diff")
     def diff(self, obj: TextVersion) -> SafeString:

@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from knowledge.admin.finding import finding_html
+from knowledge.admin.findings import findings_html
 from knowledge.admin.forms import VersionForm
 from knowledge.admin.preview import diff_table, preview_html, warnings_html
 from knowledge.admin.roles import request_roles
@@ -82,6 +83,7 @@ class EntryVersionAdmin(VersionAdminBase):
         "diff",
         "preview",
         "finding",
+        "safety",
         "created_at",
         "modified_at",
     ]
@@ -94,6 +96,7 @@ class EntryVersionAdmin(VersionAdminBase):
             ("Authoring warnings", {"fields": ["warnings"]}),
             ("Content", {"fields": content}),
             ("Compared with the live version", {"fields": ["diff"]}),
+            ("Safety scan", {"fields": ["safety"]}),
             ("How agents will see it", {"fields": ["preview", "finding"]}),
             ("Review", {"fields": ["author", "reviewer", "review_note", "publish_at", "content_hash"]}),
         ]
@@ -137,6 +140,10 @@ class EntryVersionAdmin(VersionAdminBase):
     @admin.display(description="Preview")
     def preview(self, obj: EntryVersion) -> str:
         return preview_html(obj)
+
+    @admin.display(description="Findings")
+    def safety(self, obj: EntryVersion) -> str:
+        return findings_html(obj, obj.entry.namespace)
 
     @admin.display(description="Found by its title?")
     def finding(self, obj: EntryVersion) -> str:

@@ -40,6 +40,7 @@ class ReviewWorkflowAdmin(NamespaceScopedAdmin):
     action_roles: ClassVar[Mapping[str, str]] = {}
     schedulable = False  # whether approval takes a go-live time
     transition_page = False  # whether this admin serves the buttons' POST URL
+    scanned = True  # whether approval passes the safety scan (and so takes an acknowledgement)
     actions: Sequence[Any] = ["bulk_submit", "bulk_approve", "bulk_publish", "bulk_withdraw"]
 
     def run_action(self, request: HttpRequest, version: Model, action: str, *, note: str = "", **extra: Any) -> bool:
@@ -81,6 +82,7 @@ class ReviewWorkflowAdmin(NamespaceScopedAdmin):
             context["transition_buttons"] = available_actions(obj.state)
             context["transition_url_name"] = f"admin:{self._url_name('transition')}"
             context["schedulable"] = self.schedulable
+            context["scanned"] = self.scanned
             context["note_form"] = NoteForm()
         return super().render_change_form(request, context, *args, **kwargs)
 
@@ -104,6 +106,8 @@ class ReviewWorkflowAdmin(NamespaceScopedAdmin):
         extra: dict[str, Any] = {}
         if self.schedulable and action == "approve" and form.cleaned_data.get("publish_at"):
             extra["publish_at"] = form.cleaned_data["publish_at"]
+        if self.scanned and action == "approve":
+            extra["acknowledgement"] = form.cleaned_data.get("acknowledgement", "")
         if self.run_action(request, version, action, note=form.cleaned_data.get("note", ""), **extra):
             messages.success(request, f"{version}: {action} done.")
         return HttpResponseRedirect(back)

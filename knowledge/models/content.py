@@ -89,6 +89,8 @@ class Feedback(models.Model):
     message = models.TextField(max_length=2000)
     source = models.CharField(max_length=32, default="mcp")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    # The safety scan of the message and query, for the editor who reads them (never acted on alone).
+    findings = models.JSONField(default=list, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

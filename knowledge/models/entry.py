@@ -95,6 +95,8 @@ class EntryVersion(UndeletableModel):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="reviewed_versions"
     )
     review_note = models.TextField(blank=True)
+    # The safety scan of the submitted content (knowledge.services.safety), as Finding.as_dict() items.
+    findings = models.JSONField(default=list, blank=True, editable=False)
     publish_at = models.DateTimeField(null=True, blank=True, help_text="Scheduled go-live, once approved.")
 
     created_at = models.DateTimeField(auto_now_add=True)

@@ -61,6 +61,8 @@ class TextVersion(UndeletableModel):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="reviewed_text_versions"
     )
     review_note = models.TextField(blank=True)
+    # The safety scan of the submitted content (knowledge.services.safety), as Finding.as_dict() items.
+    findings = models.JSONField(default=list, blank=True, editable=False)
 
     created_at = models.DateTimeField(auto_now_add=True)
     modified_at = models.DateTimeField(auto_now=True)

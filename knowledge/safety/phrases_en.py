@@ -78,6 +78,12 @@ RULES: tuple[tuple[str, str], ...] = (
     ),
     ("injection.override", r"(?:you (?:are|re) )?no longer (?:bound|restricted|limited|constrained|governed) by"),
     (
+        "injection.override",
+        rf"(?:previous|prior|above|earlier|preceding|former|original|old) (?:{FILLER} ){{0,2}}?{OBJECT} "
+        r"(?:no longer|don t|do not|does not|doesn t|cease to|stop) (?:bind|binds|apply|applies|restrict|restricts|"
+        r"govern|governs|hold|holds|count|matter)",
+    ),
+    (
         "injection.priority",
         r"(?:these|the following|this|below|my|new) (?:\w+ ){0,2}?(?:instructions?|rules?|directives?|message|note|text|"
         r"commands?|orders?) (?:take|takes|has|have|get|gets|now take|now takes) (?:absolute |top |the highest |highest |"

@@ -9,8 +9,10 @@ from django.db import transaction
 from knowledge.actors import Actor
 from knowledge.errors import InvalidInputError
 from knowledge.models import Feedback, Namespace, Role
+from knowledge.safety import scan_fields
 from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
+from knowledge.services.safety import namespace_allowed_hosts
 
 MESSAGE_MAX: Final = 2000  # Feedback.message
 QUERY_MAX: Final = 500  # Feedback.query
@@ -39,8 +41,9 @@ def feedback_submit(
 ) -> Feedback:
     """Queue one report in the namespace's review queue (admin: Feedback, status open).
 
-    The text is untrusted: it is stored as-is (length-capped), shown to editors as plain text, and
-    nothing here touches entries, versions or releases — an editor acts on it through review. Rate
+    The text is untrusted: it is stored as-is (length-capped) with its safety scan's findings, shown
+    to editors as plain text with the findings marked, and nothing here touches entries, versions or
+    releases — an editor acts on it through review. Rate
     limits are per caller and so belong to the request layer (``mcp_bridge.backend``), which knows who
     is asking; the domain cannot import it (import-linter).
     """
@@ -48,13 +51,18 @@ def feedback_submit(
         raise InvalidInputError(KIND_UNKNOWN.format(kinds=", ".join(Feedback.Kind.values)))
     if not message.strip():
         raise InvalidInputError(MESSAGE_EMPTY)
+    message, query = _untrusted(message, MESSAGE_MAX), _untrusted(query or "", QUERY_MAX)
+    findings = scan_fields(
+        {"message": message, "query": query}, allowed_hosts=namespace_allowed_hosts(namespace=namespace)
+    )
     return Feedback.objects.create(
         namespace=namespace,
         kind=kind,
-        message=_untrusted(message, MESSAGE_MAX),
+        message=message,
         entry_public_id=_untrusted((entry_public_id or "").strip().upper(), ENTRY_ID_MAX),
-        query=_untrusted(query or "", QUERY_MAX),
+        query=query,
         source=_untrusted(source, SOURCE_MAX),
+        findings=[finding.as_dict() for finding in findings],
     )
 
 

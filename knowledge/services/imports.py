@@ -27,6 +27,7 @@ from knowledge.services.content import VersionContent
 from knowledge.services.entries import _next_free_number
 from knowledge.services.four_eyes import four_eyes_check
 from knowledge.services.releases import release_request_build
+from knowledge.services.safety import import_safety_check
 
 FIELDS = {"id", "title", "summary", "body", "tags", "aliases", "category", "confidence", "links", "updated"}
 MAX_TITLE = 500
@@ -262,6 +263,7 @@ def entries_import(
     reviewer: Actor = None,
     source: str = "import",
     progress: Progress | None = None,
+    acknowledgement: str = "",
 ) -> ImportReport:
     """Write validated lines in one transaction; with `publish`, they go live as one reviewed batch.
 
@@ -269,6 +271,10 @@ def entries_import(
     reviewer of every version, and audits it. The reviewer vouches for the file under the four-eyes
     rule: a person who imports (writes) the versions cannot also approve them, unless the namespace
     allows single-person approval; the system actor's set-up imports are not approvals.
+
+    Every line that writes a version is safety-scanned first: any finding refuses the whole file
+    unless `acknowledgement` gives a reason (audited), and a high-severity one refuses a publishing
+    import regardless.
     """
     categories = _check_against_namespace(namespace, items)
     default_category = next(iter(categories))
@@ -290,7 +296,9 @@ def entries_import(
         latest=latest,
     )
     by_hash = {v.content_hash for v in latest.values()}
+    written: list[ImportLine] = []
     for done, item in enumerate(items, start=1):
+        planned = len(batch.versions)
         entry = batch.existing.get(item.public_id) if item.public_id else None
         if entry is not None:
             batch.plan_change(item, entry)
@@ -298,13 +306,27 @@ def entries_import(
             batch.report.unchanged += 1
         else:
             batch.plan_new(item, categories[item.category or default_category])
+        if len(batch.versions) > planned:
+            written.append(item)
         if progress:
             progress(done, len(items))
+    lines = [(item.line_no, _scanned_fields(item.content)) for item in written]
+    import_safety_check(namespace=namespace, lines=lines, publish=publish, acknowledgement=acknowledgement, actor=actor)
     note = f"Bulk {source}: author {actor}, reviewer {reviewer}." if publish else f"Bulk {source}."
     batch.save(source=source, note=note)
     if publish and batch.versions:
         release_request_build(namespace=namespace)
     return batch.report
+
+
+def _scanned_fields(content: VersionContent) -> dict[str, str]:
+    return {
+        "title": content.title,
+        "summary": content.summary,
+        "body": content.body,
+        "tags": ", ".join(content.tags),
+        "aliases": ", ".join(content.aliases),
+    }
 
 
 def _content_kwargs(content: VersionContent) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
 from knowledge.services.four_eyes import contribution_record, four_eyes_check, version_contributor_ids
 from knowledge.services.releases import release_request_build
+from knowledge.services.safety import approval_safety_check, findings_gate, findings_record
 from knowledge.services.text_kinds import KINDS, text_content_clean, text_content_hash, text_key_check
 from knowledge.services.versions import ACTION_ROLES
 from knowledge.workflow import check_transition
@@ -131,17 +132,19 @@ def text_submit(*, version: TextVersion, actor: Actor, note: str = "") -> TextVe
     version = _transition(version, target=VersionState.IN_REVIEW, actor=actor, note=note)
     version.submitted_at = timezone.now()
     version.save(update_fields=["submitted_at"])
+    findings_record(version=version, namespace=version.text.namespace)
     return version
 
 
 @transaction.atomic
-def text_approve(*, version: TextVersion, actor: Actor, note: str = "") -> TextVersion:
-    """Approve a version nobody approving it wrote (four eyes)."""
+def text_approve(*, version: TextVersion, actor: Actor, note: str = "", acknowledgement: str = "") -> TextVersion:
+    """Approve a version nobody approving it wrote (four eyes) whose safety scan passes."""
     version = _locked(version)
     namespace = version.text.namespace
     check_transition(version.state, VersionState.APPROVED)
     require_role(user=actor, namespace=namespace, role=Role.REVIEWER)
     four_eyes_check(namespace=namespace, contributors=version_contributor_ids(version=version), actor=actor)
+    approval_safety_check(version=version, namespace=namespace, actor=actor, acknowledgement=acknowledgement)
     version = _transition(version, target=VersionState.APPROVED, actor=actor, note=note, check_permission=False)
     _reviewed(version, actor=actor, note=note)
     return version
@@ -258,4 +261,5 @@ def text_publish_as_system(
         reviewed_at=now,
     )
     contribution_record(version=version, actor=actor)
+    findings_gate(findings_record(version=version, namespace=namespace), acknowledgement=note)
     return _make_live(version, actor=actor, note=note)

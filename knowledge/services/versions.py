@@ -25,6 +25,7 @@ from knowledge.services.audit import audit_record
 from knowledge.services.content import VersionContent
 from knowledge.services.four_eyes import contribution_record, four_eyes_check, version_contributor_ids
 from knowledge.services.releases import release_request_build
+from knowledge.services.safety import approval_safety_check, findings_record
 from knowledge.workflow import check_transition
 
 ACTION_ROLES = {
@@ -148,19 +149,27 @@ def version_submit(*, version: EntryVersion, actor: Actor, note: str = "") -> En
     version = _transition(version, target=VersionState.IN_REVIEW, actor=actor, note=note)
     version.submitted_at = timezone.now()
     version.save(update_fields=["submitted_at"])
+    findings_record(version=version, namespace=version.entry.namespace)
     return version
 
 
 @transaction.atomic
 def version_approve(
-    *, version: EntryVersion, actor: Actor, note: str = "", publish_at: datetime | None = None
+    *,
+    version: EntryVersion,
+    actor: Actor,
+    note: str = "",
+    publish_at: datetime | None = None,
+    acknowledgement: str = "",
 ) -> EntryVersion:
-    """Approve a version nobody approving it wrote (four eyes), optionally scheduling its go-live."""
+    """Approve a version nobody approving it wrote (four eyes) and the safety scan passes, optionally
+    scheduling its go-live. `acknowledgement` is the reviewer's reason for accepting the scan's warnings."""
     version = _locked(version)
     namespace = version.entry.namespace
     check_transition(version.state, VersionState.APPROVED)
     require_role(user=actor, namespace=namespace, role=Role.REVIEWER)
     four_eyes_check(namespace=namespace, contributors=version_contributor_ids(version=version), actor=actor)
+    approval_safety_check(version=version, namespace=namespace, actor=actor, acknowledgement=acknowledgement)
     version = _transition(version, target=VersionState.APPROVED, actor=actor, note=note, check_permission=False)
     version.reviewer = actor_user(actor)
     version.review_note = note

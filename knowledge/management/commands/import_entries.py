@@ -34,6 +34,12 @@ class Command(BaseCommand):
         parser.add_argument("--publish", action="store_true", help="Publish as one reviewed batch and build a release.")
         add_user_argument(parser, needs="the editor role")
         parser.add_argument(
+            "--acknowledge-warnings",
+            default="",
+            metavar="REASON",
+            help="Import although the safety scan warns about some lines; the reason goes to the audit trail.",
+        )
+        parser.add_argument(
             "--reviewer",
             help="With --publish: username of the person who reviewed the file (needs the reviewer role; four eyes: "
             "not the --user). Without --user and --reviewer the import is the system actor's set-up.",
@@ -71,6 +77,7 @@ class Command(BaseCommand):
                     actor=actor.user,
                     reviewer=reviewer.user,
                     publish=options["publish"],
+                    acknowledgement=options["acknowledge_warnings"],
                     progress=Progress(f"Importing {path.name}"),
                 )
         except ImportFileError as error:
