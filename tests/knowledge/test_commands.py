@@ -246,7 +246,7 @@ def test_retire_entry_refuses_unknown_ids_and_users(ns_a: Namespace, tmp_path: P
         "No entry AL-001 in namespace “beta”."
     )
     assert refused("retire_entry", "AL-001", "--namespace", "alpha", "--reason", "x", "--user", "ghost") == (
-        "No user “ghost”."
+        "No active user “ghost” (--user names the person the command acts as)."
     )
     assert rows_written() == before
     assert Entry.objects.get(public_id="AL-001").retired_at is None
