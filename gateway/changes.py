@@ -12,6 +12,7 @@ from gateway.cache import Cached, reply_cached
 from gateway.errors import BadParameterError
 from gateway.gate import Gate
 from knowledge.retrieval.changes import change_counts, changes_page, manifest_changes
+from knowledge.retrieval.contract.records import PUBLIC, clears
 from knowledge.selectors.changes import SinceError, since_resolve
 from knowledge.selectors.serving import LoadedRelease
 
@@ -35,6 +36,15 @@ def served_manifest(release: LoadedRelease) -> dict[str, Any]:
     return release.memoized("manifest", build)
 
 
+def manifest_cleared(manifest: dict[str, Any] | None, clearance: str) -> dict[str, Any] | None:
+    """An earlier release's manifest without the entries the caller may not read (issue 12 §4): their IDs
+    would otherwise show up as removed. Manifests name the sensitivity of non-public entries."""
+    if not manifest:
+        return manifest
+    entries = [item for item in manifest.get("entries", ()) if clears(clearance, item.get("sensitivity", PUBLIC))]
+    return {**manifest, "entries": entries}
+
+
 def changes_params(query: Any) -> tuple[str, str | None, int]:
     since = query.get("since")
     if since is None or not since.strip():
@@ -54,7 +64,7 @@ def _document(gate: Gate, since: str, after: str | None, limit: int) -> dict[str
         start = since_resolve(namespace_id=gate.namespace.id, reference=since)
     except SinceError as error:
         raise BadParameterError(str(error), param="since", code=error.code) from None
-    changes = manifest_changes(start.manifest, served_manifest(release))
+    changes = manifest_changes(manifest_cleared(start.manifest, gate.clearance), served_manifest(release))
     page, more = changes_page(changes, after=after, limit=limit)
     following = None
     if more and page:
@@ -77,6 +87,6 @@ def changes_body(gate: Gate, *, since: str, after: str | None, limit: int) -> Ca
     """The page as bytes and its ETag, cached per served release: releases are immutable, and `since`
     names an immutable release (a time resolves through activations, which change the served release)."""
     release = gate.release
-    asked = hashlib.sha256(orjson.dumps([since, after, limit, gate.prefix])).hexdigest()[:32]
+    asked = hashlib.sha256(orjson.dumps([since, after, limit, gate.prefix, gate.clearance])).hexdigest()[:32]
     key = f"chg:{release.snapshot.namespace.slug}:{release.key}:{asked}"
     return reply_cached(key, lambda: orjson.dumps(_document(gate, since, after, limit)))

@@ -13,12 +13,13 @@ from gateway.clients import client_address
 from gateway.errors import NamespaceNotFoundError, RateLimitedError
 from gateway.http import CachePolicy
 from gateway.ratelimit import RateDecision, rate_for, rate_limit_hit
+from knowledge.retrieval.contract.records import PUBLIC
 from knowledge.security_events import ACCESS_DENIED, BAD_KEY, RATE_LIMITED, security_event
 from knowledge.selectors.serving import (
     KEY_VALID,
     LoadedRelease,
     NamespaceState,
-    api_key_status,
+    api_key_check,
     namespace_state_for_host,
     namespace_state_get,
     release_loaded,
@@ -31,14 +32,21 @@ class Gate:
     """A request admitted to one namespace: its state, its loaded active release, its URL prefix."""
 
     namespace: NamespaceState
-    release: LoadedRelease
+    release: LoadedRelease  # as the caller's clearance reads it (LoadedRelease.cleared)
     prefix: str  # "" on the namespace's own host or the default one, "/t/<slug>" under the path prefix
     client: str
     rate: RateDecision | None
+    clearance: str = PUBLIC
+
+    @property
+    def pages(self) -> LoadedRelease:
+        """Pages are public artifacts: they show the public view whatever key the request carries."""
+        return self.release.public_view()
 
     @property
     def cache(self) -> CachePolicy:
-        return CachePolicy(public=self.namespace.is_public)
+        """Shared caches may keep an answer only when anyone may read it: a public namespace's public view."""
+        return CachePolicy(public=self.namespace.is_public and self.release.clearance == PUBLIC)
 
     def path(self, path: str) -> str:
         """The absolute path of `path` in this namespace as the request addressed it."""
@@ -87,20 +95,29 @@ def namespace_lookup(request: HttpRequest, slug: str | None) -> tuple[str, Names
     return default, namespace_state_get(slug=default)
 
 
-def _authorized(request: HttpRequest, state: NamespaceState | None, client: str) -> NamespaceState | None:
-    """The namespace if the request may read it; a refusal is answered exactly like a namespace that does not
-    exist, and only the security log tells the reasons apart."""
-    if state is None or state.is_public:
-        return state
+def _authorized(request: HttpRequest, state: NamespaceState | None, client: str) -> tuple[NamespaceState | None, str]:
+    """The namespace if the request may read it, and the caller's clearance. A refusal is answered exactly
+    like a namespace that does not exist, and only the security log tells the reasons apart.
+
+    A public namespace reads at public clearance without a key; a valid key of its own raises the
+    clearance to the key's, and any other token is ignored there (as before sensitivity existed).
+    """
+    if state is None:
+        return None, PUBLIC
     token = bearer_token(request)
+    if state.is_public:
+        if token is None:
+            return state, PUBLIC
+        status, clearance = api_key_check(namespace_id=state.id, token=token)
+        return state, clearance if status == KEY_VALID else PUBLIC
     if token is None:
         security_event(ACCESS_DENIED, request=request, namespace=state.slug, reason="no_key", client=client)
-        return None
-    status = api_key_status(namespace_id=state.id, token=token)
+        return None, PUBLIC
+    status, clearance = api_key_check(namespace_id=state.id, token=token)
     if status != KEY_VALID:
         security_event(BAD_KEY, request=request, namespace=state.slug, reason=status, client=client)
-        return None
-    return state
+        return None, PUBLIC
+    return state, clearance
 
 
 def _refuse_over_limit(request: HttpRequest, decision: RateDecision | None, *, scope: str, client: str) -> None:
@@ -122,7 +139,7 @@ def request_gate(request: HttpRequest, *, namespace: str | None = None) -> Gate:
     """
     asked, state = namespace_lookup(request, namespace)
     client = client_address(request)
-    state = _authorized(request, state, client)
+    state, clearance = _authorized(request, state, client)
     if state is None or state.release_id is None or state.release_key is None:
         decision = rate_limit_hit(scope=f"?{asked}", client=client, rate=rate_for(""))
         _refuse_over_limit(request, decision, scope=asked, client=client)
@@ -133,4 +150,11 @@ def request_gate(request: HttpRequest, *, namespace: str | None = None) -> Gate:
     _refuse_over_limit(request, decision, scope=state.slug, client=client)
     release = release_loaded(release_id=state.release_id, key=state.release_key, namespace_id=state.id)
     prefix = f"/t/{state.slug}" if namespace is not None else ""
-    return Gate(namespace=state, release=release, prefix=prefix, client=client, rate=decision)
+    return Gate(
+        namespace=state,
+        release=release.cleared(clearance),
+        prefix=prefix,
+        client=client,
+        rate=decision,
+        clearance=clearance,
+    )

@@ -12,11 +12,13 @@ from django.core.handlers.wsgi import get_bytes_from_wsgi
 from django.http import HttpRequest
 
 from gateway.errors import BadParameterError
+from knowledge.retrieval.contract.shapes import BUDGET_MODES
 from knowledge.retrieval.packing import clamp_budget
 from knowledge.retrieval.payload import ContextQuery
 
 TOPIC_MAX = 500
-PARAMETERS = ("topic", "budget", "category")
+PARAMETERS = ("topic", "budget", "category", "budgetMode")
+
 MAX_FIELDS = 100
 TOO_MANY_FIELDS = "The query string has more than 100 parameters."
 _INTEGER = re.compile(r"^[+-]?\d{1,12}(?:\.0*)?$")
@@ -27,6 +29,7 @@ TOPIC_CONTROL = "topic contains control characters; send plain text."
 BUDGET_NOT_INTEGER = "budget must be an integer number of tokens (it is clamped to 200..8000)."
 QUERY_NOT_UTF8 = "The parameter {param} is not valid UTF-8 text (percent-encode the UTF-8 bytes of the text)."
 CATEGORY_UNKNOWN = "category {category!r} is not a category of this namespace; use one of: {known}."
+BUDGET_MODE_UNKNOWN = "budgetMode must be entries (the budget bounds the entries) or payload (the whole response)."
 
 
 def _control(text: str) -> bool:
@@ -76,6 +79,15 @@ def category_parse(category: str | None, *, categories: Iterable[str]) -> str | 
     return category
 
 
+def budget_mode_parse(mode: str | None) -> str:
+    """Issue 12 §3: ``entries`` (seed §4, the default) or ``payload``; anything else is a 400."""
+    if mode is None or mode == "":
+        return "entries"
+    if mode not in BUDGET_MODES:
+        raise BadParameterError(BUDGET_MODE_UNKNOWN, param="budgetMode", code="invalid_budget_mode")
+    return mode
+
+
 def context_query(
     *,
     topic: str | None,
@@ -84,6 +96,7 @@ def context_query(
     categories: Sequence[str],
     default_budget: int = 2000,
     limit: int | None = None,
+    budget_mode: str | None = None,
 ) -> ContextQuery:
     """Validate and normalize one request; raises BadParameterError (HTTP 400) on bad input."""
     return ContextQuery(
@@ -91,6 +104,7 @@ def context_query(
         budget=budget_parse(budget, default=default_budget),
         category=category_parse(category, categories=categories),
         limit=limit,
+        budget_mode=budget_mode_parse(budget_mode),
     )
 
 
@@ -142,4 +156,5 @@ def context_query_from_string(query_string: str, *, categories: Sequence[str], d
         category=values.get("category"),
         categories=categories,
         default_budget=default_budget,
+        budget_mode=values.get("budgetMode"),
     )

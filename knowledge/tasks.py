@@ -7,6 +7,7 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from knowledge.services.a2a_tasks import a2a_task_limits, a2a_tasks_prune
+from knowledge.services.freshness import freshness_sweep
 from knowledge.services.gaps import gaps_digest
 from knowledge.services.releases import ConcurrentBuildError, release_build
 from knowledge.services.request_log import request_log_drain, request_logs_prune
@@ -37,6 +38,12 @@ def release_build_task(self, namespace_id: int) -> int:
 def versions_publish_due_task() -> int:
     """Publish approved versions whose `publish at` time has come (Celery beat, every minute)."""
     return versions_publish_due()
+
+
+@shared_task(acks_late=True)
+def freshness_sweep_task() -> int:
+    """Rebuild namespaces where a live entry turned stale or expired since their release (beat, hourly)."""
+    return freshness_sweep()
 
 
 @shared_task(acks_late=True)

@@ -95,7 +95,13 @@ V1_METHODS: Final = {
 TERMINAL_STATES: Final = frozenset({"completed", "canceled", "failed", "rejected"})
 DEFAULT_SKILL: Final = "search_context"
 # The data part of message/send (seed §5 ③ / issue 4): {topic, budget, category} (+ limit), or a skill call.
-SEARCH_KEYS: Final = {"topic": "query", "budget": "budget", "category": "category", "limit": "limit"}
+SEARCH_KEYS: Final = {
+    "topic": "query",
+    "budget": "budget",
+    "category": "category",
+    "limit": "limit",
+    "budgetMode": "budgetMode",
+}
 DATA_KEYS: Final = frozenset({*SEARCH_KEYS, "skill", "arguments"})
 STREAMING_METHODS: Final = frozenset({"message/stream", "tasks/resubscribe"})
 PUSH_METHODS: Final = frozenset(

@@ -25,6 +25,7 @@ from knowledge.requestlog.buffer import request_observed
 from knowledge.requestlog.records import Observed, entry_observed
 from knowledge.retrieval.contract.lookups import EntryFound, EntryGone, EntryLookup
 from knowledge.retrieval.contract.records import AgentNamespace
+from knowledge.retrieval.contract.shapes import agent_rules
 from knowledge.retrieval.render.release import etag_of
 from knowledge.security_events import RATE_LIMITED, security_event
 from knowledge.selectors.quality import metrics_document
@@ -101,7 +102,7 @@ class DjangoBackend:
         return CachePolicy(max_age=policy.max_age, public=policy.public)
 
     def rules(self) -> Sequence[str]:
-        return self.release.snapshot.namespace.rules
+        return agent_rules(self.release.snapshot.namespace)
 
     def _observed(self, observed: Observed | None) -> None:
         if observed is not None:
@@ -113,7 +114,15 @@ class DjangoBackend:
                 request_id=request_id_current(),
             )
 
-    def context(self, *, topic: str, budget: int | None, category: str | None, limit: int | None) -> dict[str, Any]:
+    def context(
+        self,
+        *,
+        topic: str,
+        budget: int | None,
+        category: str | None,
+        limit: int | None,
+        budget_mode: str | None = None,
+    ) -> dict[str, Any]:
         """The /api/context body from the same response cache, so both surfaces serve identical bytes."""
         ns = self.release.snapshot.namespace
         try:
@@ -124,6 +133,7 @@ class DjangoBackend:
                 categories=[c.slug for c in ns.categories],
                 default_budget=ns.default_budget,
                 limit=limit,
+                budget_mode=budget_mode,
             )
         except BadParameterError as error:
             raise ParamError(error.code, error.message, error.param or "query") from error

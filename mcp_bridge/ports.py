@@ -115,8 +115,18 @@ class Backend(Protocol):
         """The namespace's citation rules (the ``rules`` of ``/api/context``): namespace data, not entries."""
         ...
 
-    def context(self, *, topic: str, budget: int | None, category: str | None, limit: int | None) -> dict[str, Any]:
+    def context(
+        self,
+        *,
+        topic: str,
+        budget: int | None,
+        category: str | None,
+        limit: int | None,
+        budget_mode: str | None = None,
+    ) -> dict[str, Any]:
         """The ``/api/context`` payload (seed §4), byte-for-byte the REST body once serialized.
+
+        ``budget_mode`` "payload" makes the whole response fit the budget (REST ``budgetMode``).
 
         ``budget`` None means the default (2000); any integer is clamped to [200, 8000] and echoed
         clamped. ``limit`` None means no cap; otherwise at most that many entries are packed

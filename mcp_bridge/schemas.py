@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from knowledge.retrieval.contract.shapes import CONTEXT, SERVED_ENTRY, TOMBSTONE
+from knowledge.retrieval.contract.shapes import BUDGET_MODES, CONTEXT, SERVED_ENTRY, TOMBSTONE
 
 BUDGET_DEFAULT: Final = 2000
 BUDGET_MIN: Final = 200
@@ -46,6 +46,12 @@ def search_input(categories: Sequence[str]) -> dict[str, Any]:
                 "type": "string",
                 "enum": list(categories),
                 "description": "Only entries of this category.",
+            },
+            "budgetMode": {
+                "type": "string",
+                "enum": list(BUDGET_MODES),
+                "default": "entries",
+                "description": "entries: budget bounds the entries' tokens; payload: the whole response fits it.",
             },
         },
         "required": ["query"],
@@ -197,8 +203,9 @@ def explain_input(categories: Sequence[str], id_prefix: str) -> dict[str, Any]:
     """``explain_context``: ``search_context``'s arguments and the IDs to explain."""
     schema = search_input(categories)
     ids = {"type": "string", "minLength": 1, "maxLength": ENTRY_ID_MAX_LENGTH}
+    searched = {name: value for name, value in schema["properties"].items() if name != "budgetMode"}
     properties = {
-        **schema["properties"],
+        **searched,
         "ids": {
             "type": "array",
             "items": ids,

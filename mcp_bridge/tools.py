@@ -12,6 +12,13 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from knowledge.retrieval.contract.lookups import EntryFound, EntryGone
+from knowledge.retrieval.contract.quoting import (
+    DATA_NOTICE,
+    UNTRUSTED_NOTICE,
+    one_line,
+    quoted_entry_json,
+    untrusted,
+)
 from knowledge.retrieval.contract.records import AgentNamespace
 from mcp_bridge import schemas
 from mcp_bridge.jsonrpc import dumps, whole_number
@@ -36,6 +43,8 @@ FEEDBACK_QUEUED_MESSAGE: Final = (
 EXPLAIN_SUMMARY_MESSAGE: Final = "Ranking mode {mode}; match score {score} against threshold {threshold}."
 VERIFY_SUMMARY_MESSAGE: Final = "{valid} of {count} citations hold up against release {release}."
 PACK_SUMMARY_MESSAGE: Final = "{count} entries, {used}/{budget} tokens; matched={matched}, truncated={truncated}."
+CITE_AS: Final = "Cite as:"
+RULES: Final = "Rules:"
 _PROBLEM_MAX_CHARS: Final = 200
 
 READ_ONLY: Final = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
@@ -63,6 +72,9 @@ class ToolResult:
     note: str
     error: ToolErrorKind | None = None
     details: dict[str, Any] | None = None
+    # ``note`` renders entry text as quoted data (contract.quoting): MCP's text content is the note
+    # then, not the JSON, so a model reading text sees the entries fenced off as data.
+    quoted: bool = False
 
 
 Handler = Callable[[Backend, Mapping[str, Any]], ToolResult]
@@ -126,8 +138,13 @@ def _search(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
         budget=args.get("budget"),
         category=args.get("category"),
         limit=args.get("limit"),
+        budget_mode=args.get("budgetMode"),
     )
-    lines = [f"{c['marker']} {c['text']}" for c in pack.get("citations", [])]
+    return ToolResult(structured=pack, note=pack_text(pack), quoted=True)
+
+
+def pack_text(pack: Mapping[str, Any]) -> str:
+    """A pack as a model reads it: the facts, every entry as a quoted block, the citations and the rules."""
     summary = PACK_SUMMARY_MESSAGE.format(
         count=pack.get("entryCount"),
         used=pack.get("usedTokens"),
@@ -136,7 +153,11 @@ def _search(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
         truncated=str(pack.get("truncated")).lower(),
     )
     hint = pack.get("hint")
-    return ToolResult(structured=pack, note="\n".join([summary, *lines, *([hint] if hint else [])]))
+    blocks = [quoted_entry_json(entry) for entry in pack.get("entries", [])]
+    citations = [f"{c['marker']} {one_line(c['text'])}" for c in pack.get("citations", [])]
+    rules = [f"{n}. {one_line(rule)}" for n, rule in enumerate(pack.get("rules", []), start=1)]
+    parts = [summary, *([hint] if hint else []), DATA_NOTICE, *blocks, CITE_AS, *citations, RULES, *rules]
+    return "\n\n".join(part for part in parts if part)
 
 
 def _entry(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
@@ -148,7 +169,7 @@ def _entry(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
     found = backend.entry(entry_id=entry_id, version=args.get("version"))
     if isinstance(found, EntryFound):
         payload = dict(found.payload)
-        return ToolResult(structured=payload, note=f"{payload.get('id')} — {payload.get('title')}")
+        return ToolResult(structured=payload, note=f"{DATA_NOTICE}\n\n{quoted_entry_json(payload)}", quoted=True)
     if isinstance(found, EntryGone):
         stone = found.tombstone
         note = GONE_MESSAGE.format(id=stone.id, retired_at=stone.retired_at[:10], reason=stone.reason)
@@ -182,7 +203,8 @@ def _entries(backend: Backend, entry_ids: Sequence[str]) -> ToolResult:
         gone=", ".join(t["id"] for t in gone) or "none",
         missing=", ".join(m["id"] for m in missing) or "none",
     )
-    return ToolResult(structured={"entries": found, "gone": gone, "missing": missing}, note=note)
+    text = "\n\n".join([note, *([DATA_NOTICE] if found else []), *(quoted_entry_json(e) for e in found)])
+    return ToolResult(structured={"entries": found, "gone": gone, "missing": missing}, note=text, quoted=True)
 
 
 def _prompt_pack(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
@@ -210,7 +232,9 @@ def _feedback(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
         note = RATE_LIMITED_MESSAGE.format(seconds=exc.retry_after)
         return _failure("rate_limited", note, {"error": "rate_limited", "retryAfter": exc.retry_after})
     structured = {"feedbackId": receipt.id, "status": "queued_for_review"}
-    return ToolResult(structured=structured, note=FEEDBACK_QUEUED_MESSAGE.format(id=receipt.id))
+    echoed = untrusted(args["message"], source=f"agent feedback {receipt.id}")
+    note = f"{FEEDBACK_QUEUED_MESSAGE.format(id=receipt.id)}\n\n{UNTRUSTED_NOTICE}\n\n{echoed}"
+    return ToolResult(structured=structured, note=note, quoted=True)
 
 
 def _explain(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
@@ -257,7 +281,8 @@ def build_tools(info: AgentNamespace) -> tuple[Tool, ...]:
                 "GET /api/context. `query`: keywords or a question, up to 500 characters (empty = browse by ID). "
                 f"`budget`: tokens for the entries, default {schemas.BUDGET_DEFAULT}, clamped to "
                 f"[{schemas.BUDGET_MIN}, {schemas.BUDGET_MAX}]. `limit`: at most {schemas.LIMIT_MIN}-"
-                f"{schemas.LIMIT_MAX} entries. `category`: one of {categories}. Returns entries (stable ID, "
+                f"{schemas.LIMIT_MAX} entries. `category`: one of {categories}. `budgetMode`: entries (default) or "
+                "payload (the whole result, not only the entries, fits the budget). Returns entries (stable ID, "
                 "confidence 0-1, token cost, updated date, score, relevance), one citation per entry with a "
                 "ready [ID] marker, and the citation rules. matched=false: nothing matched, the entries are a "
                 "fallback that must not be cited. truncated=true: raise budget or narrow query before "
@@ -437,10 +462,12 @@ def call_tool(tool: Tool, arguments: Mapping[str, Any], backend: Backend) -> Too
 
 
 def render_mcp(result: ToolResult) -> dict[str, Any]:
-    """A ``CallToolResult``: structured content plus the same JSON as text, or an ``isError`` result."""
+    """A ``CallToolResult``: structured content plus text (the quoted rendering where the result carries
+    entry or agent text, else the same JSON), or an ``isError`` result."""
     if result.error is None:
+        text = result.note if result.quoted else dumps(result.structured)
         return {
-            "content": [{"type": "text", "text": dumps(result.structured)}],
+            "content": [{"type": "text", "text": text}],
             "structuredContent": result.structured,
             "isError": False,
         }

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+import time_machine
 from django.core.cache import cache
 
 from gateway.cache import reply_cache_clear
@@ -46,7 +47,8 @@ def publish(namespace: Namespace, rows: list[dict[str, Any]], *, now: datetime =
     person: Any = UserFactory(username=f"importer-{namespace.slug}")
     checker: Any = UserFactory(username=f"checker-{namespace.slug}")
     items = entries_parse(json.dumps(row, ensure_ascii=False) for row in rows)
-    entries_import(namespace=namespace, items=items, actor=person, reviewer=checker, publish=True, source="test")
+    with time_machine.travel(now, tick=False):  # approvals are dated: the same rows build the same bytes
+        entries_import(namespace=namespace, items=items, actor=person, reviewer=checker, publish=True, source="test")
     release_build(namespace_id=namespace.pk, now=now)
     namespace.refresh_from_db()
     return namespace
@@ -126,7 +128,8 @@ def beta(ns_b: Namespace) -> Namespace:
 @pytest.fixture
 def demo(db: Any) -> Namespace:
     """The seed's demo namespace `evergreen` (the default namespace), built at a fixed time."""
-    namespace = demo_load(password="demo-password").namespace
+    with time_machine.travel(BUILT_AT, tick=False):  # approvals are dated: golden files stay byte-identical
+        namespace = demo_load(password="demo-password").namespace
     release_build(namespace_id=namespace.pk, now=BUILT_AT)
     namespace.refresh_from_db()
     return namespace

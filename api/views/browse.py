@@ -33,7 +33,7 @@ def _page(raw: str | None) -> int:
 @read_view
 def entries_browse_get(request: HttpRequest, gate: Gate) -> Reply:
     """/entries/?q=&category=&page=: replayed per URL like every page, so a repeated search costs nothing."""
-    release = gate.release
+    release = gate.pages
     try:
         query = topic_parse(request.GET.get("q"))
     except BadParameterError as error:
@@ -67,7 +67,7 @@ def entries_browse_get(request: HttpRequest, gate: Gate) -> Reply:
 @not_replayed  # evaluation runs are recorded without a new release
 def metrics_page_get(request: HttpRequest, gate: Gate) -> Reply:
     """/metrics.html: budget scan, context shape and golden-question quality across releases, as charts."""
-    release = gate.release
+    release = gate.pages
     html = metrics_page_render(
         snapshot=release.snapshot,
         stamp=release.stamp,

@@ -37,7 +37,7 @@ def _page(gate: Gate, request: HttpRequest, html: str, markdown: str, md_path: s
 
 @read_view
 def index_get(request: HttpRequest, gate: Gate) -> Reply:
-    release = gate.release
+    release = gate.pages
     # Rendered from the release alone, so it is the page the build measured for metrics.json.
     html = release.memoized(INDEX_HTML, lambda: index_page_render(release.snapshot, release.stamp))
     return _page(gate, request, html, release.artifacts[INDEX_MD].content.decode(), "index.html.md")
@@ -51,7 +51,7 @@ def _entry_status(found: object) -> int:
 
 @read_view
 def entry_page_get(request: HttpRequest, gate: Gate, entry_id: str) -> Reply:
-    release = gate.release
+    release = gate.pages
     found = entry_lookup(release, entry_id)
     md_path = f"entries/{entry_id}.md"
     if isinstance(found, EntryFound):
@@ -64,7 +64,7 @@ def entry_page_get(request: HttpRequest, gate: Gate, entry_id: str) -> Reply:
 
 @read_view
 def entry_page_markdown_get(request: HttpRequest, gate: Gate, entry_id: str) -> Reply:
-    found = entry_lookup(gate.release, entry_id)
+    found = entry_lookup(gate.pages, entry_id)
     return Reply(
         found.markdown.encode(),
         MARKDOWN,
@@ -76,7 +76,7 @@ def entry_page_markdown_get(request: HttpRequest, gate: Gate, entry_id: str) -> 
 
 
 def _doc(gate: Gate, slug: str) -> DocRecord:
-    for doc in gate.release.snapshot.docs:
+    for doc in gate.pages.snapshot.docs:
         if doc.slug == slug:
             return doc
     raise NotFoundError(NO_SUCH_DOC.format(slug=slug), param="slug")
@@ -85,7 +85,7 @@ def _doc(gate: Gate, slug: str) -> DocRecord:
 @read_view
 def doc_get(request: HttpRequest, gate: Gate, slug: str) -> Reply:
     doc = _doc(gate, slug)
-    release = gate.release
+    release = gate.pages
     html = doc_page_render(doc, release.snapshot, release.stamp)
     return _page(gate, request, html, doc_markdown(doc), f"docs/{slug}.md")
 

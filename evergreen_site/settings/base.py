@@ -159,6 +159,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "knowledge.tasks.versions_publish_due_task",
         "schedule": 60.0,
     },
+    "mark-stale-and-expired-entries": {
+        "task": "knowledge.tasks.freshness_sweep_task",
+        "schedule": 3600.0,
+    },
     "prune-expired-a2a-tasks": {
         "task": "knowledge.tasks.a2a_tasks_prune_task",
         "schedule": 3600.0,

@@ -132,7 +132,7 @@ class MembershipAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
 class ApiKeyForm(forms.ModelForm):
     class Meta:
         model = ApiKey
-        fields = ["namespace", "name"]
+        fields = ["namespace", "name", "clearance"]
 
 
 @admin.register(ApiKey)
@@ -141,8 +141,8 @@ class ApiKeyAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
 
     view_role = change_role = Role.ADMIN
     form = ApiKeyForm
-    list_display = ["name", "namespace", "lookup", "created_by", "created_at", "revoked_at"]
-    list_filter = ["namespace"]
+    list_display = ["name", "namespace", "clearance", "lookup", "created_by", "created_at", "revoked_at"]
+    list_filter = ["namespace", "clearance"]
     list_select_related = ["namespace", "created_by"]
     actions = ["revoke"]
 
@@ -150,10 +150,10 @@ class ApiKeyAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
         return False  # a key never changes; it is revoked (an action) and replaced
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return ["namespace", "name", "lookup", "created_by", "created_at", "revoked_at"] if obj else []
+        return ["namespace", "name", "clearance", "lookup", "created_by", "created_at", "revoked_at"] if obj else []
 
     def save_model(self, request: HttpRequest, obj: ApiKey, form: Any, change: bool) -> None:
-        key, raw = api_key_create(namespace=obj.namespace, name=obj.name, actor=request.user)
+        key, raw = api_key_create(namespace=obj.namespace, name=obj.name, actor=request.user, clearance=obj.clearance)
         obj.pk = key.pk
         obj.lookup = key.lookup
         setattr(request, NEW_KEY_ATTRIBUTE, raw)

@@ -98,6 +98,9 @@ class EntryAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
                             "confidence",
                             "links",
                             "updated",
+                            "sensitivity",
+                            "review_by",
+                            "valid_until",
                         ]
                     },
                 )

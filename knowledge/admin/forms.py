@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 
 from knowledge.errors import STALE_DRAFT
-from knowledge.models import Entry, EntryVersion
+from knowledge.models import Entry, EntryVersion, Sensitivity
 from knowledge.services.content import VersionContent
 
 
@@ -24,7 +24,19 @@ class CommaListField(forms.CharField):
         return [item.strip() for item in text.replace("，", ",").split(",") if item.strip()]
 
 
-CONTENT_FIELDS = ["title", "summary", "body", "tags", "aliases", "confidence", "links", "updated"]
+CONTENT_FIELDS = [
+    "title",
+    "summary",
+    "body",
+    "tags",
+    "aliases",
+    "confidence",
+    "links",
+    "updated",
+    "sensitivity",
+    "review_by",
+    "valid_until",
+]
 
 
 class ContentFormMixin(forms.Form):
@@ -49,6 +61,17 @@ class EntryCreateForm(ContentFormMixin, forms.ModelForm):
     body = forms.CharField(widget=forms.Textarea(attrs={"rows": 14}), help_text="Markdown.")
     confidence = forms.DecimalField(min_value=0, max_value=1, decimal_places=2, initial="0.90")
     updated = forms.DateField(help_text="The date agents see, YYYY-MM-DD.")
+    sensitivity = forms.ChoiceField(
+        choices=Sensitivity.choices,
+        initial=Sensitivity.PUBLIC,
+        help_text="Public entries go everywhere; internal and restricted ones only to API keys cleared for them.",
+    )
+    review_by = forms.DateField(
+        required=False, help_text="Re-review due (YYYY-MM-DD). Empty: the category's default after approval."
+    )
+    valid_until = forms.DateField(
+        required=False, help_text="Past this date the entry leaves the packs and waits for a decision."
+    )
 
     class Meta:
         model = Entry
@@ -62,7 +85,7 @@ class VersionForm(ContentFormMixin, forms.ModelForm):
 
     class Meta:
         model = EntryVersion
-        fields = ["title", "summary", "body", "tags", "aliases", "confidence", "links", "updated"]
+        fields = CONTENT_FIELDS
         widgets = {"summary": forms.Textarea(attrs={"rows": 2}), "body": forms.Textarea(attrs={"rows": 16})}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

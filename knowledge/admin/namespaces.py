@@ -140,7 +140,7 @@ class IdBlockInline(NamespaceScopedInline, admin.TabularInline):
 @admin.register(Category)
 class CategoryAdmin(NamespaceScopedAdmin):
     change_role = Role.ADMIN
-    list_display = ["slug", "name", "namespace", "blocks_display", "position"]
+    list_display = ["slug", "name", "namespace", "blocks_display", "review_days", "position"]
     list_filter = ["namespace"]
     search_fields = ["slug", "name"]
     autocomplete_fields = ["namespace"]

@@ -14,7 +14,7 @@ from django.utils.html import format_html
 
 from knowledge.admin.finding import finding_html
 from knowledge.admin.findings import findings_html
-from knowledge.admin.forms import VersionForm
+from knowledge.admin.forms import CONTENT_FIELDS, VersionForm
 from knowledge.admin.preview import diff_table, preview_html, warnings_html
 from knowledge.admin.roles import request_roles
 from knowledge.admin.workflow import ReviewWorkflowAdmin
@@ -89,7 +89,7 @@ class EntryVersionAdmin(VersionAdminBase):
     ]
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
-        editable = ["title", "summary", "body", "tags", "aliases", "confidence", "links", "updated", "based_on"]
+        editable = [*CONTENT_FIELDS, "based_on"]
         content = editable if self._is_editable(request, obj) else [f for f in editable if f != "based_on"]
         return [
             (None, {"fields": ["entry_link", "number", "state", "tokens"]}),
@@ -112,7 +112,7 @@ class EntryVersionAdmin(VersionAdminBase):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if self._is_editable(request, obj):
             return self.readonly_fields
-        return [*self.readonly_fields, "title", "summary", "body", "tags", "aliases", "confidence", "links", "updated"]
+        return [*self.readonly_fields, *CONTENT_FIELDS]
 
     def save_model(self, request: HttpRequest, obj: EntryVersion, form: Any, change: bool) -> None:
         saved = version_save(

@@ -4,7 +4,17 @@ from knowledge.models.a2a import A2ATask as A2ATask
 from knowledge.models.audit import AuditRecord
 from knowledge.models.content import DocPage, EvaluationRun, Feedback, GoldenQuestion, PromptPack
 from knowledge.models.entry import Entry, EntryVersion, VersionState
-from knowledge.models.namespace import ApiKey, Category, IdBlock, Membership, Namespace, NamespaceHost, Role
+from knowledge.models.freshness import DueItem
+from knowledge.models.namespace import (
+    ApiKey,
+    Category,
+    IdBlock,
+    Membership,
+    Namespace,
+    NamespaceHost,
+    Role,
+    Sensitivity,
+)
 from knowledge.models.observations import CitationCheck, GapStatus, KnowledgeGap, RequestLog
 from knowledge.models.release import Artifact, BuildStatus, Release, ReleaseBuild
 from knowledge.models.review import ReviewItem
@@ -29,6 +39,7 @@ __all__ = [
     "CitationCheck",
     "DeliveryStatus",
     "DocPage",
+    "DueItem",
     "Entry",
     "EntryVersion",
     "EvaluationRun",
@@ -49,6 +60,7 @@ __all__ = [
     "ReviewItem",
     "ReviewedText",
     "Role",
+    "Sensitivity",
     "SynonymSet",
     "SynonymVersion",
     "TextKind",

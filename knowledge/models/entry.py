@@ -9,7 +9,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from knowledge.models.base import UndeletableModel
-from knowledge.models.namespace import Category, Namespace
+from knowledge.models.namespace import Category, Namespace, Sensitivity
 
 
 class VersionState(models.TextChoices):
@@ -83,6 +83,20 @@ class EntryVersion(UndeletableModel):
         help_text="Alternate titles, also in another language; searched like the title, not shown to agents.",
     )
     updated = models.DateField(help_text="The date agents see as `updated`.")
+    sensitivity = models.CharField(
+        max_length=16,
+        choices=Sensitivity.choices,
+        default=Sensitivity.PUBLIC,
+        help_text="Public entries go everywhere; internal and restricted ones only to API keys cleared for them.",
+    )
+    review_by = models.DateField(
+        null=True,
+        blank=True,
+        help_text="Re-review due; past it the entry is marked stale. Empty: the category's default after approval.",
+    )
+    valid_until = models.DateField(
+        null=True, blank=True, help_text="Past this date the entry leaves the packs and waits for a decision."
+    )
     tokens = models.PositiveIntegerField(editable=False, help_text="Seed §4 estimate of title+summary+body.")
     content_hash = models.CharField(max_length=64, editable=False)
 
@@ -127,6 +141,9 @@ class EntryVersion(UndeletableModel):
                 name="version_confidence_0_1",
             ),
             models.CheckConstraint(condition=models.Q(state__in=VersionState.values), name="version_state_known"),
+            models.CheckConstraint(
+                condition=models.Q(sensitivity__in=Sensitivity.values), name="version_sensitivity_known"
+            ),
         ]
         indexes = [models.Index(fields=["state", "publish_at"], name="version_state_publish_at")]
 

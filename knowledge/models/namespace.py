@@ -126,6 +126,14 @@ class NamespaceHost(models.Model):
         self.host = self.host.strip().lower()
 
 
+class Sensitivity(models.TextChoices):
+    """Who may read an entry (issue 12 §4): everyone, or API keys cleared for its level or above."""
+
+    PUBLIC = "public", "Public"
+    INTERNAL = "internal", "Internal"
+    RESTRICTED = "restricted", "Restricted"
+
+
 class Category(models.Model):
     """A category of entries (fact, protocol, rule …) and its purpose."""
 
@@ -134,6 +142,10 @@ class Category(models.Model):
     name = models.CharField(max_length=80)
     purpose = models.CharField(max_length=300, blank=True)
     position = models.PositiveSmallIntegerField(default=0)
+    review_days = models.PositiveIntegerField(
+        default=365,
+        help_text="Days after approval until an entry of this category is due for re-review (0: never by default).",
+    )
 
     class Meta:
         ordering = ["namespace", "position", "slug"]
@@ -204,6 +216,12 @@ class ApiKey(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    clearance = models.CharField(
+        max_length=16,
+        choices=Sensitivity.choices,
+        default=Sensitivity.PUBLIC,
+        help_text="The most sensitive entries this key may read.",
+    )
 
     class Meta:
         verbose_name = "API key"

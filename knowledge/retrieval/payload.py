@@ -6,7 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from knowledge.retrieval.contract.shapes import CONTEXT, ContextFacts, Packed, Served
+from knowledge.retrieval.contract.shapes import (
+    ContextFacts,
+    Packed,
+    Served,
+    agent_rules,
+    context_document,
+    payload_tokens,
+)
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.packing import BUDGET_MAX, Pack, pack_to_budget
 from knowledge.retrieval.ranking import Ranking
@@ -25,6 +32,7 @@ class ContextQuery:
     budget: int
     category: str | None
     limit: int | None = None
+    budget_mode: str = "entries"  # "payload": the whole response, not only the entries, fits the budget
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,26 +113,65 @@ def context_payload(*, query: ContextQuery, ranking: Ranking, pack: Pack, view: 
         min_entry_tokens=min_entry_tokens,
         hint=_hint(query, ranking, pack, view.namespace),
         packed=packed,
-        rules=view.namespace.rules,
+        rules=tuple(agent_rules(view.namespace)),
         hit_count=hit_count,
         omitted=tuple(view.entries[hit.position] for hit in pack.omitted),
+        budget_mode=query.budget_mode,
     )
-    return CONTEXT.json(facts)
+    document = context_document(facts)
+    if query.budget_mode == "payload" and not pack.packed and ranking.matched and query.limit != 0:
+        floor = needed = document["payloadTokens"]
+        cheapest = _packed(ranking, view, query, ranking.min_tokens or 0)
+        if cheapest.packed:  # what the response costs with the cheapest hit in it
+            needed = context_payload(query=query, ranking=ranking, pack=cheapest, view=view)["payloadTokens"]
+        if needed > query.budget or floor > query.budget:
+            text = messages_for(view.namespace.language).hint_payload_floor
+            document["hint"] = text.format(
+                floor=floor, needed=needed, budget=query.budget, suggested=suggested_budget(max(needed, floor))
+            )
+            payload_tokens(document)
+    return document
 
 
-def context_pack(*, index: SearchIndex, view: ReleaseView, query: ContextQuery) -> tuple[Ranking, Pack]:
-    """Rank and pack one /api/context request (evaluation reads the ranking too)."""
-    ranking = index.search(query.topic, category=query.category)
+def _packed(ranking: Ranking, view: ReleaseView, query: ContextQuery, budget: int) -> Pack:
     entries = view.entries
-    pack = pack_to_budget(
+    return pack_to_budget(
         ranking,
         tokens_of=lambda position: entries[position].tokens,
-        budget=query.budget,
+        budget=budget,
         min_tokens=ranking.min_tokens,
         limit=query.limit,
         relevance=ranking.relevance,
     )
-    return ranking, pack
+
+
+def context_pack(*, index: SearchIndex, view: ReleaseView, query: ContextQuery) -> tuple[Ranking, Pack]:
+    """Rank and pack one /api/context request (evaluation reads the ranking too).
+
+    With ``budget_mode == "payload"`` the entries get what the rest of the response leaves: a binary
+    search over the entries' budget finds the largest whose rendered response (``payloadTokens``:
+    JSON keys, citations, rules included) fits the budget; about 13 renders, once per release and
+    query (the bytes are cached).
+    """
+    ranking = index.search(query.topic, category=query.category)
+    pack = _packed(ranking, view, query, query.budget)
+    if query.budget_mode != "payload" or _payload(query, ranking, pack, view) <= query.budget:
+        return ranking, pack
+    low, high = 0, pack.used_tokens - 1  # the largest entry budget known to fit, and the highest left to try
+    best = _packed(ranking, view, query, 0)
+    while low <= high:
+        middle = (low + high) // 2
+        candidate = _packed(ranking, view, query, middle)
+        if _payload(query, ranking, candidate, view) <= query.budget:
+            best, low = candidate, max(middle, candidate.used_tokens) + 1
+        else:
+            high = min(middle, candidate.used_tokens) - 1
+    return ranking, best
+
+
+def _payload(query: ContextQuery, ranking: Ranking, pack: Pack, view: ReleaseView) -> int:
+    tokens: int = context_payload(query=query, ranking=ranking, pack=pack, view=view)["payloadTokens"]
+    return tokens
 
 
 def context_build(*, index: SearchIndex, view: ReleaseView, query: ContextQuery) -> dict[str, Any]:

@@ -60,6 +60,12 @@ class EntryRecord:
     content_hash: str
     links: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()  # matched like the title; not part of what agents receive
+    # Provenance and freshness (issue 12): who vouched for this text, how sensitive it is, how long it holds.
+    approved_at: str | None = None  # RFC 3339; None when the version's approval was never recorded
+    review_state: str = "unrecorded"  # reviewed (four eyes) | self_approved | unrecorded
+    sensitivity: str = "public"  # public | internal | restricted
+    review_by: str | None = None  # ISO date: re-review due; past it, the entry is stale
+    valid_until: str | None = None  # ISO date: past it, the entry leaves the packs
 
     def as_document(self) -> Document:
         return Document(
@@ -116,6 +122,9 @@ class Snapshot:
     prompt_packs: tuple[tuple[str, str], ...] = ()
     ranking: RankingSettings = field(default_factory=RankingSettings)
     synonyms: tuple[SynonymSet, ...] = ()
+    # IDs past review-by or valid-until on the snapshot's date (issue 12 §6): only in the inputs hash,
+    # so the day an entry turns stale builds a new release although no content changed.
+    due: tuple[str, ...] = ()
 
     def inputs_hash(self) -> str:
         """A content hash of the snapshot and engine: equal hashes build byte-identical releases."""

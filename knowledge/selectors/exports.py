@@ -19,6 +19,13 @@ def entries_export_rows(*, namespace: Namespace, include_drafts: bool = False) -
             version = entry.versions.order_by("-number").first()
         if version is None:
             continue
+        trust: dict[str, Any] = {}
+        if version.sensitivity != "public":
+            trust["sensitivity"] = version.sensitivity
+        if version.review_by is not None:
+            trust["reviewBy"] = version.review_by.isoformat()
+        if version.valid_until is not None:
+            trust["validUntil"] = version.valid_until.isoformat()
         yield {
             "id": entry.public_id,
             "title": version.title,
@@ -30,4 +37,5 @@ def entries_export_rows(*, namespace: Namespace, include_drafts: bool = False) -
             "confidence": float(version.confidence),
             "links": version.links,
             "updated": version.updated.isoformat(),
+            **trust,
         }

@@ -119,4 +119,4 @@ def release_pinned(
     if not release_retained(release=release, active_id=active.release_id):
         days = settings.EVERGREEN.release_retention_days
         raise PinError(RELEASE_EXPIRED.format(reference=reference, days=days), "release_expired")
-    return PinnedRelease(release, release_load(release))
+    return PinnedRelease(release, release_load(release).cleared(active.clearance))

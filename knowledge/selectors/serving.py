@@ -21,12 +21,13 @@ import orjson
 from knowledge.ids import ID_PATTERN
 from knowledge.models import ApiKey, Artifact, Namespace, NamespaceHost, Release
 from knowledge.models.namespace import api_key_digest
-from knowledge.retrieval.contract.records import Tombstone
+from knowledge.retrieval.contract.records import PUBLIC, Tombstone
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.payload import ReleaseView
 from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON
-from knowledge.retrieval.render.site import render_site_json, snapshot_from_artifacts
+from knowledge.retrieval.render.site import render_site_json, snapshot_complete, snapshot_from_artifacts
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
+from knowledge.retrieval.tiers import LEVELS, PROTECTED_JSON, index_name, packable, tier_for, visible
 from knowledge.selectors.snapshots import snapshot_read
 
 NAMESPACE_TTL_SECONDS = 1.0  # a publish or a revoked key is visible within this time
@@ -88,8 +89,26 @@ class LoadedRelease:
     by_id: dict[str, int]
     tombstones: dict[str, Tombstone]
     numbered: list[tuple[int, str]]  # (number, id) ascending, for the nearest IDs
-    view: ReleaseView
+    view: ReleaseView  # view.entries are the packable entries, in the index's positions
+    levels: tuple[str, ...] = (PUBLIC,)  # the clearances with their own index (knowledge.retrieval.tiers)
+    clearance: str = PUBLIC  # whose view this is: the loaded release is public; cleared() gives the others
+    origin: LoadedRelease | None = None  # a wider view's public release
     memo: dict[Any, Any] = field(default_factory=dict)
+
+    def public_view(self) -> LoadedRelease:
+        """The public release this view belongs to: what pages and public files are made of."""
+        return self.origin or self
+
+    def cleared(self, clearance: str) -> LoadedRelease:
+        """The release as a caller with `clearance` reads it (this one when it sees nothing more).
+
+        A wider view is loaded on first use from protected.json and its own index, and kept with
+        the release; its ``key`` differs, so no response cache mixes views.
+        """
+        level = tier_for(clearance, self.levels)
+        if level == self.clearance:
+            return self
+        return self.memoized(("tier", level), lambda: _tier_load(self, level))
 
     def entry(self, entry_id: str) -> EntryRecord | None:
         position = self.by_id.get(entry_id)
@@ -208,20 +227,26 @@ def namespace_state_for_host(*, host: str) -> NamespaceState | None:
 KEY_VALID = "valid"
 
 
-def _key_status(namespace_id: int, digest: str) -> str:
-    found = ApiKey.objects.filter(digest=digest).values_list("namespace_id", "revoked_at").first()
+def _key_check(namespace_id: int, digest: str) -> tuple[str, str]:
+    found = ApiKey.objects.filter(digest=digest).values_list("namespace_id", "revoked_at", "clearance").first()
     if found is None:
-        return "unknown_key"
+        return "unknown_key", PUBLIC
     if found[0] != namespace_id:
-        return "other_namespace_key"
-    return "revoked_key" if found[1] is not None else KEY_VALID
+        return "other_namespace_key", PUBLIC
+    return ("revoked_key", PUBLIC) if found[1] is not None else (KEY_VALID, str(found[2]))
+
+
+def api_key_check(*, namespace_id: int, token: str) -> tuple[str, str]:
+    """(status, clearance) of a bearer token: ``"valid"`` and the key's clearance for an unrevoked key of
+    this namespace, else why not (for the security log only: ``unknown_key``, ``revoked_key``,
+    ``other_namespace_key``) and ``"public"``. One query by digest, cached briefly."""
+    digest = api_key_digest(token)
+    status, clearance = _states.get(("key", namespace_id, digest), lambda: _key_check(namespace_id, digest))
+    return str(status), str(clearance)
 
 
 def api_key_status(*, namespace_id: int, token: str) -> str:
-    """``"valid"`` for an unrevoked key of this namespace, else why not (for the security log only):
-    ``unknown_key``, ``revoked_key`` or ``other_namespace_key``. One query by digest, cached briefly."""
-    digest = api_key_digest(token)
-    return str(_states.get(("key", namespace_id, digest), lambda: _key_status(namespace_id, digest)))
+    return api_key_check(namespace_id=namespace_id, token=token)[0]
 
 
 def api_key_valid(*, namespace_id: int, token: str) -> bool:
@@ -256,9 +281,26 @@ def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
         snapshot, stamp = snapshot_from_artifacts(site_json=raw[SITE_JSON], context_json=raw[CONTEXT_JSON])
     else:  # a release built before site.json existed: take the rest of the snapshot from the database
         snapshot, stamp = _legacy_snapshot(release_id, raw[CONTEXT_JSON])
-    index = SearchIndex.from_bytes(raw[SEARCH_INDEX])
+    levels = tuple(level for level in LEVELS if index_name(level) in artifacts)
+    return _loaded(
+        release_id, namespace_id, key, snapshot, stamp, SearchIndex.from_bytes(raw[SEARCH_INDEX]), artifacts, levels
+    )
+
+
+def _loaded(
+    release_id: int,
+    namespace_id: int | None,
+    key: str,
+    snapshot: Snapshot,
+    stamp: ReleaseStamp,
+    index: SearchIndex,
+    artifacts: dict[str, ServedArtifact],
+    levels: tuple[str, ...],
+    clearance: str = PUBLIC,
+) -> LoadedRelease:
     entries = snapshot.entries
     numbered = sorted((int(m["number"]), e.id) for e in entries if (m := ID_PATTERN.match(e.id)) is not None)
+    in_packs = packable(entries, revision=stamp.revision)
     return LoadedRelease(
         release_id=release_id,
         namespace_id=namespace_id,
@@ -270,8 +312,25 @@ def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
         by_id={e.id: i for i, e in enumerate(entries)},
         tombstones={t.id: t for t in snapshot.tombstones},
         numbered=numbered,
-        view=ReleaseView(release_id=stamp.sequence, namespace=snapshot.namespace, stamp=stamp, entries=entries),
+        view=ReleaseView(release_id=stamp.sequence, namespace=snapshot.namespace, stamp=stamp, entries=in_packs),
+        levels=levels,
+        clearance=clearance,
     )
+
+
+def _tier_load(public: LoadedRelease, level: str) -> LoadedRelease:
+    """A cleared caller's view of a loaded release: two more artifacts, read once per process."""
+    names = (PROTECTED_JSON, index_name(level))
+    found = dict(Artifact.objects.filter(release_id=public.release_id, name__in=names).values_list("name", "content"))
+    full = snapshot_complete(public.snapshot, bytes(found[PROTECTED_JSON]))
+    index = SearchIndex.from_bytes(bytes(found[index_name(level)]))
+    key = f"{public.key}~{level}"
+    tier = visible(full, level)
+    loaded = _loaded(
+        public.release_id, public.namespace_id, key, tier, public.stamp, index, public.artifacts, public.levels, level
+    )
+    loaded.origin = public
+    return loaded
 
 
 def _legacy_snapshot(release_id: int, context_json: bytes) -> tuple[Snapshot, ReleaseStamp]:

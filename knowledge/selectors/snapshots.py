@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import date
+
+from django.utils import timezone
+
 from knowledge.models import DocPage, Entry, EntryVersion, Namespace, PromptPack, SynonymSet
-from knowledge.retrieval.contract.records import Tombstone
+from knowledge.retrieval.contract.records import REVIEWED, SELF_APPROVED, UNRECORDED, Tombstone
 from knowledge.retrieval.snapshot import (
     CategoryInfo,
     DocRecord,
@@ -14,6 +18,7 @@ from knowledge.retrieval.snapshot import (
     without_dead_links,
 )
 from knowledge.retrieval.synonyms import SynonymSet as SynonymRule
+from knowledge.retrieval.tiers import expired
 from knowledge.retrieval.timestamps import rfc3339
 
 
@@ -57,11 +62,26 @@ def entry_record(*, entry: Entry, version: EntryVersion) -> EntryRecord:
         content_hash=version.content_hash,
         links=tuple(version.links),
         aliases=tuple(version.aliases),
+        approved_at=rfc3339(version.reviewed_at) if version.reviewed_at else None,
+        review_state=_review_state(version),
+        sensitivity=version.sensitivity,
+        review_by=version.review_by.isoformat() if version.review_by else None,
+        valid_until=version.valid_until.isoformat() if version.valid_until else None,
     )
 
 
-def snapshot_read(*, namespace: Namespace) -> Snapshot:
-    """The published versions, tombstones, docs and prompt packs of a namespace, in ID order."""
+def _review_state(version: EntryVersion) -> str:
+    """Four eyes, the author's own approval, or an approval from before reviewers were recorded."""
+    if version.reviewer_id is None:
+        return UNRECORDED
+    return SELF_APPROVED if version.reviewer_id == version.author_id else REVIEWED
+
+
+def snapshot_read(*, namespace: Namespace, today: date | None = None) -> Snapshot:
+    """The published versions, tombstones, docs and prompt packs of a namespace, in ID order.
+
+    ``today`` (default: the local date) dates the entries' freshness: which are due (issue 12 §6).
+    """
     entries = Entry.objects.filter(namespace=namespace).select_related("category", "live_version").order_by("number")
     records: list[EntryRecord] = []
     tombstones: list[Tombstone] = []
@@ -75,6 +95,7 @@ def snapshot_read(*, namespace: Namespace) -> Snapshot:
                     retired_at=rfc3339(entry.retired_at),
                     reason=entry.retire_reason,
                     replaced_by=entry.replaced_by or None,
+                    sensitivity=live.sensitivity if live else "public",
                 )
             )
         elif live is not None:
@@ -90,8 +111,11 @@ def snapshot_read(*, namespace: Namespace) -> Snapshot:
         packing=namespace.packing,
         threshold_note=namespace.match_threshold_note if namespace.match_threshold is not None else "",
     )
+    day = (today or timezone.localdate()).isoformat()
+    due = tuple(e.id for e in records if (e.review_by is not None and e.review_by < day) or expired(e, revision=day))
     return Snapshot(
         namespace=namespace_info(namespace=namespace),
+        due=due,
         entries=without_dead_links(records),
         tombstones=tuple(tombstones),
         docs=docs,

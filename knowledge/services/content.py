@@ -24,6 +24,9 @@ class VersionContent:
     links: tuple[str, ...]
     updated: date
     aliases: tuple[str, ...] = ()
+    sensitivity: str = "public"
+    review_by: date | None = None
+    valid_until: date | None = None
 
     @classmethod
     def build(
@@ -37,6 +40,9 @@ class VersionContent:
         links: list[str] | tuple[str, ...] = (),
         updated: date,
         aliases: list[str] | tuple[str, ...] = (),
+        sensitivity: str = "public",
+        review_by: date | None = None,
+        valid_until: date | None = None,
     ) -> VersionContent:
         return cls(
             title=title.strip(),
@@ -47,6 +53,9 @@ class VersionContent:
             links=tuple(dict.fromkeys(link.strip().upper() for link in links if link.strip())),
             updated=updated,
             aliases=tuple(dict.fromkeys(" ".join(a.split()) for a in aliases if a.strip())),
+            sensitivity=sensitivity or "public",
+            review_by=review_by,
+            valid_until=valid_until,
         )
 
     @property
@@ -66,6 +75,11 @@ class VersionContent:
         }
         if self.aliases:  # only when present: versions without aliases keep the hash they always had
             canonical["aliases"] = list(self.aliases)
+        # Likewise the trust fields (issue 12): reviewed with the content, part of its hash when set.
+        if self.sensitivity != "public":
+            canonical["sensitivity"] = self.sensitivity
+        if self.valid_until is not None:
+            canonical["validUntil"] = self.valid_until.isoformat()
         return hashlib.sha256(orjson.dumps(canonical, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
     def model_fields(self) -> dict[str, object]:
@@ -78,6 +92,9 @@ class VersionContent:
             "links": list(self.links),
             "aliases": list(self.aliases),
             "updated": self.updated,
+            "sensitivity": self.sensitivity,
+            "review_by": self.review_by,
+            "valid_until": self.valid_until,
             "tokens": self.tokens,
             "content_hash": self.content_hash,
         }

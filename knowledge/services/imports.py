@@ -29,7 +29,22 @@ from knowledge.services.four_eyes import four_eyes_check
 from knowledge.services.releases import release_request_build
 from knowledge.services.safety import import_safety_check
 
-FIELDS = {"id", "title", "summary", "body", "tags", "aliases", "category", "confidence", "links", "updated"}
+FIELDS = {
+    "id",
+    "title",
+    "summary",
+    "body",
+    "tags",
+    "aliases",
+    "category",
+    "confidence",
+    "links",
+    "updated",
+    "sensitivity",
+    "reviewBy",
+    "validUntil",
+}
+SENSITIVITIES = ("public", "internal", "restricted")
 MAX_TITLE = 500
 Progress = Callable[[int, int], None]
 
@@ -41,6 +56,9 @@ class ImportLine:
     category: str | None
     content: VersionContent
     updated_given: bool
+    # A line without these keeps the entry's current values: re-importing an export of an older
+    # Evergreen never turns an internal entry public.
+    trust_given: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -116,8 +134,29 @@ def _parse_line(line_no: int, raw: str, *, today: date) -> ImportLine:
         links=_string_list(data.get("links"), "links"),
         updated=updated,
         aliases=_string_list(data.get("aliases"), "aliases"),
+        sensitivity=_sensitivity(data),
+        review_by=_optional_date(data, "reviewBy"),
+        valid_until=_optional_date(data, "validUntil"),
     )
-    return ImportLine(line_no, public_id, category, content, updated_raw is not None)
+    given = frozenset(name for name in ("sensitivity", "reviewBy", "validUntil") if name in data)
+    return ImportLine(line_no, public_id, category, content, updated_raw is not None, given)
+
+
+def _sensitivity(data: dict[str, Any]) -> str:
+    sensitivity = data.get("sensitivity", "public")
+    if sensitivity not in SENSITIVITIES:
+        raise ValueError("“sensitivity” must be public, internal or restricted")
+    return str(sensitivity)
+
+
+def _optional_date(data: dict[str, Any], name: str) -> date | None:
+    raw = data.get(name)
+    if raw is None:
+        return None
+    try:
+        return date.fromisoformat(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"“{name}” must be a date like 2026-09-02") from None
 
 
 def entries_parse(lines: Iterable[str], *, today: date | None = None) -> list[ImportLine]:
@@ -192,8 +231,16 @@ class _Batch:
     def plan_change(self, item: ImportLine, entry: Entry) -> None:
         current = self.latest[entry.pk]
         content = item.content
+        kept: dict[str, Any] = {}
         if not item.updated_given:  # a line without `updated` keeps the entry's date
-            content = VersionContent.build(**{**_content_kwargs(content), "updated": current.updated})
+            kept["updated"] = current.updated
+        if "sensitivity" not in item.trust_given:
+            kept["sensitivity"] = current.sensitivity
+        if "reviewBy" not in item.trust_given:
+            kept["review_by"] = current.review_by
+        if "validUntil" not in item.trust_given:
+            kept["valid_until"] = current.valid_until
+        content = VersionContent.build(**{**_content_kwargs(content), **kept})
         live_is_current = entry.live_version_id == current.pk
         if content.content_hash == current.content_hash and (not self.publish or live_is_current):
             self.report.unchanged += 1
@@ -339,13 +386,18 @@ def _content_kwargs(content: VersionContent) -> dict[str, Any]:
         "links": content.links,
         "aliases": content.aliases,
         "updated": content.updated,
+        "sensitivity": content.sensitivity,
+        "review_by": content.review_by,
+        "valid_until": content.valid_until,
     }
 
 
 def _latest_versions(namespace: Namespace) -> dict[int, EntryVersion]:
     latest: dict[int, EntryVersion] = {}
     versions = EntryVersion.objects.filter(entry__namespace=namespace).order_by("entry_id", "number")
-    for version in versions.only("id", "entry_id", "number", "state", "content_hash", "updated"):
+    for version in versions.only(
+        "id", "entry_id", "number", "state", "content_hash", "updated", "sensitivity", "review_by", "valid_until"
+    ):
         latest[version.entry_id] = version
     return latest
 

@@ -32,7 +32,9 @@ from django.utils import timezone
 from knowledge.actors import Actor
 from knowledge.errors import InvalidInputError
 from knowledge.models import ActivationKind, Artifact, BuildStatus, Namespace, Release, ReleaseBuild
+from knowledge.retrieval.contract.records import PUBLIC
 from knowledge.retrieval.index import SearchIndex
+from knowledge.retrieval.leaks import leak_check, public_texts
 from knowledge.retrieval.render.release import (
     CONTEXT_JSON,
     SEARCH_INDEX,
@@ -41,7 +43,8 @@ from knowledge.retrieval.render.release import (
     render_release,
 )
 from knowledge.retrieval.semver import bump_knowledge_version
-from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
+from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
+from knowledge.retrieval.tiers import INTERNAL_ARTIFACTS, freshness_counts, packable, visible
 from knowledge.retrieval.timestamps import rfc3339
 from knowledge.selectors.pages import release_metrics_measure
 from knowledge.selectors.snapshots import snapshot_read
@@ -110,9 +113,16 @@ def _enqueue_build(namespace_id: int) -> None:
 
 def _manifest(snapshot: Snapshot) -> dict[str, Any]:
     return {
-        "entries": [{"id": e.id, "version": e.version, "hash": e.content_hash} for e in snapshot.entries],
+        "entries": [_manifest_item(e) for e in snapshot.entries],
         "retired": [t.id for t in snapshot.tombstones],
     }
+
+
+def _manifest_item(entry: EntryRecord) -> dict[str, Any]:
+    item: dict[str, Any] = {"id": entry.id, "version": entry.version, "hash": entry.content_hash}
+    if entry.sensitivity != PUBLIC:  # the change feed leaves these out for callers not cleared for them
+        item["sensitivity"] = entry.sensitivity
+    return item
 
 
 def _stamp(*, namespace: Namespace, snapshot: Snapshot, previous: Release | None, now: datetime) -> ReleaseStamp:
@@ -133,15 +143,24 @@ def _stamp(*, namespace: Namespace, snapshot: Snapshot, previous: Release | None
     )
 
 
-def _validate(snapshot: Snapshot, artifacts: list[RenderedArtifact]) -> None:
+LEAKED = "The leak check failed: text of non-public entries is in public files. {leaks}"
+
+
+def _validate(snapshot: Snapshot, stamp: ReleaseStamp, artifacts: list[RenderedArtifact]) -> None:
     by_name = {artifact.name: artifact for artifact in artifacts}
+    public = visible(snapshot, PUBLIC)
     document = orjson.loads(by_name[CONTEXT_JSON].content)
-    if [e["id"] for e in document["entries"]] != [e.id for e in snapshot.entries]:
-        raise ReleaseValidationError("context.json does not list exactly the snapshot's entries.")
+    if [e["id"] for e in document["entries"]] != [e.id for e in public.entries]:
+        raise ReleaseValidationError("context.json does not list exactly the snapshot's public entries.")
     index = SearchIndex.from_bytes(by_name[SEARCH_INDEX].content)
     browse = index.search("")
-    if browse.total != len(snapshot.entries):
-        raise ReleaseValidationError("The compiled index does not hold every entry.")
+    if browse.total != len(packable(public.entries, revision=stamp.revision)):
+        raise ReleaseValidationError("The compiled index does not hold every public entry that may be packed.")
+    served = {a.name: a.content for a in artifacts if a.name not in INTERNAL_ARTIFACTS}
+    hidden = [e for e in snapshot.entries if e.sensitivity != PUBLIC]
+    leaks = leak_check(served, hidden=hidden, public=public_texts(public))
+    if leaks:
+        raise ReleaseValidationError(LEAKED.format(leaks="; ".join(leak.describe() for leak in leaks)))
 
 
 def _compress_artifacts_with_lz4() -> None:
@@ -206,7 +225,7 @@ def release_build(
 def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome:
     started = time.monotonic()
     serial = namespace.content_serial
-    snapshot = snapshot_read(namespace=namespace)
+    snapshot = snapshot_read(namespace=namespace, today=now.astimezone(UTC).date())
     inputs_hash = snapshot.inputs_hash()
     existing = Release.objects.filter(namespace=namespace, inputs_hash=inputs_hash).first()
     if existing is not None:
@@ -219,8 +238,9 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
     analysis = _analysis_cache(namespace.pk)
     artifacts = render_release(snapshot, stamp, analysis=analysis)
     logger.info("Release of %s: %d entries analysed, %d reused", namespace.slug, analysis.analysed, analysis.reused)
-    metrics = release_metrics_measure(snapshot, stamp, artifacts)
-    _validate(snapshot, artifacts)
+    _validate(snapshot, stamp, artifacts)
+    metrics = release_metrics_measure(visible(snapshot, PUBLIC), stamp, artifacts)
+    metrics["freshness"] = freshness_counts(visible(snapshot, PUBLIC).entries, revision=stamp.revision)
     pause = settings.EVERGREEN.build_pause_seconds
     if pause:
         time.sleep(pause)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
 from django.db import transaction
 from django.db.models import F, Max
@@ -98,6 +98,8 @@ def version_draft_for_entry(*, entry: Entry, actor: Actor) -> EntryVersion:
         links=base.links,
         aliases=base.aliases,
         updated=timezone.localdate(),
+        sensitivity=base.sensitivity,
+        valid_until=base.valid_until,
         tokens=base.tokens,
         content_hash=base.content_hash,
     )
@@ -175,8 +177,15 @@ def version_approve(
     version.review_note = note
     version.reviewed_at = timezone.now()
     version.publish_at = publish_at
-    version.save(update_fields=["reviewer", "review_note", "reviewed_at", "publish_at"])
+    version.review_by = version.review_by or review_by_default(version=version, approved_on=timezone.localdate())
+    version.save(update_fields=["reviewer", "review_note", "reviewed_at", "publish_at", "review_by"])
     return version
+
+
+def review_by_default(*, version: EntryVersion, approved_on: date) -> date | None:
+    """Issue 12 §6: the category's re-review period after approval (None when the category sets none)."""
+    days = version.entry.category.review_days
+    return approved_on + timedelta(days=days) if days else None
 
 
 @transaction.atomic

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from django.apps import apps
@@ -21,6 +22,7 @@ from knowledge.models import (
     Category,
     CitationCheck,
     DocPage,
+    DueItem,
     Entry,
     EntryVersion,
     EvaluationRun,
@@ -88,6 +90,7 @@ POLICY: dict[type[Model], tuple[str, str, str]] = {
     Entry: (ANY, NOBODY, EDITOR),
     EntryVersion: (ANY, EDITOR, NOBODY),
     ReviewItem: (REVIEWER, NOBODY, NOBODY),
+    DueItem: (ANY, NOBODY, NOBODY),
     Release: (ANY, NOBODY, NOBODY),
     ReleaseBuild: (ANY, NOBODY, NOBODY),
     AuditRecord: (ANY, NOBODY, NOBODY),
@@ -125,6 +128,7 @@ ACTION_ROLES: dict[tuple[type[Model], str], str] = {
     (TextVersion, "bulk_withdraw"): EDITOR,
     (TextVersion, "bulk_approve"): REVIEWER,
     (TextVersion, "bulk_publish"): REVIEWER,
+    (DueItem, "start_rereview"): EDITOR,
     (Release, "rollback"): REVIEWER,
     (Release, "evaluate_golden_questions"): REVIEWER,
     (GoldenQuestion, "evaluate_active_release"): EDITOR,
@@ -239,6 +243,7 @@ def _tenant(slug: str, writer: Any, checker: Any) -> None:
     version_submit(version=second, actor=writer)
     version_approve(version=second, actor=checker)
     version_publish(version=second, actor=checker)
+    EntryVersion.objects.filter(pk=second.pk).update(review_by=date(2020, 1, 1))  # due for re-review
     release = release_build(namespace_id=ns.pk).release
     api_key_create(namespace=ns, name=f"{slug} agent", actor=None, check_permission=False)
     doc = {"title": f"{slug} guide", "body": "Read this.", "position": 0}

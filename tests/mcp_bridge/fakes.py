@@ -9,7 +9,7 @@ from typing import Any
 
 from knowledge.retrieval.contract.lookups import EntryLookup, entry_found, entry_gone, entry_missing
 from knowledge.retrieval.contract.records import AgentNamespace, Tombstone
-from knowledge.retrieval.contract.shapes import CONTEXT, ContextFacts, Packed, Served
+from knowledge.retrieval.contract.shapes import ContextFacts, Packed, Served, agent_rules, context_document
 from knowledge.retrieval.snapshot import CategoryInfo, EntryRecord, NamespaceInfo, ReleaseStamp
 from mcp_bridge.ports import (
     CachePolicy,
@@ -140,7 +140,15 @@ class FakeBackend:
     def rules(self) -> Sequence[str]:
         return RULES
 
-    def context(self, *, topic: str, budget: int | None, category: str | None, limit: int | None) -> dict[str, Any]:
+    def context(
+        self,
+        *,
+        topic: str,
+        budget: int | None,
+        category: str | None,
+        limit: int | None,
+        budget_mode: str | None = None,
+    ) -> dict[str, Any]:
         self._note("context")
         if category is not None and category not in CATEGORIES:
             raise ParamError("invalid_category", f"Unknown category {category!r}.", "category")
@@ -172,11 +180,11 @@ class FakeBackend:
             min_entry_tokens=min((e.tokens for e in ranked), default=None),
             hint=None if matched else "零命中：兜底条目不得引用。",
             packed=tuple(Packed(self._served(e), 1.0, 1.0, None) for e in packed),
-            rules=RULES,
+            rules=tuple(agent_rules(release_namespace(self.info))),
             hit_count=len(hits),
             omitted=tuple(e for e in ranked if e not in packed)[:20],
         )
-        pack = CONTEXT.json(facts)
+        pack = context_document(facts)
         if self.bad_pack:
             del pack["entries"]
         return pack

@@ -76,11 +76,13 @@ def test_the_category_enum_is_the_namespace_categories(backend: FakeBackend) -> 
     assert search["inputSchema"]["properties"]["category"]["enum"] == list(backend.info.categories)
 
 
-def test_search_returns_the_context_pack_as_structured_content_and_json_text(backend: FakeBackend) -> None:
+def test_search_returns_the_pack_as_structured_content_and_entries_as_quoted_text(backend: FakeBackend) -> None:
     result = call(backend, "search_context", {"query": "token", "budget": 1200, "limit": 3})
     pack = result["structuredContent"]
     assert result["isError"] is False
-    assert json.loads(texts(result)[0]) == pack
+    text = texts(result)[0]
+    assert text.count("[ENTRY | ") == text.count("\n[/ENTRY]") == len(pack["entries"]) == 1
+    assert f"{pack['entries'][0]['id']} v1" in text and pack["rules"][-1] in text
     assert pack["query"] == {"topic": "token", "budget": 1200, "category": None}
     assert [entry["id"] for entry in pack["entries"]] == ["EG-202"]
     assert pack == backend.context(topic="token", budget=1200, category=None, limit=3)
@@ -134,7 +136,9 @@ def test_backend_param_errors_become_tool_errors(backend: FakeBackend) -> None:
 def test_get_entry_returns_the_entry(backend: FakeBackend) -> None:
     result = call(backend, "get_entry", {"id": "EG-202"})
     assert result["structuredContent"] == backend.entries[3]
-    assert json.loads(texts(result)[0])["id"] == "EG-202"
+    quoted = texts(result)[0]
+    assert "[ENTRY | unrecorded | EG-202 v1 | sha256:" in quoted and quoted.endswith("[/ENTRY]")
+    assert backend.entries[3]["body"] in quoted
 
 
 def test_get_entry_for_a_retired_id_says_it_is_gone_with_its_tombstone(backend: FakeBackend) -> None:

@@ -39,7 +39,7 @@ SEED_FIELDS = [
     "generatedAt",
     "source",
 ]
-ADDITIVE_FIELDS = ["releaseId", "hitCount", "omitted"]
+ADDITIVE_FIELDS = ["releaseId", "hitCount", "omitted", "budgetMode", "payloadTokens"]
 ENTRY_FIELDS = [
     "id",
     "category",
@@ -53,7 +53,17 @@ ENTRY_FIELDS = [
     "score",
     "relevance",
 ]
-ENTRY_ADDITIVE = ["version", "contentHash", "stale", "url"]
+ENTRY_ADDITIVE = [
+    "version",
+    "contentHash",
+    "approvedAt",
+    "reviewState",
+    "sensitivity",
+    "reviewBy",
+    "validUntil",
+    "stale",
+    "url",
+]
 STAMP = ReleaseStamp(sequence=7, knowledge_version="1.2.0", revision="2026-09-02", generated_at="2026-09-02T10:52:47Z")
 
 

@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
+from knowledge.retrieval.contract.quoting import DATA_NOTICE, one_line, quoted_entry
+from knowledge.retrieval.contract.shapes import agent_rules
 from knowledge.retrieval.snapshot import DocRecord, EntryRecord, ReleaseStamp, Snapshot
 
 DOC_NOTE_MAX_CHARS = 160
@@ -117,7 +119,7 @@ def _header(snapshot: Snapshot, stamp: ReleaseStamp) -> list[str]:
 
 def _rules(snapshot: Snapshot) -> list[str]:
     lines = ["Rules for answers built from this site:", ""]
-    lines += [f"{n}. {_one_line(rule)}" for n, rule in enumerate(snapshot.namespace.rules, start=1)]
+    lines += [f"{n}. {_one_line(rule)}" for n, rule in enumerate(agent_rules(snapshot.namespace), start=1)]
     return [*lines, ""]
 
 
@@ -160,17 +162,16 @@ def render_llms_full_txt(snapshot: Snapshot, stamp: ReleaseStamp, *, cap: int = 
     """Every entry in full (up to the cap), in the info part (the format allows free Markdown only there)."""
     sections = list(_by_category(snapshot, cap))
     shown = sum(len(entries) for _, entries in sections)
-    lines = _header(snapshot, stamp) + _omission(snapshot, shown, cap) + _rules(snapshot)
+    lines = [*_header(snapshot, stamp), *_omission(snapshot, shown, cap), *_rules(snapshot), DATA_NOTICE, ""]
     for heading, entries in sections:
         lines += [f"**{heading}**", ""]
         for entry in entries:
+            text = f"{_info_line(entry.summary)}\n\n{_demote_headings(entry.body)}"
             lines += [
-                f"**[{entry.id}] {_one_line(entry.title)}** — confidence {entry.confidence:.2f} · "
+                f"**[{entry.id}] {one_line(entry.title)}** — confidence {entry.confidence:.2f} · "
                 f"{entry.tokens} tokens · updated {entry.updated} · tags {', '.join(entry.tags) or '-'}",
                 "",
-                _info_line(entry.summary),
-                "",
-                _demote_headings(entry.body),
+                quoted_entry(entry, text=text),
                 "",
             ]
     lines += ["## Entries", "", *(_entry_link(snapshot, e) for _, entries in sections for e in entries), ""]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from knowledge.retrieval.browse import BrowsePage
+from knowledge.retrieval.contract.quoting import DATA_NOTICE, one_line, quoted_entry
 from knowledge.retrieval.contract.records import Tombstone
 from knowledge.retrieval.contract.shapes import is_stale
 from knowledge.retrieval.render.labels import ENDPOINTS, labels_for
@@ -18,11 +19,9 @@ def _cell(text: str) -> str:
 
 def entry_markdown(entry: EntryRecord, *, namespace: NamespaceInfo, stamp: ReleaseStamp) -> str:
     label = labels_for(namespace.language)
-    stale = " · stale" if is_stale(entry.updated, revision=stamp.revision) else ""
+    stale = " · stale" if is_stale(entry.updated, revision=stamp.revision, review_by=entry.review_by) else ""
     lines = [
-        f"# {entry.id} {entry.title}",
-        "",
-        f"> {' '.join(entry.summary.split())}",
+        f"# {entry.id} {one_line(entry.title)}",
         "",
         f"- {label['category']}: `{entry.category}` · {label['confidence']}: {entry.confidence:.2f} · "
         f"{label['tokens']}: {entry.tokens} · {label['updated']}: {entry.updated}{stale} · "
@@ -34,7 +33,8 @@ def entry_markdown(entry: EntryRecord, *, namespace: NamespaceInfo, stamp: Relea
         lines.append(
             "- links: " + ", ".join(f"[{link}]({namespace.url(f'entries/{link}.md')})" for link in entry.links)
         )
-    return "\n".join([*lines, "", entry.body.strip(), ""])
+    summary = f"> {' '.join(entry.summary.split())}\n\n" if entry.summary.strip() else ""
+    return "\n".join([*lines, "", DATA_NOTICE, "", quoted_entry(entry, text=summary + entry.body.strip()), ""])
 
 
 def tombstone_markdown(tombstone: Tombstone, *, namespace: NamespaceInfo) -> str:

@@ -12,6 +12,7 @@ from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.packing import BUDGET_DEFAULT
 from knowledge.retrieval.payload import ContextQuery, ReleaseView, context_build
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
+from knowledge.retrieval.tiers import packable
 from knowledge.retrieval.tokens import estimate_tokens
 
 BUDGET_SCAN = (800, 2000, 4000, 8000)  # seed §4 "预算档位"
@@ -60,7 +61,8 @@ def measure_release(
     llms_txt: str,
 ) -> dict[str, Any]:
     """contextShape (seed §2 table, measured) and budgetScan (seed §4 tiers, empty topic)."""
-    view = ReleaseView(release_id=stamp.sequence, namespace=snapshot.namespace, stamp=stamp, entries=snapshot.entries)
+    entries = packable(snapshot.entries, revision=stamp.revision)
+    view = ReleaseView(release_id=stamp.sequence, namespace=snapshot.namespace, stamp=stamp, entries=entries)
 
     def pack(budget: int) -> dict[str, Any]:
         return context_build(index=index, view=view, query=ContextQuery(topic="", budget=budget, category=None))

@@ -32,9 +32,10 @@ from knowledge.retrieval.render.llms import (
 )
 from knowledge.retrieval.render.markdown import render_index_md
 from knowledge.retrieval.render.policy import render_ai_policy_json, render_ai_txt, render_robots_txt
-from knowledge.retrieval.render.site import render_site_json
+from knowledge.retrieval.render.site import render_protected_json, render_site_json
 from knowledge.retrieval.render.sitemap import render_sitemap_xml
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
+from knowledge.retrieval.tiers import PROTECTED_JSON, PUBLIC, PUBLIC_INDEX, index_name, packable, tier_levels, visible
 
 JSON = "application/json; charset=utf-8"
 MARKDOWN = "text/markdown; charset=utf-8"
@@ -45,7 +46,7 @@ BINARY = "application/octet-stream"
 CONTEXT_JSON = "context.json"
 LLMS_TXT = "llms.txt"
 LLMS_FULL_TXT = "llms-full.txt"
-SEARCH_INDEX = "search.index"
+SEARCH_INDEX = PUBLIC_INDEX
 SITE_JSON = "site.json"  # internal: what context.json leaves out of the snapshot (not served)
 INDEX_MD = "index.html.md"
 ROBOTS_TXT = "robots.txt"
@@ -204,26 +205,46 @@ def with_matching(
     return index.with_threshold(chosen.threshold, chosen.to_meta())
 
 
+def tier_index(
+    snapshot: Snapshot, stamp: ReleaseStamp, level: str, *, analysis: AnalysisCache | None = None
+) -> SearchIndex:
+    """The index a caller cleared for `level` searches: its visible entries that may be packed."""
+    tier = visible(snapshot, level)
+    documents = [entry.as_document() for entry in packable(tier.entries, revision=stamp.revision)]
+    return compile_index(documents, tier, analysis=analysis)
+
+
 def render_release(
     snapshot: Snapshot, stamp: ReleaseStamp, *, analysis: AnalysisCache | None = None
 ) -> list[RenderedArtifact]:
-    """Every artifact of the release; `analysis` makes the build incremental (same bytes)."""
-    index = compile_index([entry.as_document() for entry in snapshot.entries], snapshot, analysis=analysis)
+    """Every artifact of the release; `analysis` makes the build incremental (same bytes).
+
+    Everything served as a file is rendered from the public view (tiers.visible); each wider
+    clearance in use adds its own index, and protected.json keeps what the public files leave out.
+    """
+    public = visible(snapshot, PUBLIC)
     variants = [
         RenderedArtifact(category_file(kind, slug), MARKDOWN, body)
-        for slug, short, full in render_category_variants(snapshot, stamp)
+        for slug, short, full in render_category_variants(public, stamp)
         for kind, body in (("llms", short), ("llms-full", full))
     ]
-    return [
-        RenderedArtifact(CONTEXT_JSON, JSON, render_context_json(snapshot, stamp)),
-        RenderedArtifact(LLMS_TXT, MARKDOWN, render_llms_txt(snapshot, stamp)),
-        RenderedArtifact(LLMS_FULL_TXT, MARKDOWN, render_llms_full_txt(snapshot, stamp)),
-        RenderedArtifact(SEARCH_INDEX, BINARY, index.to_bytes()),
-        RenderedArtifact(SITE_JSON, JSON, render_site_json(snapshot, stamp)),
-        RenderedArtifact(INDEX_MD, MARKDOWN, render_index_md(snapshot, stamp)),
-        RenderedArtifact(ROBOTS_TXT, TEXT, render_robots_txt(snapshot, stamp)),
-        RenderedArtifact(AI_TXT, TEXT, render_ai_txt(snapshot, stamp)),
-        RenderedArtifact(AI_POLICY_JSON, JSON, render_ai_policy_json(snapshot, stamp)),
-        RenderedArtifact(SITEMAP_XML, XML, render_sitemap_xml(snapshot, stamp)),
+    artifacts = [
+        RenderedArtifact(CONTEXT_JSON, JSON, render_context_json(public, stamp)),
+        RenderedArtifact(LLMS_TXT, MARKDOWN, render_llms_txt(public, stamp)),
+        RenderedArtifact(LLMS_FULL_TXT, MARKDOWN, render_llms_full_txt(public, stamp)),
+        RenderedArtifact(SEARCH_INDEX, BINARY, tier_index(snapshot, stamp, PUBLIC, analysis=analysis).to_bytes()),
+        RenderedArtifact(SITE_JSON, JSON, render_site_json(public, stamp)),
+        RenderedArtifact(INDEX_MD, MARKDOWN, render_index_md(public, stamp)),
+        RenderedArtifact(ROBOTS_TXT, TEXT, render_robots_txt(public, stamp)),
+        RenderedArtifact(AI_TXT, TEXT, render_ai_txt(public, stamp)),
+        RenderedArtifact(AI_POLICY_JSON, JSON, render_ai_policy_json(public, stamp)),
+        RenderedArtifact(SITEMAP_XML, XML, render_sitemap_xml(public, stamp)),
         *variants,
     ]
+    levels = tier_levels(snapshot)
+    for level in levels[1:]:
+        index = tier_index(snapshot, stamp, level, analysis=analysis)
+        artifacts.append(RenderedArtifact(index_name(level), BINARY, index.to_bytes()))
+    if len(levels) > 1:
+        artifacts.append(RenderedArtifact(PROTECTED_JSON, JSON, render_protected_json(snapshot, stamp)))
+    return artifacts

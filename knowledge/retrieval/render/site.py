@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 import orjson
 
-from knowledge.retrieval.contract.records import Tombstone
+from knowledge.retrieval.contract.records import PUBLIC, Tombstone
+from knowledge.retrieval.contract.shapes import ENTRY, TOMBSTONE, Served
 from knowledge.retrieval.snapshot import (
     CategoryInfo,
     DocRecord,
@@ -60,6 +61,11 @@ def _entry(data: dict[str, Any], aliases: dict[str, list[str]]) -> EntryRecord:
         content_hash=data["contentHash"],
         links=tuple(data.get("links", ())),
         aliases=tuple(aliases.get(data["id"], ())),
+        approved_at=data.get("approvedAt"),
+        review_state=data.get("reviewState", "unrecorded"),
+        sensitivity=data.get("sensitivity", "public"),
+        review_by=data.get("reviewBy"),
+        valid_until=data.get("validUntil"),
     )
 
 
@@ -70,6 +76,7 @@ def _tombstone(data: dict[str, Any]) -> Tombstone:
         retired_at=data["retiredAt"],
         reason=data["reason"],
         replaced_by=data["replacedBy"],
+        sensitivity=data.get("sensitivity", "public"),
     )
 
 
@@ -87,3 +94,43 @@ def snapshot_from_artifacts(*, site_json: bytes, context_json: bytes) -> tuple[S
         synonyms=tuple(SynonymSet(phrases=tuple(s["phrases"]), two_way=s["two_way"]) for s in site.get("synonyms", ())),
     )
     return snapshot, ReleaseStamp(**site["stamp"])
+
+
+def render_protected_json(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
+    """protected.json (internal, never served): what the public artifacts leave out, so a served release
+    rebuilds the full snapshot for cleared callers: the non-public entries and tombstones, the order of
+    all of them, and the links of public entries that point at hidden ones."""
+    ns = snapshot.namespace
+    public_ids = {e.id for e in snapshot.entries if e.sensitivity == PUBLIC}
+    document = {
+        "order": [e.id for e in snapshot.entries],
+        "entries": [
+            {**ENTRY.json(Served(e, ns, stamp)), "aliases": list(e.aliases)}
+            for e in snapshot.entries
+            if e.sensitivity != PUBLIC
+        ],
+        "publicLinks": {
+            e.id: list(e.links)
+            for e in snapshot.entries
+            if e.sensitivity == PUBLIC and any(link not in public_ids for link in e.links)
+        },
+        "retiredOrder": [t.id for t in snapshot.tombstones],
+        "retired": [
+            {**TOMBSTONE.json(t), "sensitivity": t.sensitivity} for t in snapshot.tombstones if t.sensitivity != PUBLIC
+        ],
+    }
+    return orjson.dumps(document)
+
+
+def snapshot_complete(public: Snapshot, protected_json: bytes) -> Snapshot:
+    """The full snapshot of a release from its public snapshot and its protected.json."""
+    document = orjson.loads(protected_json)
+    hidden = {e["id"]: _entry(e, {e["id"]: e.get("aliases", [])}) for e in document["entries"]}
+    links = document.get("publicLinks", {})
+    shown = {e.id: replace(e, links=tuple(links[e.id])) if e.id in links else e for e in public.entries}
+    stones = {t.id: t for t in public.tombstones} | {t["id"]: _tombstone(t) for t in document["retired"]}
+    return replace(
+        public,
+        entries=tuple(shown.get(i) or hidden[i] for i in document["order"]),
+        tombstones=tuple(stones[i] for i in document["retiredOrder"]),
+    )

@@ -1,0 +1,71 @@
+"""Who reads which entries of a release, and which entries a pack may hold (issue 12 §4 and §6).
+
+A release is built once and read at three clearances. Public artifacts (pages, llms.txt,
+llms-full.txt, context.json, sitemap, JSON-LD, metrics) are rendered from the public view only.
+Each clearance that sees more than the one below it gets its own compiled index, so a caller's
+ranking is computed over exactly the entries it may read (filter before ranking: no score, idf or
+hit count depends on text it cannot see).
+
+An entry past its valid-until date stays readable by ID (marked stale) but leaves the packs: it is
+not in any index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from knowledge.retrieval.contract.records import INTERNAL, PUBLIC, RESTRICTED, clears
+from knowledge.retrieval.contract.shapes import is_stale
+from knowledge.retrieval.snapshot import EntryRecord, Snapshot, without_dead_links
+
+LEVELS = (PUBLIC, INTERNAL, RESTRICTED)
+PUBLIC_INDEX = "search.index"
+PROTECTED_JSON = "protected.json"  # internal artifact: the non-public entries and tombstones (never served)
+
+
+def index_name(level: str) -> str:
+    return PUBLIC_INDEX if level == PUBLIC else f"search.{level}.index"
+
+
+# Artifacts no route serves: the indexes, protected.json and site.json (what context.json leaves out).
+INTERNAL_ARTIFACTS = frozenset({*(index_name(level) for level in LEVELS), PROTECTED_JSON, "site.json"})
+
+
+def visible(snapshot: Snapshot, clearance: str) -> Snapshot:
+    """The snapshot as a caller with `clearance` may read it (links to hidden entries dropped)."""
+    entries = tuple(e for e in snapshot.entries if clears(clearance, e.sensitivity))
+    tombstones = tuple(t for t in snapshot.tombstones if clears(clearance, t.sensitivity))
+    if len(entries) == len(snapshot.entries) and len(tombstones) == len(snapshot.tombstones):
+        return snapshot
+    return replace(snapshot, entries=without_dead_links(entries), tombstones=tombstones)
+
+
+def tier_levels(snapshot: Snapshot) -> tuple[str, ...]:
+    """The clearances whose view differs from the one below: public always, then each level in use."""
+    used = {e.sensitivity for e in snapshot.entries} | {t.sensitivity for t in snapshot.tombstones}
+    return tuple(level for level in LEVELS if level == PUBLIC or level in used)
+
+
+def tier_for(clearance: str, levels: tuple[str, ...]) -> str:
+    """The widest tier a clearance may read (a tier with nothing new above public is never needed)."""
+    return max((level for level in levels if clears(clearance, level)), key=LEVELS.index, default=PUBLIC)
+
+
+def expired(entry: EntryRecord, *, revision: str) -> bool:
+    """Past its valid-until date on the release's revision date (issue 12 §6)."""
+    return entry.valid_until is not None and entry.valid_until < revision
+
+
+def packable(entries: tuple[EntryRecord, ...], *, revision: str) -> tuple[EntryRecord, ...]:
+    """The entries a pack may hold: every one but those past valid-until (index positions follow this order)."""
+    return tuple(e for e in entries if not expired(e, revision=revision))
+
+
+def freshness_counts(entries: tuple[EntryRecord, ...], *, revision: str) -> dict[str, int]:
+    """For metrics: how many entries are stale (past review-by, or `updated` over a year old) and expired."""
+    stale = sum(1 for e in entries if is_stale(e.updated, revision=revision, review_by=e.review_by))
+    return {
+        "entries": len(entries),
+        "stale": stale,
+        "expired": sum(1 for e in entries if expired(e, revision=revision)),
+    }
