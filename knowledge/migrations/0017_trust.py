@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('knowledge', '0011_request_log_gaps'),
+        ('knowledge', '0012_synonym_sets'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
