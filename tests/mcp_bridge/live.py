@@ -36,9 +36,10 @@ class LiveServer:
     """The running server: its base URL, the private namespace's key, and a way to look inside its database."""
 
     url: str
-    vault_key: str
+    vault_key: str  # public clearance
     env: dict[str, str]
     log: Path
+    restricted_key: str = ""  # the vault's key cleared for restricted entries
 
     def inspect(self) -> dict[str, Any]:
         """Feedback rows and published-content markers, read by a process of the server's own environment."""
@@ -141,7 +142,9 @@ def live_server(
                 )
             try:
                 if _ready(url, process):
-                    yield LiveServer(url=url, vault_key=setup["vault_key"], env=env, log=log)
+                    yield LiveServer(
+                        url=url, vault_key=setup["vault_key"], env=env, log=log, restricted_key=setup["restricted_key"]
+                    )
                     return
             finally:
                 _stop(process)

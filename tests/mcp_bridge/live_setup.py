@@ -16,6 +16,8 @@ from typing import Any
 LIVE_PASSWORD = "live-demo-password"  # a throwaway user in a throwaway database
 VAULT_ENTRIES = 60  # more than one resources/list page (mcp_methods.RESOURCE_PAGE_SIZE = 50)
 RETIRED_ID = "EG-003"
+RESTRICTED_ID = "VA-900"  # one restricted vault entry: only the restricted key reads it
+RESTRICTED_MARK = "VAULTRESTRICTEDMARK"
 REPLACEMENT_ID = "EG-101"
 
 
@@ -63,12 +65,27 @@ def _setup() -> dict[str, Any]:
         }
         for n in range(1, VAULT_ENTRIES + 1)
     ]
+    rows.append(
+        {
+            "id": RESTRICTED_ID,
+            "category": "fact",
+            "title": "Vault archive keeper",
+            "summary": "Who keeps the secret archive.",
+            "body": f"The secret archive keeper signs as {RESTRICTED_MARK}.",
+            "tags": ["archive"],
+            "updated": "2026-08-01",
+            "sensitivity": "restricted",
+        }
+    )
     items = entries_parse(json.dumps(row) for row in rows)
     checker = get_user_model().objects.get(username="reviewer")
     entries_import(namespace=vault, items=items, actor=person, reviewer=checker, publish=True, source="live")
     release_build(namespace_id=vault.pk)
     _, key = api_key_create(namespace=vault, name="live tests", actor=None, check_permission=False)
-    return {"vault_key": key}
+    _, cleared = api_key_create(
+        namespace=vault, name="restricted", actor=None, clearance="restricted", check_permission=False
+    )
+    return {"vault_key": key, "restricted_key": cleared}
 
 
 def _inspect() -> dict[str, Any]:

@@ -12,14 +12,16 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 import httpx
+import httpx2
 import jsonschema
 from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.types import DataPart, Message, Part, Role, Task, TaskState
 from mcp import Client as McpClient
+from mcp.client.streamable_http import streamable_http_client
 
 from knowledge.retrieval.contract import shapes
 from tests.mcp_bridge.live import LiveServer
-from tests.mcp_bridge.live_setup import RETIRED_ID
+from tests.mcp_bridge.live_setup import RESTRICTED_ID, RESTRICTED_MARK, RETIRED_ID
 
 TOPIC = "token 预算"
 VALIDATOR = jsonschema.Draft202012Validator
@@ -125,3 +127,31 @@ def test_every_published_schema_is_the_contracts(live: LiveServer) -> None:
     assert entry_op["200"]["content"]["application/json"]["schema"] == shapes.SERVED_ENTRY.schema()
     assert entry_op["410"]["content"]["application/json"]["schema"] == shapes.TOMBSTONE.schema()
     assert entry_op["404"]["content"]["application/json"]["schema"] == shapes.MISSING.schema()
+
+
+def test_each_key_reads_what_it_clears_through_the_sdks(live: LiveServer) -> None:
+    """Sensitivity through the official MCP and A2A clients: the vault's public-clearance key never sees
+    its restricted entry; the restricted key does, on both protocols."""
+
+    async def seen(key: str) -> tuple[bool, bool, bool]:
+        headers = {"Authorization": f"Bearer {key}"}
+        async with (
+            httpx2.AsyncClient(headers=headers) as http,
+            McpClient(streamable_http_client(f"{live.url}/t/vault/mcp", http_client=http)) as client,
+        ):
+            search = await client.call_tool("search_context", {"query": "archive keeper", "budget": 8000})
+            entry = await client.call_tool("get_entry", {"id": RESTRICTED_ID})
+        async with httpx.AsyncClient(headers=headers) as web:
+            card = await A2ACardResolver(web, f"{live.url}/t/vault").get_agent_card()
+            a2a = ClientFactory(ClientConfig(httpx_client=web, streaming=False)).create(card)
+            message = Message(role=Role.user, message_id="s", parts=[Part(root=DataPart(data={"topic": "keeper"}))])
+            events = [event async for event in a2a.send_message(message)]
+        answer = events[0][0].model_dump_json() if isinstance(events[0], tuple) else ""
+        return (
+            RESTRICTED_MARK in json.dumps(search.structured_content),
+            entry.is_error is False,
+            RESTRICTED_MARK in answer,
+        )
+
+    assert run(lambda: seen(live.vault_key)) == (False, False, False)
+    assert run(lambda: seen(live.restricted_key)) == (True, True, True)
