@@ -204,7 +204,7 @@ _LINKS: Final[Field[Served]] = Field("links", array(ID), lambda s: list(s.entry.
 _URL: Final[Field[Served]] = Field("url", described(URI, "/api/entries/<ID> of this entry."), lambda s: s.url)
 _STALE: Final[Field[Served]] = Field(
     "stale",
-    described(BOOLEAN, "Updated more than 12 months before the release (EG-201.4), or past its reviewBy date."),
+    described(BOOLEAN, "Updated over 12 months before the release (EG-201.4), or past reviewBy or validUntil."),
     lambda s: s.stale,
 )
 
