@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from knowledge.actors import SYSTEM_USERNAME
 from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline, ServiceErrorsShown, namespace_action
 from knowledge.errors import ServiceError
-from knowledge.models import ApiKey, Membership, Namespace, Role
+from knowledge.models import ApiKey, Membership, Namespace, Role, Sensitivity
 from knowledge.services.api_keys import api_key_create, api_key_revoke
 from knowledge.services.memberships import REVIEW_ROLES, membership_add, membership_change, membership_remove
 
@@ -130,9 +130,19 @@ class MembershipAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
 
 
 class ApiKeyForm(forms.ModelForm):
+    clearance = forms.ChoiceField(
+        choices=Sensitivity.choices,
+        initial=Sensitivity.PUBLIC,
+        required=False,
+        help_text="The most sensitive entries the key may read (issue 12). Public when left out.",
+    )
+
     class Meta:
         model = ApiKey
         fields = ["namespace", "name", "clearance"]
+
+    def clean_clearance(self) -> str:
+        return str(self.cleaned_data.get("clearance") or Sensitivity.PUBLIC)
 
 
 @admin.register(ApiKey)

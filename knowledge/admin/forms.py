@@ -47,10 +47,17 @@ class ContentFormMixin(forms.Form):
         "Searched like the title; agents do not receive them.",
     )
     links = CommaListField(required=False, help_text="Related entry IDs, e.g. EG-201, EG-101.")
+    sensitivity = forms.ChoiceField(
+        choices=Sensitivity.choices,
+        required=False,
+        help_text="Public entries go everywhere; internal and restricted ones only to API keys cleared for them.",
+    )
 
     def version_content(self) -> VersionContent:
-        data = self.cleaned_data
-        return VersionContent.build(**{name: data[name] for name in CONTENT_FIELDS})
+        data: dict[str, Any] = {name: self.cleaned_data.get(name) for name in CONTENT_FIELDS}
+        # A form posted without it keeps the draft's level (never silently public).
+        data["sensitivity"] = data["sensitivity"] or getattr(getattr(self, "instance", None), "sensitivity", "public")
+        return VersionContent.build(**data)
 
 
 class EntryCreateForm(ContentFormMixin, forms.ModelForm):
@@ -61,11 +68,6 @@ class EntryCreateForm(ContentFormMixin, forms.ModelForm):
     body = forms.CharField(widget=forms.Textarea(attrs={"rows": 14}), help_text="Markdown.")
     confidence = forms.DecimalField(min_value=0, max_value=1, decimal_places=2, initial="0.90")
     updated = forms.DateField(help_text="The date agents see, YYYY-MM-DD.")
-    sensitivity = forms.ChoiceField(
-        choices=Sensitivity.choices,
-        initial=Sensitivity.PUBLIC,
-        help_text="Public entries go everywhere; internal and restricted ones only to API keys cleared for them.",
-    )
     review_by = forms.DateField(
         required=False, help_text="Re-review due (YYYY-MM-DD). Empty: the category's default after approval."
     )
