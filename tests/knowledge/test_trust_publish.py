@@ -38,13 +38,13 @@ def test_a_build_whose_public_files_hold_hidden_text_is_refused_and_the_last_rel
     publish(ns_a, alpha_rows())
     serving = ns_a.active_release_id
     items = entries_parse([json.dumps(SECRET)])
-    person = UserFactory(username="importer-2")
+    person: Any = UserFactory(username="importer-2")
     entries_import(namespace=ns_a, items=items, actor=person, reviewer=person, publish=True, source="test")
 
     def leaky(snapshot: Any, stamp: Any) -> bytes:  # a renderer bug: the full snapshot instead of the public view
         return render_llms_full_txt(full, stamp)
 
-    full = None
+    full: Any = None
 
     original = rendering.visible
 
@@ -76,7 +76,7 @@ def test_sensitivity_goes_out_with_an_export_and_an_import_without_it_keeps_it(n
 
     changed = {key: value for key, value in SECRET.items() if key != "sensitivity"}
     changed["body"] += " Bring a torch."
-    person = UserFactory(username="importer-3")
+    person: Any = UserFactory(username="importer-3")
     items = entries_parse([json.dumps(changed)])
     entries_import(namespace=ns_a, items=items, actor=person, reviewer=person, publish=True, source="test")
     live = Entry.objects.get(namespace=ns_a, public_id="AL-901").live_version
