@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('knowledge', '0015_existing_texts_reviewed'),
+        ('knowledge', '0016_safety_findings'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
