@@ -39,7 +39,8 @@ def test_a_build_whose_public_files_hold_hidden_text_is_refused_and_the_last_rel
     serving = ns_a.active_release_id
     items = entries_parse([json.dumps(SECRET)])
     person: Any = UserFactory(username="importer-2")
-    entries_import(namespace=ns_a, items=items, actor=person, reviewer=person, publish=True, source="test")
+    checker: Any = UserFactory(username="checker-2")
+    entries_import(namespace=ns_a, items=items, actor=person, reviewer=checker, publish=True, source="test")
 
     def leaky(snapshot: Any, stamp: Any) -> bytes:  # a renderer bug: the full snapshot instead of the public view
         return render_llms_full_txt(full, stamp)
@@ -77,8 +78,9 @@ def test_sensitivity_goes_out_with_an_export_and_an_import_without_it_keeps_it(n
     changed = {key: value for key, value in SECRET.items() if key != "sensitivity"}
     changed["body"] += " Bring a torch."
     person: Any = UserFactory(username="importer-3")
+    checker: Any = UserFactory(username="checker-3")
     items = entries_parse([json.dumps(changed)])
-    entries_import(namespace=ns_a, items=items, actor=person, reviewer=person, publish=True, source="test")
+    entries_import(namespace=ns_a, items=items, actor=person, reviewer=checker, publish=True, source="test")
     live = Entry.objects.get(namespace=ns_a, public_id="AL-901").live_version
     assert live is not None and live.number == 2 and live.sensitivity == "internal"
 
