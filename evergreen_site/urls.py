@@ -5,7 +5,7 @@ from django.urls import include, path
 
 from api import urls as public
 from api.openapi.views import api_docs, schema_view
-from evergreen_site.health import healthz
+from evergreen_site.health import healthz, readyz
 from evergreen_site.prometheus import metrics_view
 from knowledge.admin import tokens as admin_tokens
 from manage_api import urls as manage
@@ -14,12 +14,15 @@ from mcp_bridge import urls as agents
 
 # Refusals inside the admin render as admin pages that name the missing role.
 handler403 = "knowledge.admin.denied.permission_denied"
+# A dependency failure raised outside a view is a 503 with its code too (gateway.outages).
+handler500 = "gateway.outages.server_error"
 
 urlpatterns = [
     path("admin/tokens/", admin_tokens.tokens, name="admin-tokens"),
     path("admin/tokens/<int:pk>/revoke/", admin_tokens.token_revoke, name="admin-token-revoke"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("metrics", metrics_view, name="metrics"),
     path("api/schema/", schema_view, name="api-schema"),
     path("api/docs/", api_docs, name="api-docs"),

@@ -11,6 +11,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
+import redis
 from django.core.cache import cache
 
 from knowledge.retrieval.render.release import etag_of
@@ -57,6 +58,11 @@ def reply_cache_clear() -> None:
     _local.clear()
 
 
+def _unavailable(error: Exception) -> None:
+    """Redis failures are logged once per outage by its breaker (knowledge.resilience.redis_guard)."""
+    logger.log(logging.DEBUG if isinstance(error, redis.RedisError) else logging.WARNING, "Response cache: %s", error)
+
+
 def reply_peek(key: str) -> Cached | None:
     """The cached body and ETag, without computing anything (so If-None-Match is answered before ranking)."""
     found = _local.get(key)
@@ -66,7 +72,7 @@ def reply_peek(key: str) -> Cached | None:
     try:
         shared = cache.get(KEY_PREFIX + key)
     except Exception as error:  # noqa: BLE001 - a cache outage is a miss, never an error
-        logger.warning("Response cache unavailable: %s", error)
+        _unavailable(error)
         tallies.count(CACHE, "miss")
         return None
     if isinstance(shared, bytes):
@@ -89,5 +95,5 @@ def reply_cached(key: str, build: Callable[[], bytes]) -> Cached:
     try:
         cache.set(KEY_PREFIX + key, body, timeout=SHARED_TIMEOUT_SECONDS)
     except Exception as error:  # noqa: BLE001
-        logger.warning("Response cache unavailable: %s", error)
+        _unavailable(error)
     return value

@@ -63,3 +63,10 @@ class RateLimitedError(GatewayError):
     def __init__(self, *, limit: int, window: int, retry_after: int) -> None:
         super().__init__(RATE_LIMITED.format(limit=limit, window=window, retry_after=retry_after))
         self.retry_after = retry_after
+
+
+class UnavailableError(GatewayError):
+    """A dependency the answer needs (PostgreSQL, Redis, the task broker) does not answer: retry later."""
+
+    status = 503
+    code = "database_unavailable"

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.utils.http import parse_etags
 
 from gateway.errors import GatewayError
+from gateway.outages import degraded_headers
 from gateway.ratelimit import RateDecision
 from knowledge.requestlog.records import Observed
 from knowledge.retrieval.render.policy import CONTENT_USAGE
@@ -150,6 +151,7 @@ def finish(
         headers["Link"] = link
     if rate is not None:
         headers.update(rate.headers())
+    headers.update(degraded_headers())
     headers.update(reply.headers)
     if extra:
         headers.update(extra)

@@ -5,9 +5,10 @@ skewed clocks agree). The script drops times older than the window, counts the r
 request only below the limit: at most `limit` requests are admitted in any window of `window`
 seconds, across all processes and machines that share the Redis.
 
-When Redis is unreachable the API keeps serving: the limiter logs a warning, stops trying Redis for
-REDIS_RETRY_SECONDS and meanwhile enforces the same limit in each process on its own (so N processes
-admit at most N x limit). Without REDIS_URL (the embedded mode) that per-process limiter is the only one.
+When Redis fails the API keeps serving: the connection's breaker (knowledge.resilience.redis_guard)
+stops trying Redis for EVERGREEN_DEPENDENCY_RETRY_SECONDS after one short timeout, and meanwhile the
+same limit is enforced in each process on its own (so N processes admit at most N x limit). Without
+REDIS_URL (the embedded mode) that per-process limiter is the only one.
 """
 
 from __future__ import annotations
@@ -26,11 +27,10 @@ import redis
 from django.conf import settings
 
 from evergreen_site.settings.env import Rate, RateSpecError, parse_rate
+from knowledge.resilience.redis_guard import redis_client
 
 logger = logging.getLogger(__name__)
 
-REDIS_TIMEOUT_SECONDS = 0.25
-REDIS_RETRY_SECONDS = 5.0
 KEY_PREFIX = "evergreen:rl"
 LOCAL_KEYS_MAX = 100_000
 
@@ -120,23 +120,17 @@ class LocalWindow:
 class SlidingWindowLimiter:
     def __init__(self) -> None:
         self.local = LocalWindow()
-        self._client: Any = None
-        self._script: Any = None
-        self._down_until = 0.0
+        self._scripts: dict[str, Any] = {}
         self._members = itertools.count()
-        self._lock = threading.Lock()
 
     def _redis_script(self) -> Any:
         url = getattr(settings, "REDIS_URL", "")
-        if not url or time.monotonic() < self._down_until:
+        if not url:
             return None
-        with self._lock:
-            if self._script is None:
-                self._client = redis.Redis.from_url(
-                    url, socket_timeout=REDIS_TIMEOUT_SECONDS, socket_connect_timeout=REDIS_TIMEOUT_SECONDS
-                )
-                self._script = self._client.register_script(SLIDING_WINDOW_LUA)
-            return self._script
+        script = self._scripts.get(url)
+        if script is None:
+            script = self._scripts[url] = redis_client(url).register_script(SLIDING_WINDOW_LUA)
+        return script
 
     def hit(self, *, scope: str, client: str, rate: Rate) -> RateDecision | None:
         """Count one request of `client` in `scope`; None when the rate is off."""
@@ -148,9 +142,8 @@ class SlidingWindowLimiter:
             member = f"{time.time_ns()}:{os.getpid()}:{threading.get_ident()}:{next(self._members)}"
             try:
                 admitted, remaining, reset_ms = script(keys=[key], args=[rate.limit, rate.window * 1000, member])
-            except Exception as error:  # noqa: BLE001 - any Redis failure must not fail the request
-                self._down_until = time.monotonic() + REDIS_RETRY_SECONDS
-                logger.warning("Rate limiter: Redis unavailable (%s); limiting per process for now", error)
+            except redis.RedisError as error:  # a Redis failure never fails the request
+                logger.debug("Rate limiter: Redis unavailable (%s); limiting in this process", error)
             else:
                 reset = max(1, math.ceil(int(reset_ms) / 1000))
                 return RateDecision(bool(admitted), rate.limit, rate.window, max(0, int(remaining)), reset)

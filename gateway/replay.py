@@ -8,7 +8,8 @@ answers a repeat — a 200, a HEAD or a 304 — without entering Django, as long
 
 - the request carries no Authorization and no cookie (keys and the admin always go through Django);
 - the namespace the request addresses still serves the same release, read through the same
-  one-second namespace cache the gate uses (a publish is visible within a second either way);
+  namespace cache the gate uses (a publish is visible within about a second either way, and while
+  PostgreSQL fails the cache's last answer holds, as it does in Django);
 - the namespace's rate limit admits the client (the same shared limiter; over it, Django answers 429).
 
 Everything else — misses, writes, errors, private namespaces — goes to Django unchanged.
@@ -24,8 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.utils.http import parse_etags
 
+from gateway import outages
 from gateway.clients import client_address_of
 from gateway.ratelimit import rate_for, rate_limit_hit
 from gateway.telemetry import access_log, channel_of
@@ -40,8 +43,8 @@ WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 REPLAY_ENTRIES = 4096
 REPLAY_BYTES = 64 * 1024 * 1024
-# Per-request headers: the rate-limit state and the request ID are made anew for every answer.
-PER_REQUEST_HEADERS = frozenset({"ratelimit", "ratelimit-policy", ids.HEADER.lower()})
+# Per-request headers: the rate-limit state, the request ID and the degraded mark are made anew for every answer.
+PER_REQUEST_HEADERS = frozenset({"ratelimit", "ratelimit-policy", ids.HEADER.lower(), outages.HEADER.lower()})
 NOT_MODIFIED_DROPS = frozenset({"content-type"})
 
 
@@ -197,11 +200,14 @@ class ReplayApp:
         found: Remembered,
         request_id: str,
     ) -> Replayed | None:
-        state = found.replayable.state()
+        try:
+            state = found.replayable.state()
+        except DatabaseError:
+            return None  # a namespace too stale to trust: Django answers (503)
         if state is None or not state.is_public or state.release_key != found.replayable.release_key:
             self.memory.forget(key)
             return None
-        headers = [*found.headers, (ids.HEADER, request_id)]
+        headers = [*found.headers, (ids.HEADER, request_id), *outages.degraded_headers().items()]
         rate = rate_for(state.rate_limit)
         client = client_address_of(environ)
         decision = rate_limit_hit(scope=state.slug, client=client, rate=rate)

@@ -22,7 +22,7 @@ from knowledge.telemetry.metrics import tallies
 access_logger = logging.getLogger("evergreen.access")
 
 PAGES = frozenset({"index", "index-html", "entry-page", "entry-page-md", "doc", "doc-md"})
-OPS = frozenset({"healthz", "metrics", "api-schema", "api-docs"})
+OPS = frozenset({"healthz", "readyz", "metrics", "api-schema", "api-docs"})
 AGENT_CHANNELS = {"mcp": "mcp", "a2a": "a2a", "agent-card": "a2a", "a2a-extension": "a2a"}
 
 

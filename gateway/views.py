@@ -7,11 +7,13 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 
 from gateway.errors import METHOD_NOT_ALLOWED, GatewayError, MethodNotAllowedError
 from gateway.gate import Gate, request_gate, state_resolver
 from gateway.http import CachePolicy, Reply, error_reply, finish
+from gateway.outages import database_unavailable
 from gateway.params import query_text_check
 from gateway.pinning import pinned_gate, release_headers
 from gateway.replay import Replayable
@@ -60,12 +62,16 @@ def read_view(func: ReadView) -> Callable[..., HttpResponse]:
             gate = request_gate(request, namespace=namespace)
         except GatewayError as error:
             return gateway_error_response(request, error)
+        except DatabaseError as error:  # a namespace never read before, or read too long ago
+            return gateway_error_response(request, database_unavailable(error))
         try:
             query_text_check(request)
             gate = pinned_gate(request, gate)
             reply = func(request, gate, *args, **kwargs)
         except GatewayError as error:
             return gateway_error_response(request, error, gate=gate)
+        except DatabaseError as error:  # a release not loaded yet, a large file read on demand
+            return gateway_error_response(request, database_unavailable(error), gate=gate)
         response = finish(request, reply, cache=gate.cache, rate=gate.rate, extra=release_headers(gate))
         if reply.observed is not None:
             request_observed(

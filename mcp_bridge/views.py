@@ -8,12 +8,14 @@ from collections.abc import Callable
 
 import orjson
 from django.core.exceptions import SuspiciousOperation
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from gateway.errors import METHOD_NOT_ALLOWED, NOT_FOUND, GatewayError, MethodNotAllowedError, NotFoundError
 from gateway.gate import Gate, request_gate
 from gateway.http import JSON, MARKDOWN, CachePolicy, Reply, finish, read_body
+from gateway.outages import database_unavailable, degraded_headers
 from gateway.views import ALLOWED_METHODS, gateway_error_response, read_view
 from knowledge.security_events import BODY_TOO_LARGE, security_event
 from mcp_bridge import transport
@@ -44,8 +46,10 @@ def _admitted(request: HttpRequest, namespace: str | None, answer: Answer) -> Ht
         gate = request_gate(request, namespace=namespace)
     except GatewayError as error:
         return transport.respond(transport.gateway_refusal(error, body), extra=cors)
+    except DatabaseError as error:  # a namespace never read before, or read too long ago
+        return transport.respond(transport.gateway_refusal(database_unavailable(error), body), extra=cors)
     rate = gate.rate.headers() if gate.rate else {}
-    return transport.respond(answer(request, body, gate), extra={**rate, **cors})
+    return transport.respond(answer(request, body, gate), extra={**rate, **cors, **degraded_headers()})
 
 
 def _never_500(view: Callable[[HttpRequest, str | None], HttpResponse]) -> Callable[..., HttpResponse]:

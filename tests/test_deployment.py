@@ -65,10 +65,18 @@ def test_compose_settings_reach_the_services() -> None:
     assert env["EVERGREEN_DEBUG"] == "0"
 
 
-def test_healthz_answers(client: Any, db: Any) -> None:
-    response = client.get("/healthz")
-    assert response.status_code == 200
-    assert response.json() == {"status": "ok", "database": "ok", "cache": "ok"}
+def test_healthz_and_readyz_answer_when_everything_answers(client: Any, db: Any) -> None:
+    for path in ("/healthz", "/readyz"):
+        response = client.get(path)
+        assert response.status_code == 200
+        assert response.json() == {
+            "status": "ok",
+            "database": "ok",
+            "cache": "ok",
+            "serving": True,
+            "releases_in_memory": 0,
+        }
+        assert response["Cache-Control"] == "no-store"
 
 
 def test_the_image_copies_everything_the_application_reads() -> None:

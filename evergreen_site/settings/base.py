@@ -47,6 +47,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "gateway.telemetry.TelemetryMiddleware",
     "gateway.security.SecurityEventMiddleware",
+    "gateway.outages.DependencyFailureMiddleware",
     "evergreen_site.csp.ContentSecurityPolicyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -86,6 +87,12 @@ DATABASES = {
         DATABASE_URL, conn_max_age=env.whole("EVERGREEN_DB_CONN_MAX_AGE", 60), conn_health_checks=True
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A PostgreSQL that accepts connections and never answers (a hung host) fails a new connection
+    # after this many seconds instead of never; readers then serve from memory (README).
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env.whole("EVERGREEN_DB_CONNECT_TIMEOUT", 3, minimum=1)
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Embedded mode: wait for the single writer instead of failing with "database is locked".
     DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
@@ -98,7 +105,8 @@ REDIS_URL = env.url("REDIS_URL", "", schemes=("redis", "rediss", "unix"))
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's Redis cache with short timeouts and a circuit breaker (knowledge.resilience).
+            "BACKEND": "knowledge.resilience.cache.GuardedRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "evergreen",
             "TIMEOUT": 900,
@@ -245,7 +253,7 @@ LOGGING = {
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env.flag("EVERGREEN_SSL_REDIRECT", True)
-    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
     SECURE_HSTS_SECONDS = env.whole("EVERGREEN_HSTS_SECONDS", 31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env.flag("EVERGREEN_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = env.flag("EVERGREEN_HSTS_PRELOAD", True)

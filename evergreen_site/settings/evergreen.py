@@ -76,6 +76,14 @@ class EvergreenSettings:
     webhook_retry_max_seconds: float = 3600.0
     # Consecutive failed attempts (across notices) after which an endpoint is disabled.
     webhook_disable_after: int = 15
+    # When a dependency fails (README, "When a dependency fails"): each Redis call's connect and read
+    # timeout, how long a process then stops trying that Redis, and how long it keeps serving the
+    # namespaces and API keys it last read from PostgreSQL while PostgreSQL does not answer.
+    redis_timeout_seconds: float = 0.25
+    dependency_retry_seconds: float = 5.0
+    stale_if_error_seconds: float = 3600.0
+    # Revalidate cached namespaces and keys in a background thread (off in the test settings only).
+    revalidate_in_background: bool = True
 
     @classmethod
     def from_env(cls, env: Env) -> EvergreenSettings:
@@ -135,6 +143,13 @@ class EvergreenSettings:
             webhook_disable_after=env.whole(
                 "EVERGREEN_WEBHOOK_DISABLE_AFTER", defaults.webhook_disable_after, minimum=1
             ),
+            redis_timeout_seconds=env.number(
+                "EVERGREEN_REDIS_TIMEOUT_SECONDS", defaults.redis_timeout_seconds, minimum=0.01
+            ),
+            dependency_retry_seconds=env.number(
+                "EVERGREEN_DEPENDENCY_RETRY_SECONDS", defaults.dependency_retry_seconds, minimum=0.1
+            ),
+            stale_if_error_seconds=env.number("EVERGREEN_STALE_IF_ERROR_SECONDS", defaults.stale_if_error_seconds),
         )
 
 

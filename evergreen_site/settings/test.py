@@ -12,5 +12,12 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 LOGGING = {"version": 1, "disable_existing_loggers": False, "root": {"level": "WARNING"}}
 # Every security event is written (no folding of repeats), so tests can see each one.
 # The request log is off unless a test turns it on (tests/observe): nothing else pays for it or sees its rows.
-EVERGREEN = replace(EVERGREEN, build_coalesce_seconds=0.0, security_log_repeat_seconds=0.0, request_log=False)
+# Namespaces are revalidated in the request: another thread's connection cannot see a test's transaction.
+EVERGREEN = replace(
+    EVERGREEN,
+    build_coalesce_seconds=0.0,
+    security_log_repeat_seconds=0.0,
+    request_log=False,
+    revalidate_in_background=False,
+)
 CELERY_TASK_ALWAYS_EAGER = True

@@ -1,15 +1,15 @@
 """What the read surface serves: namespaces and their active release, loaded once per process.
 
-A request resolves its namespace through a short-lived in-process cache (NAMESPACE_TTL_SECONDS, so a
-publish is visible within a second without a query per request), then reads the active release from
-the loaded-release cache: artifacts, the compiled index and the snapshot, read from the database once
-per process per release id and shared by every request. Serving never touches entry rows.
+A request resolves its namespace through an in-process cache (knowledge.resilience.stale: fresh for
+NAMESPACE_TTL_SECONDS, so a publish is visible within about a second without a query per request,
+revalidated in the background, and served stale while the database fails), then reads the active
+release from the loaded-release cache: artifacts, the compiled index and the snapshot, read from the
+database once per process per release id and shared by every request. Serving never touches entry rows.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable
@@ -21,6 +21,7 @@ import orjson
 from knowledge.ids import ID_PATTERN
 from knowledge.models import ApiKey, Artifact, Namespace, NamespaceHost, Release
 from knowledge.models.namespace import api_key_digest
+from knowledge.resilience.stale import StaleCache
 from knowledge.retrieval.contract.records import PUBLIC, Tombstone
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.payload import ReleaseView
@@ -136,31 +137,7 @@ class LoadedRelease:
             return value
 
 
-class _TtlCache:
-    """Short-lived answers (namespaces, hosts, key checks), bounded so random names cannot grow it."""
-
-    def __init__(self, size: int = TTL_CACHE_MAX) -> None:
-        self._items: dict[Any, tuple[float, Any]] = {}
-        self._size = size
-
-    def get(self, key: Any, load: Callable[[], Any]) -> Any:
-        now = time.monotonic()
-        hit = self._items.get(key)
-        if hit is not None and hit[0] > now:
-            return hit[1]
-        value = load()
-        if len(self._items) >= self._size:
-            self._items = {k: v for k, v in self._items.items() if v[0] > now}
-            if len(self._items) >= self._size:
-                self._items.clear()
-        self._items[key] = (now + NAMESPACE_TTL_SECONDS, value)
-        return value
-
-    def clear(self) -> None:
-        self._items.clear()
-
-
-_states = _TtlCache()
+_states = StaleCache(fresh_seconds=lambda: NAMESPACE_TTL_SECONDS, size=TTL_CACHE_MAX)
 _releases: OrderedDict[int, LoadedRelease] = OrderedDict()
 _load_lock = threading.Lock()
 
@@ -170,6 +147,11 @@ def serving_caches_clear() -> None:
     _states.clear()
     with _load_lock:
         _releases.clear()
+
+
+def releases_in_memory() -> int:
+    """How many releases this process holds (what it can serve while the database fails)."""
+    return len(_releases)
 
 
 def release_cache_key(release: Release) -> str:

@@ -18,29 +18,19 @@ from django.conf import settings
 from django.utils import timezone
 
 from knowledge.models import Namespace, RequestLog
+from knowledge.resilience.redis_guard import redis_client
 from knowledge.services.gaps import gaps_record
 from knowledge.telemetry.metrics import REQUEST_LOG, tallies
 
 logger = logging.getLogger(__name__)
 
 QUEUE_KEY: Final = "evergreen:request-log"
-REDIS_TIMEOUT_SECONDS: Final = 0.5
 WRITE_BATCH: Final = 1000
 PRUNE_BATCH: Final = 5000
 
-_client: list[redis.Redis] = []
-
 
 def _redis() -> redis.Redis:
-    if not _client:
-        _client.append(
-            redis.Redis.from_url(
-                settings.REDIS_URL,
-                socket_timeout=REDIS_TIMEOUT_SECONDS,
-                socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
-            )
-        )
-    return _client[0]
+    return redis_client(settings.REDIS_URL)
 
 
 def request_log_ship(rows: list[dict[str, Any]]) -> None:
@@ -54,8 +44,8 @@ def request_log_ship(rows: list[dict[str, Any]]) -> None:
         pipe.rpush(QUEUE_KEY, payload)
         pipe.ltrim(QUEUE_KEY, -settings.EVERGREEN.request_log_queue_max, -1)
         pipe.execute()
-    except redis.RedisError as error:
-        logger.warning("Request log: %d records lost, Redis does not answer: %s", len(rows), error)
+    except redis.RedisError as error:  # the breaker logs the outage once; count what it costs
+        logger.debug("Request log: %d records lost, Redis does not answer: %s", len(rows), error)
         tallies.count(REQUEST_LOG, "dropped", amount=len(rows))
 
 

@@ -12,18 +12,17 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
-import redis
 from django.conf import settings
 from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, Sum
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 
 from knowledge.models import BuildStatus, DeliveryStatus, Namespace, ReleaseBuild, WebhookDelivery, WebhookEndpoint
+from knowledge.resilience.redis_guard import redis_client
 from knowledge.services.request_log import QUEUE_KEY
 
 logger = logging.getLogger(__name__)
 
 BUILD_BUCKETS = (0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
-REDIS_TIMEOUT_SECONDS = 0.5
 
 
 def _builds() -> Iterator[Metric]:
@@ -80,14 +79,10 @@ def _queues() -> Iterator[Metric]:
     if not url:  # the embedded mode has no queues: the family is there, without samples
         yield depth
         return
-    client = redis.Redis.from_url(
-        url, socket_timeout=REDIS_TIMEOUT_SECONDS, socket_connect_timeout=REDIS_TIMEOUT_SECONDS
-    )
     queue = settings.CELERY_TASK_DEFAULT_QUEUE
-    depth.add_metric([queue], client.llen(queue))
+    depth.add_metric([queue], redis_client(url).llen(queue))
     if settings.REDIS_URL:
-        shared = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=REDIS_TIMEOUT_SECONDS)
-        depth.add_metric(["request-log"], shared.llen(QUEUE_KEY))
+        depth.add_metric(["request-log"], redis_client(settings.REDIS_URL).llen(QUEUE_KEY))
     yield depth
 
 

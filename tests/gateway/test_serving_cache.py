@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from knowledge.resilience.stale import StaleCache
 from knowledge.selectors import serving
 from tests.configure import configure
 
@@ -16,7 +17,7 @@ def test_unknown_namespace_names_do_not_grow_the_cache_without_bound(
     client: Any, monkeypatch: Any, settings: Any
 ) -> None:
     configure(settings, rate_limit="0")
-    monkeypatch.setattr(serving, "_states", serving._TtlCache(size=5))
+    monkeypatch.setattr(serving, "_states", StaleCache(fresh_seconds=lambda: 1.0, size=5))
 
     for n in range(20):
         assert client.get(f"/t/nope-{n}/llms.txt").status_code == 404
@@ -60,7 +61,6 @@ def test_a_new_release_replaces_the_namespaces_previous_one_in_memory(
     publish(
         alpha, [{"id": "AL-003", "category": "fact", "title": "New", "body": "A new fact.", "updated": "2026-09-01"}]
     )
-    monkeypatch.setattr(serving, "NAMESPACE_TTL_SECONDS", 0.0)
     serving._states.clear()
     client.get("/t/alpha/llms.txt")
 

@@ -1,0 +1,133 @@
+"""Answers read from the database, kept in the process, revalidated in the background, served stale on failure.
+
+The gateway resolves every request to a namespace (and checks its API key) through this cache. An
+answer is fresh for `fresh_seconds()` (a publish or a revoked key shows within that time); after that
+the next request gets the answer it had and queues a revalidation, which one background thread per
+process runs. When the database fails, the last answer keeps being served for up to
+EVERGREEN_STALE_IF_ERROR_SECONDS after it was read, and the database breaker records the outage (the
+answers say how stale they are). Names never seen need the database: with its breaker open they fail
+at once with DatabaseUnavailableError, else they are read in the request, as is an answer older than
+that bound.
+
+`background=False` (the test settings) revalidates in the request instead: a test's transaction is
+invisible to another thread's connection.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import DatabaseError, close_old_connections
+
+from knowledge.resilience.database import DatabaseUnavailableError, database_breaker
+
+logger = logging.getLogger(__name__)
+
+Load = Callable[[], Any]
+UNAVAILABLE = "The database does not answer; this name was never read while it did."
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    value: Any
+    fresh_until: float
+    stale_until: float
+
+
+class StaleCache:
+    def __init__(
+        self, *, fresh_seconds: Callable[[], float], size: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.fresh_seconds = fresh_seconds  # read at each store (tests shorten it)
+        self._size = size
+        self._clock = clock
+        self._items: dict[Hashable, _Held] = {}
+        self._lock = threading.Lock()
+        self._queued: dict[Hashable, Load] = {}
+        self._wake = threading.Condition(self._lock)
+        self._worker: tuple[int, threading.Thread] | None = None
+
+    def get(self, key: Hashable, load: Load) -> Any:
+        now = self._clock()
+        held = self._items.get(key)
+        if held is not None and now < held.fresh_until:
+            return held.value
+        if held is not None and now < held.stale_until:
+            if settings.EVERGREEN.revalidate_in_background:
+                self._queue(key, load)
+                return held.value
+            if not database_breaker().allow():
+                return held.value
+            try:
+                return self._load(key, load)
+            except DatabaseError:
+                return held.value
+        if not database_breaker().allow():
+            raise DatabaseUnavailableError(UNAVAILABLE)
+        return self._load(key, load)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._queued.clear()
+
+    def _load(self, key: Hashable, load: Load) -> Any:
+        breaker = database_breaker()
+        try:
+            value = load()
+        except DatabaseError as error:
+            if breaker.failure(error):
+                logger.warning("The database does not answer (%s); serving what this process holds", error)
+            raise
+        if breaker.state().failing_since is not None:
+            logger.warning("The database answers again")
+        breaker.success()
+        self._store(key, value)
+        return value
+
+    def _store(self, key: Hashable, value: Any) -> None:
+        now = self._clock()
+        held = _Held(value, now + self.fresh_seconds(), now + settings.EVERGREEN.stale_if_error_seconds)
+        with self._lock:
+            if key not in self._items and len(self._items) >= self._size:
+                self._items = {k: v for k, v in self._items.items() if v.stale_until > now}
+                if len(self._items) >= self._size:
+                    self._items.clear()
+            self._items[key] = held
+
+    def _queue(self, key: Hashable, load: Load) -> None:
+        with self._lock:
+            if key in self._queued:
+                return
+            self._queued[key] = load
+            worker = self._worker
+            if worker is None or worker[0] != os.getpid() or not worker[1].is_alive():
+                thread = threading.Thread(target=self._revalidate, name="evergreen-revalidate", daemon=True)
+                self._worker = (os.getpid(), thread)  # a forked child starts its own
+                thread.start()
+            self._wake.notify()
+
+    def _revalidate(self) -> None:
+        """The background thread: revalidate queued answers one by one, with its own database connection."""
+        while True:
+            with self._lock:
+                while not self._queued:
+                    self._wake.wait()
+                key, load = next(iter(self._queued.items()))
+            close_old_connections()  # drop a connection the last failure left broken
+            try:
+                self._load(key, load)
+            except DatabaseError:
+                time.sleep(1.0)  # the breaker has the outage; do not spin on it
+            except Exception:
+                logger.exception("Revalidating %r failed", key)
+            finally:
+                with self._lock:
+                    self._queued.pop(key, None)
