@@ -43,7 +43,7 @@ class LiveServer:
 
     def inspect(self) -> dict[str, Any]:
         """Feedback rows and published-content markers, read by a process of the server's own environment."""
-        return _run_setup("inspect", self.env)
+        return run_setup("inspect", self.env)
 
 
 def free_port() -> int:
@@ -52,9 +52,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _run_setup(command: str, env: dict[str, str]) -> dict[str, Any]:
+def run_setup(command: str, env: dict[str, str], *args: str) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, "-m", "tests.mcp_bridge.live_setup", command],
+        [sys.executable, "-m", "tests.mcp_bridge.live_setup", command, *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -129,7 +129,7 @@ def live_server(
             "PYTHONPATH": str(ROOT),
             **(extra_env or {}),
         }
-        setup = _run_setup("setup", env)
+        setup = run_setup("setup", env)
         log = tmp / "gunicorn.log"
         for _ in range(START_ATTEMPTS):
             port = free_port()

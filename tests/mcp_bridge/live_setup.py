@@ -1,9 +1,12 @@
-"""Run inside the live server's environment: ``python -m tests.mcp_bridge.live_setup setup|inspect``.
+"""Run inside the live server's environment: ``python -m tests.mcp_bridge.live_setup setup|inspect|session``.
 
 ``setup`` migrates a fresh database and loads what the live tests drive: the demo namespace (one
 entry retired, so a gone ID exists) and a private namespace ``vault`` with more entries than one
 ``resources/list`` page, whose API key it prints. ``inspect`` prints the feedback rows and what
-published content consists of, so a test can show that feedback changed none of it.
+published content consists of, so a test can show that feedback changed none of it. ``session``
+logs the demo's ``admin`` in and prints the session key (for admin requests without a login form).
+``publish <title>`` writes, reviews and publishes one new demo entry as the editor and the reviewer
+would (the release build is queued on commit, like any publish) and prints its ID.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 LIVE_PASSWORD = "live-demo-password"  # a throwaway user in a throwaway database
@@ -107,14 +111,49 @@ def _inspect() -> dict[str, Any]:
     return {"feedback": feedback, "published": published}
 
 
-def main(command: str) -> None:
+def _session() -> dict[str, Any]:
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="admin"))
+    return {"session": client.cookies["sessionid"].value}
+
+
+def _publish(title: str) -> dict[str, Any]:
+    from django.contrib.auth import get_user_model
+
+    from knowledge.models import Namespace
+    from knowledge.services.entries import entry_create
+    from knowledge.services.versions import version_approve, version_publish, version_submit
+    from tests.factories import content
+
+    users = get_user_model().objects
+    editor, reviewer = users.get(username="editor"), users.get(username="reviewer")
+    demo = Namespace.objects.get(slug="evergreen")
+    version = entry_create(
+        namespace=demo, category=demo.categories.get(slug="fact"), content=content(title=title), actor=editor
+    )
+    version_submit(version=version, actor=editor)
+    version_approve(version=version, actor=reviewer)
+    version_publish(version=version, actor=reviewer)
+    return {"id": version.entry.public_id}
+
+
+def main(command: str, *args: str) -> None:
     import django
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evergreen_site.settings.test")
     django.setup()
-    result = _setup() if command == "setup" else _inspect()
+    commands: dict[str, Callable[..., dict[str, Any]]] = {
+        "setup": _setup,
+        "inspect": _inspect,
+        "session": _session,
+        "publish": _publish,
+    }
+    result = commands[command](*args)
     sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:])
