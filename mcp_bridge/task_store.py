@@ -1,11 +1,18 @@
-"""The A2A task store of one namespace over the ``A2ATask`` model (A2A v0.3.0 §7.3 tasks/get, §7.4 tasks/cancel)."""
+"""The A2A task store of one namespace over the ``A2ATask`` model (A2A v0.3.0 §7.3 tasks/get, §7.4 tasks/cancel).
+
+While the database fails, ``message/send`` still answers from the release in memory: its task is
+answered but not stored (``tasks/get`` cannot find it later), and nothing is stored to count against
+the quotas. Reading a stored task needs the database and fails as any read of it does.
+"""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.db import DatabaseError
 from django.http import HttpRequest
 from django.utils import timezone
 
@@ -14,6 +21,8 @@ from knowledge.security_events import A2A_QUOTA, security_client_hash, security_
 from knowledge.services import a2a_tasks
 from knowledge.services.a2a_tasks import TaskLimits, a2a_task_limits
 from mcp_bridge.ports import TaskQuotaError
+
+logger = logging.getLogger(__name__)
 
 
 def task_retention_seconds() -> int:
@@ -58,14 +67,19 @@ class DatabaseTaskStore:
             a2a_tasks.a2a_task_admit(
                 namespace_id=self.namespace_id, client=self.client, limits=self.limits, now=self._now()
             )
+        except DatabaseError as error:
+            logger.warning("A2A task quotas not checked, the database does not answer: %s", error)
         except a2a_tasks.TaskQuotaError as error:
             security_event(A2A_QUOTA, request=self._request, namespace=self._namespace, reason=f"{error.scope}_quota")
             raise TaskQuotaError(str(error), scope=error.scope, retry_after=error.retry_after) from error
 
     def save(self, task: Mapping[str, Any]) -> None:
-        a2a_tasks.a2a_task_save(
-            namespace_id=self.namespace_id, task=dict(task), client=self.client, limits=self.limits, now=self._now()
-        )
+        try:
+            a2a_tasks.a2a_task_save(
+                namespace_id=self.namespace_id, task=dict(task), client=self.client, limits=self.limits, now=self._now()
+            )
+        except DatabaseError as error:
+            logger.warning("A2A task %s answered but not stored, the database does not answer: %s", task["id"], error)
 
     def load(self, task_id: str) -> dict[str, Any] | None:
         cutoff = self._now() - timedelta(seconds=self.retention_seconds)

@@ -37,6 +37,11 @@ def mcp_call(http: httpx.Client, path: str, name: str, arguments: dict[str, Any]
     return http.post(path, json=body, headers={**MCP_HEADERS, **headers})
 
 
+def a2a_send(http: httpx.Client, text: str) -> httpx.Response:
+    message = {"kind": "message", "messageId": "m-1", "role": "user", "parts": [{"kind": "text", "text": text}]}
+    return http.post("/a2a", json={"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message}})
+
+
 def degraded(http: httpx.Client) -> bool:
     return "Evergreen-Degraded" in http.get("/llms.txt").headers
 
@@ -65,6 +70,9 @@ def test_reads_answer_from_memory_and_writes_refuse_while_postgresql_is_stopped(
             answer = mcp_call(http, "/t/evergreen/mcp", "search_context", {"query": "citation rules"})
             assert answer.status_code == 200 and answer.json()["result"]["isError"] is False
             assert http.get("/t/vault/api/context?topic=archive", headers=vault).status_code == 200
+            # A2A answers from memory too; its task is not stored, so nothing is half-written.
+            task = a2a_send(http, "token budget")
+            assert task.status_code == 200 and task.json()["result"]["status"]["state"] == "completed"
 
             # Names and keys this worker never read need the database: 503 with a code, not 500.
             unknown = http.get("/t/never-read/llms.txt")
