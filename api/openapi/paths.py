@@ -283,10 +283,28 @@ def _operations_root() -> dict[str, Any]:
             "servers": ROOT_ONLY,
             "get": {
                 "operationId": "healthz_get",
-                "summary": "Database and cache health for load balancers (Cache-Control: no-store)",
+                "summary": "Whether this process serves, and each dependency's state (Cache-Control: no-store)",
                 "tags": ["operations"],
                 "responses": {
-                    "200": ok("Healthy.", {JSON: {"schema": health}}, headers=SECTION_10),
+                    "200": ok(
+                        "Serving (from memory if a dependency fails).", {JSON: {"schema": health}}, headers=SECTION_10
+                    ),
+                    "503": ok(
+                        "Not serving: no database and nothing in memory.",
+                        {JSON: {"schema": health}},
+                        headers=SECTION_10,
+                    ),
+                },
+            },
+        },
+        "/readyz": {
+            "servers": ROOT_ONLY,
+            "get": {
+                "operationId": "readyz_get",
+                "summary": "The same report; 200 only when PostgreSQL and Redis answer (Cache-Control: no-store)",
+                "tags": ["operations"],
+                "responses": {
+                    "200": ok("Every dependency answers.", {JSON: {"schema": health}}, headers=SECTION_10),
                     "503": ok("Degraded: a check failed.", {JSON: {"schema": health}}, headers=SECTION_10),
                 },
             },
