@@ -19,7 +19,6 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 
 from gateway.http import JSON, CachePolicy, Reply, finish
-
 from knowledge.resilience.database import database_probe, database_staleness
 from knowledge.selectors.serving import releases_in_memory
 
