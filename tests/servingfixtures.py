@@ -42,13 +42,26 @@ def no_rate_limit(settings: Any) -> None:
     configure(settings, rate_limit="0")
 
 
-def publish(namespace: Namespace, rows: list[dict[str, Any]], *, now: datetime = BUILT_AT) -> Namespace:
-    """Import and publish `rows` (JSON Lines fields) and build the namespace's release."""
+def publish(
+    namespace: Namespace, rows: list[dict[str, Any]], *, now: datetime = BUILT_AT, acknowledgement: str = ""
+) -> Namespace:
+    """Import and publish `rows` (JSON Lines fields) and build the namespace's release.
+
+    `acknowledgement` answers the safety scan's warnings, as `import_entries --acknowledge-warnings` does.
+    """
     person: Any = UserFactory(username=f"importer-{namespace.slug}")
     checker: Any = UserFactory(username=f"checker-{namespace.slug}")
     items = entries_parse(json.dumps(row, ensure_ascii=False) for row in rows)
     with time_machine.travel(now, tick=False):  # approvals are dated: the same rows build the same bytes
-        entries_import(namespace=namespace, items=items, actor=person, reviewer=checker, publish=True, source="test")
+        entries_import(
+            namespace=namespace,
+            items=items,
+            actor=person,
+            reviewer=checker,
+            publish=True,
+            source="test",
+            acknowledgement=acknowledgement,
+        )
     release_build(namespace_id=namespace.pk, now=now)
     namespace.refresh_from_db()
     return namespace

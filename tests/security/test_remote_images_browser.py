@@ -97,6 +97,7 @@ def test_the_public_entry_page_fetches_no_remote_image(
                 "updated": "2026-08-01",
             }
         ],
+        acknowledgement="the images are this test's subject",
     )
     requested: list[str] = []
     page.on("request", lambda request: requested.append(request.url))
