@@ -1,7 +1,8 @@
 """The one table of allowed version transitions, and the function that enforces it.
 
 draft → in review → approved → published → superseded; in review → rejected;
-draft or in review → withdrawn. Everything else is refused with a message an editor can act on.
+draft or in review → withdrawn. A rollback alone may also bring a superseded version back
+(superseded → published). Everything else is refused with a message an editor can act on.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ TRANSITIONS: dict[tuple[str, str], str] = {
     (S.IN_REVIEW, S.WITHDRAWN): "withdraw",
 }
 
+# What a rollback (knowledge.services.rollback) may do for the reviewer who asked: never offered as a step.
+ROLLBACK_TRANSITIONS: dict[tuple[str, str], str] = {**TRANSITIONS, (S.SUPERSEDED, S.PUBLISHED): "revert"}
+
 EDITABLE_STATES = frozenset({S.DRAFT})
 
 
@@ -28,9 +32,9 @@ class TransitionError(Exception):
 REFUSED_TRANSITION = "A version that is {current} cannot be {action}: allowed from {allowed}."
 
 
-def check_transition(current: str, target: str) -> str:
+def check_transition(current: str, target: str, *, table: dict[tuple[str, str], str] = TRANSITIONS) -> str:
     """Return the action name of current → target, or raise TransitionError saying why not."""
-    action = TRANSITIONS.get((current, target))
+    action = table.get((current, target))
     if action is not None:
         return action
     verb = {

@@ -12,7 +12,7 @@ from knowledge.errors import ServiceError
 from knowledge.models import Artifact, AuditRecord, Release, ReleaseBuild, Role
 from knowledge.retrieval.calibration import matching_summary
 from knowledge.selectors.evaluation import golden_questions_list
-from knowledge.services.releases import release_rollback
+from knowledge.services.rollback import release_rollback
 
 
 class ArtifactInline(NamespaceScopedInline, admin.TabularInline):
@@ -73,15 +73,11 @@ class ReleaseAdmin(ReadOnlyAdmin):
             return
         release = queryset.get()
         try:
-            release_rollback(namespace=release.namespace, release=release, actor=request.user)
+            outcome = release_rollback(namespace=release.namespace, release=release, actor=request.user)
         except ServiceError as error:
             messages.error(request, str(error))
             return
-        messages.success(
-            request,
-            f"{release.namespace.slug} now serves release #{release.sequence} (v{release.knowledge_version}). "
-            "The next publish builds a new release from the current published versions.",
-        )
+        messages.success(request, f"{release.namespace.slug}: {outcome.describe()}")
 
     @namespace_action(role=Role.REVIEWER, description="Evaluate golden questions against this release")
     def evaluate_golden_questions(self, request: HttpRequest, queryset: QuerySet[Release]) -> None:

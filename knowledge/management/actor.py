@@ -37,11 +37,16 @@ class CommandActor:
             raise CommandError(str(error)) from None
 
 
-def add_user_argument(parser: CommandParser, *, needs: str) -> None:
+def add_user_argument(parser: CommandParser, *, needs: str, person_required: bool = False) -> None:
+    """`--user`; with `person_required` the command refuses to run as the system actor (see person_actor)."""
+    without = (
+        "Required: this change is reviewed work that names a person."
+        if person_required
+        else f"Without it the command acts as the system actor {SYSTEM_USERNAME}."
+    )
     parser.add_argument(
         "--user",
-        help=f"Username of the person acting (needs {needs} in the namespace); recorded in the audit trail. "
-        f"Without it the command acts as the system actor {SYSTEM_USERNAME}.",
+        help=f"Username of the person acting (needs {needs} in the namespace); recorded in the audit trail. {without}",
     )
 
 
@@ -52,3 +57,13 @@ def command_actor(username: str | None) -> CommandActor:
     if user is None:
         raise CommandError(NO_SUCH_USER.format(username=username))
     return CommandActor(user=user, checked=True)
+
+
+NEEDS_PERSON = "Say who does this: --user {role} (a {role} of the namespace, named in the audit trail)."
+
+
+def person_actor(username: str | None, *, role: str) -> CommandActor:
+    """The --user person, for changes the system actor may never make (a rollback, a restore)."""
+    if not username:
+        raise CommandError(NEEDS_PERSON.format(role=role.upper()))
+    return command_actor(username)

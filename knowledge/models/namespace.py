@@ -104,6 +104,9 @@ class Namespace(models.Model):
     )
     # Bumped in the same transaction as every change a release is built from.
     content_serial = models.PositiveBigIntegerField(default=0, editable=False)
+    # The content serial the active release was activated for: a build that read older content
+    # never replaces it (a reused release keeps the serial it was first built from).
+    active_serial = models.PositiveBigIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

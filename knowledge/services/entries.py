@@ -1,4 +1,4 @@
-"""Creating entries (with never-reused IDs) and retiring them (tombstones)."""
+"""Creating entries (with never-reused IDs), retiring them (tombstones) and restoring a retired one."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ ID_MALFORMED = "“{public_id}” is not an ID of this namespace (expected {pref
 RETIRE_NEEDS_REASON = "Say why the entry is retired: agents receive the reason with 410 Gone."
 REPLACEMENT_INVALID = "The replacement {public_id} must be a live entry of this namespace other than {entry}."
 ALREADY_RETIRED = "{entry} was already retired on {date}."
+NOT_RETIRED = "{entry} is not retired; only a retired entry can be restored."
+RESTORE_NEEDS_NOTE = "Say why the entry comes back: the audit trail keeps the reason."
 
 
 def _next_free_number(*, namespace: Namespace, category: Category) -> int:
@@ -127,5 +129,28 @@ def entry_retire(
     entry.replaced_by = replaced_by
     entry.save(update_fields=["retired_at", "retire_reason", "replaced_by"])
     audit_record(namespace=entry.namespace, actor=actor, action="retire", entry=entry, note=reason)
+    release_request_build(namespace=entry.namespace)
+    return entry
+
+
+@transaction.atomic
+def entry_restore(*, entry: Entry, actor: Actor, note: str) -> Entry:
+    """Bring a retired entry back under its own ID (an explicit, audited reviewer decision).
+
+    Its last published version serves again from the next release; a rollback never does this.
+    """
+    require_role(user=actor, namespace=entry.namespace, role=Role.REVIEWER)
+    entry = Entry.objects.select_for_update().select_related("namespace").get(pk=entry.pk)
+    if entry.retired_at is None:
+        raise InvalidInputError(NOT_RETIRED.format(entry=entry.public_id))
+    note = note.strip()
+    if not note:
+        raise InvalidInputError(RESTORE_NEEDS_NOTE)
+    retired = f"retired {entry.retired_at:%Y-%m-%d}: {entry.retire_reason}"
+    entry.retired_at = None
+    entry.retire_reason = ""
+    entry.replaced_by = ""
+    entry.save(update_fields=["retired_at", "retire_reason", "replaced_by"])
+    audit_record(namespace=entry.namespace, actor=actor, action="restore", entry=entry, note=f"{note} (was {retired})")
     release_request_build(namespace=entry.namespace)
     return entry

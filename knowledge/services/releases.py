@@ -1,4 +1,4 @@
-"""Building, activating and rolling back releases.
+"""Building and activating releases (rolling back is knowledge.services.rollback).
 
 A build reads a snapshot, renders every artifact, validates them and commits the release and the
 active-release switch in one transaction: a failed or killed build leaves the previous release
@@ -30,7 +30,6 @@ from django.db.models import F
 from django.utils import timezone
 
 from knowledge.actors import Actor
-from knowledge.errors import InvalidInputError
 from knowledge.models import ActivationKind, Artifact, BuildStatus, Namespace, Release, ReleaseBuild
 from knowledge.retrieval.contract.records import PUBLIC
 from knowledge.retrieval.index import SearchIndex
@@ -48,7 +47,6 @@ from knowledge.retrieval.tiers import INTERNAL_ARTIFACTS, freshness_counts, pack
 from knowledge.retrieval.timestamps import rfc3339
 from knowledge.selectors.pages import release_metrics_measure
 from knowledge.selectors.snapshots import snapshot_read
-from knowledge.services.access import require_role
 from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
 from knowledge.services.webhooks import release_activation_record
@@ -94,10 +92,29 @@ class BuildOutcome:
     created: bool
     activated: bool
 
+    def describe(self) -> str:
+        """What the build did, in words (build_release prints it)."""
+        if self.created:
+            return "built and activated" if self.activated else "built; a release of newer content stays active"
+        if self.activated:
+            return "activated again (the published versions are the ones it was built from)"
+        return "unchanged"
+
+
+def content_serial_bump(*, namespace: Namespace) -> int:
+    """Mark the namespace's content as changed (in the caller's transaction); returns the new serial."""
+    Namespace.objects.filter(pk=namespace.pk).update(content_serial=F("content_serial") + 1)
+    return Namespace.objects.values_list("content_serial", flat=True).get(pk=namespace.pk)
+
 
 def release_request_build(*, namespace: Namespace) -> None:
     """Mark the namespace's content as changed and queue one build once the transaction commits."""
-    Namespace.objects.filter(pk=namespace.pk).update(content_serial=F("content_serial") + 1)
+    content_serial_bump(namespace=namespace)
+    release_enqueue_build(namespace=namespace)
+
+
+def release_enqueue_build(*, namespace: Namespace) -> None:
+    """Queue one build of the namespace once the transaction commits."""
     transaction.on_commit(partial(_enqueue_build, namespace.pk))
 
 
@@ -179,21 +196,26 @@ def _compress_artifacts_with_lz4() -> None:
         logger.info("Artifacts stay compressed with pglz: %s", error)
 
 
-def _activate(*, namespace_id: int, release: Release, now: datetime) -> bool:
-    """Point the namespace at the release unless a release built from newer content is active."""
+def release_activate(
+    *, namespace_id: int, release: Release, serial: int, kind: str = ActivationKind.BUILD, now: datetime | None = None
+) -> bool:
+    """Serve the release for content serial `serial`, unless it already serves or newer content does.
+
+    Runs inside the caller's transaction; every switch is recorded (release_activation_record), so the
+    change feed and webhooks see rollbacks and re-activations as well as new builds.
+    """
     namespace = Namespace.objects.select_for_update().get(pk=namespace_id)
-    active = Release.objects.filter(pk=namespace.active_release_id).first() if namespace.active_release_id else None
-    if active is not None and (active.pk == release.pk or active.content_serial > release.content_serial):
+    if namespace.active_release_id == release.pk:
+        if serial > namespace.active_serial:
+            Namespace.objects.filter(pk=namespace_id).update(active_serial=serial)
         return False
+    if namespace.active_serial > serial:
+        return False
+    previous = namespace.active_release_id
     namespace.active_release = release
-    namespace.save(update_fields=["active_release"])
-    release_activation_record(
-        namespace_id=namespace_id,
-        release=release,
-        previous_id=active.pk if active else None,
-        kind=ActivationKind.BUILD,
-        at=now,
-    )
+    namespace.active_serial = serial
+    namespace.save(update_fields=["active_release", "active_serial"])
+    release_activation_record(namespace_id=namespace_id, release=release, previous_id=previous, kind=kind, at=now)
     return True
 
 
@@ -230,7 +252,16 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
     existing = Release.objects.filter(namespace=namespace, inputs_hash=inputs_hash).first()
     if existing is not None:
         with transaction.atomic():
-            activated = _activate(namespace_id=namespace.pk, release=existing, now=now)
+            activated = release_activate(namespace_id=namespace.pk, release=existing, serial=serial, now=now)
+            if activated:
+                audit_record(
+                    namespace=namespace,
+                    actor=actor,
+                    action="release",
+                    release=existing,
+                    note=f"Release #{existing.sequence} v{existing.knowledge_version} activated again "
+                    "(the published versions are the ones it was built from).",
+                )
         return BuildOutcome(release=existing, created=False, activated=activated)
 
     previous = Release.objects.filter(namespace=namespace).order_by("-sequence").first()
@@ -275,7 +306,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
             )
             for a in artifacts
         )
-        activated = _activate(namespace_id=namespace.pk, release=release, now=now)
+        activated = release_activate(namespace_id=namespace.pk, release=release, serial=serial, now=now)
         audit_record(
             namespace=namespace,
             actor=actor,
@@ -286,35 +317,3 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
         )
     logger.info("Built release %s of %s in %.2fs", release.sequence, namespace.slug, release.build_seconds)
     return BuildOutcome(release=release, created=True, activated=activated)
-
-
-ROLLBACK_FOREIGN = "Release {release} belongs to another namespace."
-ROLLBACK_ACTIVE = "Release #{sequence} is already the active release."
-
-
-@transaction.atomic
-def release_rollback(
-    *, namespace: Namespace, release: Release, actor: Actor, note: str = "", check_permission: bool = True
-) -> Release:
-    """Serve an earlier release again, byte for byte; the next publish builds from current content."""
-    if check_permission:
-        require_role(user=actor, namespace=namespace, role="reviewer")
-    if release.namespace_id != namespace.pk:
-        raise InvalidInputError(ROLLBACK_FOREIGN.format(release=release.pk))
-    locked = Namespace.objects.select_for_update().get(pk=namespace.pk)
-    if locked.active_release_id == release.pk:
-        raise InvalidInputError(ROLLBACK_ACTIVE.format(sequence=release.sequence))
-    previous = locked.active_release_id
-    locked.active_release = release
-    locked.save(update_fields=["active_release"])
-    release_activation_record(
-        namespace_id=namespace.pk, release=release, previous_id=previous, kind=ActivationKind.ROLLBACK
-    )
-    audit_record(
-        namespace=namespace,
-        actor=actor,
-        action="rollback",
-        release=release,
-        note=note or f"Rolled back from release id {previous} to #{release.sequence}.",
-    )
-    return release

@@ -26,7 +26,7 @@ from knowledge.services.content import VersionContent
 from knowledge.services.four_eyes import contribution_record, four_eyes_check, version_contributor_ids
 from knowledge.services.releases import release_request_build
 from knowledge.services.safety import approval_safety_check, findings_record
-from knowledge.workflow import check_transition
+from knowledge.workflow import ROLLBACK_TRANSITIONS, TRANSITIONS, check_transition
 
 ACTION_ROLES = {
     "submit": Role.EDITOR,
@@ -34,6 +34,7 @@ ACTION_ROLES = {
     "approve": Role.REVIEWER,
     "reject": Role.REVIEWER,
     "publish": Role.REVIEWER,
+    "revert": Role.REVIEWER,
 }
 
 
@@ -43,9 +44,15 @@ def _locked(version: EntryVersion) -> EntryVersion:
 
 
 def _transition(
-    version: EntryVersion, *, target: str, actor: Actor, note: str = "", check_permission: bool = True
+    version: EntryVersion,
+    *,
+    target: str,
+    actor: Actor,
+    note: str = "",
+    check_permission: bool = True,
+    table: dict[tuple[str, str], str] = TRANSITIONS,
 ) -> EntryVersion:
-    action = check_transition(version.state, target)
+    action = check_transition(version.state, target, table=table)
     entry = version.entry
     if check_permission:
         require_role(user=actor, namespace=entry.namespace, role=ACTION_ROLES[action])
@@ -226,6 +233,34 @@ def version_publish(
     entry.save(update_fields=["live_version"])
     release_request_build(namespace=entry.namespace)
     return version
+
+
+def version_revert(*, entry: Entry, version: EntryVersion | None, actor: Actor, note: str) -> bool:
+    """Make an earlier version the entry's published one again (None: publish none); a rollback's step.
+
+    Every change is an audited transition (the live version is superseded, the earlier one goes from
+    superseded back to published). The caller holds the entry's row lock and has checked the actor's
+    reviewer role. Returns whether anything changed.
+    """
+    live = entry.versions.filter(state=VersionState.PUBLISHED).first()
+    if (live.pk if live else None) == (version.pk if version else None):
+        return False
+    if live is not None:
+        _transition(live, target=VersionState.SUPERSEDED, actor=actor, note=note, check_permission=False)
+    if version is not None:
+        _transition(
+            version,
+            target=VersionState.PUBLISHED,
+            actor=actor,
+            note=note,
+            check_permission=False,
+            table=ROLLBACK_TRANSITIONS,
+        )
+        version.published_at = timezone.now()
+        version.save(update_fields=["published_at"])
+    entry.live_version = version
+    entry.save(update_fields=["live_version"])
+    return True
 
 
 def versions_publish_due(*, now: datetime | None = None) -> int:

@@ -17,7 +17,7 @@ from knowledge.models import EvaluationRun, GoldenQuestion, Release, Role
 from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
 from knowledge.services.evaluation import evaluation_run_record, questions_evaluate
 from knowledge.services.golden_questions import golden_question_create
-from knowledge.services.releases import release_rollback
+from knowledge.services.rollback import release_rollback
 from manage_api.base import ManageViewSet
 from manage_api.errors import error_body
 from manage_api.filters import EvaluationRunFilter, GoldenQuestionFilter, ReleaseFilter
@@ -66,9 +66,10 @@ class ReleaseViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ManageVie
         return get_object_or_404(queryset, sequence=self.kwargs["sequence"])
 
     @extend_schema(
-        summary="Serve this release again",
-        description="The namespace's active release becomes this one, byte for byte; the next publish builds "
-        "from the current content.",
+        summary="Roll back to this release",
+        description="A reviewed revert: this release's entry versions are published again (audited under the "
+        "caller), entries retired since stay retired, and the namespace serves that state: this release itself "
+        "when nothing else changed since, otherwise a new release built from it. Later publishes keep the rollback.",
         parameters=[SEQUENCE],
         request=NoteSerializer,
         responses={200: ReleaseSerializer, **errors(400, 401, 403, 404, 422, 429)},

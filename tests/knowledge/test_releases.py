@@ -13,7 +13,8 @@ from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.render import release as release_render
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services.entries import entry_create, entry_retire
-from knowledge.services.releases import release_build, release_rollback
+from knowledge.services.releases import release_build
+from knowledge.services.rollback import release_rollback
 from knowledge.services.versions import (
     version_approve,
     version_draft_for_entry,

@@ -19,7 +19,7 @@ from knowledge.services.versions import (
     version_submit,
     version_withdraw,
 )
-from knowledge.workflow import TransitionError, check_transition
+from knowledge.workflow import ROLLBACK_TRANSITIONS, TransitionError, check_transition
 from tests.factories import content
 
 pytestmark = pytest.mark.django_db
@@ -102,6 +102,12 @@ def test_a_refused_transition_says_why_and_changes_nothing(draft: EntryVersion, 
 def test_transition_table_refuses(current: str, target: str) -> None:
     with pytest.raises(TransitionError):
         check_transition(current, target)
+
+
+def test_only_a_rollback_brings_a_superseded_version_back() -> None:
+    assert check_transition("superseded", "published", table=ROLLBACK_TRANSITIONS) == "revert"
+    with pytest.raises(TransitionError, match=r"allowed from approved\.$"):
+        check_transition("superseded", "published")
 
 
 def test_reject_needs_a_note_and_ends_the_version(draft: EntryVersion, editor: Any, reviewer: Any) -> None:

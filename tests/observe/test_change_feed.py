@@ -8,7 +8,8 @@ import pytest
 
 from knowledge.models import Namespace, Release
 from knowledge.selectors.serving import serving_caches_clear
-from knowledge.services.releases import release_rollback
+from knowledge.services.releases import release_build
+from knowledge.services.rollback import release_rollback
 from tests.observe.releases import SECOND_BUILT, retire_and_build, second_release
 from tests.servingfixtures import beta_rows, publish
 
@@ -63,19 +64,23 @@ def test_pages_follow_the_next_link_to_the_end(client: Any, alpha: Namespace) ->
     assert seen == ["AL-001", "AL-002", "AL-201"]
 
 
-def test_retirement_and_rollback_show_as_retired_and_removed(client: Any, alpha: Namespace) -> None:
+def test_retirement_and_rollback_show_as_retired_and_removed(client: Any, alpha: Namespace, reviewer: Any) -> None:
     second_release(alpha)
     retire_and_build(alpha, "AL-001")
     retired = changes(client, "since=2").json()
     assert [(c["id"], c["change"]) for c in retired["changes"]] == [("AL-001", "retired")]
 
-    release_rollback(
-        namespace=alpha, release=Release.objects.get(namespace=alpha, sequence=1), actor=None, check_permission=False
-    )
+    release_rollback(namespace=alpha, release=Release.objects.get(namespace=alpha, sequence=1), actor=reviewer)
+    release_build(namespace_id=alpha.pk)
     serving_caches_clear()
     rolled_back = changes(client, "since=2").json()
-    assert rolled_back["releaseId"] == 1
-    assert {c["id"]: c["change"] for c in rolled_back["changes"]} == {"AL-002": "changed", "AL-003": "removed"}
+    # The rollback is a new release: release 1's versions again, with AL-001 still retired.
+    assert rolled_back["releaseId"] == 4
+    assert {c["id"]: c["change"] for c in rolled_back["changes"]} == {
+        "AL-001": "retired",
+        "AL-002": "changed",
+        "AL-003": "removed",
+    }
 
 
 @pytest.mark.parametrize(

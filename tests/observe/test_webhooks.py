@@ -13,7 +13,7 @@ from standardwebhooks import Webhook, WebhookVerificationError
 
 from knowledge.errors import InvalidInputError, NotAllowedError
 from knowledge.models import DeliveryStatus, Namespace, Release, Role, WebhookDelivery, WebhookEndpoint
-from knowledge.services.releases import release_rollback
+from knowledge.services.rollback import release_rollback
 from knowledge.services.webhook_delivery import webhook_attempt
 from knowledge.services.webhooks import webhook_endpoint_create
 from tests.configure import configure

@@ -36,8 +36,7 @@ class Command(BaseCommand):
             self.stderr.write(f"Building the release of {namespace.slug}…")
             outcome = release_build(namespace_id=namespace.pk, actor=actor.user)
             release = outcome.release
-            state = "built" if outcome.created else "unchanged"
             self.stdout.write(
-                f"{namespace.slug}: release #{release.sequence} v{release.knowledge_version} {state}, "
+                f"{namespace.slug}: release #{release.sequence} v{release.knowledge_version} {outcome.describe()}, "
                 f"{release.entry_count} entries, {release.total_tokens} tokens, {release.build_seconds:.2f}s."
             )
