@@ -1,9 +1,11 @@
-"""A true sliding-window rate limit shared by every worker: one atomic Redis script per request.
+"""A true sliding-window rate limit shared by every worker, asked of Redis in batches (gateway.leases).
 
-Each (scope, client) pair owns a sorted set of request times (Redis server time, so machines with
-skewed clocks agree). The script drops times older than the window, counts the rest and admits the
-request only below the limit: at most `limit` requests are admitted in any window of `window`
-seconds, across all processes and machines that share the Redis.
+Each (scope, client) pair owns a window in Redis (Redis server time, so machines with skewed clocks
+agree). A process leases a few slots of it at a time with one atomic script and admits the next
+requests of that client from the lease in memory, so most requests cost a dictionary lookup rather
+than a Redis round trip; near the limit every request asks Redis again. At most `limit` requests are
+admitted in any window of `window` seconds, across all processes and machines that share the Redis;
+gateway.leases states the (small, client-friendly) tolerance.
 
 When Redis fails the API keeps serving: the connection's breaker (knowledge.resilience.redis_guard)
 stops trying Redis for EVERGREEN_DEPENDENCY_RETRY_SECONDS after one short timeout, and meanwhile the
@@ -13,10 +15,8 @@ REDIS_URL (the embedded mode) that per-process limiter is the only one.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import math
-import os
 import threading
 import time
 from collections import deque
@@ -27,34 +27,13 @@ import redis
 from django.conf import settings
 
 from evergreen_site.settings.env import Rate, RateSpecError, parse_rate
+from gateway.leases import LEASE_SECONDS, LEASED_WINDOW_LUA, Lease, LeaseBook, lease_args
 from knowledge.resilience.redis_guard import redis_client
 
 logger = logging.getLogger(__name__)
 
-KEY_PREFIX = "evergreen:rl"
+KEY_PREFIX = "evergreen:rl2"  # leases (gateway.leases); "evergreen:rl" held the one-script-per-request window
 LOCAL_KEYS_MAX = 100_000
-
-# KEYS[1]: the window's sorted set. ARGV: limit, window in ms, a unique member for this request.
-# Returns {admitted (1|0), remaining, ms until the oldest counted request leaves the window}.
-SLIDING_WINDOW_LUA = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
-local admitted = 0
-if count < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], window)
-  admitted = 1
-  count = count + 1
-end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local reset = window
-if oldest[2] then reset = tonumber(oldest[2]) + window - now end
-return {admitted, limit - count, reset}
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +97,13 @@ class LocalWindow:
 
 
 class SlidingWindowLimiter:
-    def __init__(self) -> None:
+    """The shared window through leases; the local window when there is no Redis or it fails."""
+
+    def __init__(self, *, lease_for: float = LEASE_SECONDS) -> None:
         self.local = LocalWindow()
+        self.leases = LeaseBook()
+        self.lease_for = lease_for
         self._scripts: dict[str, Any] = {}
-        self._members = itertools.count()
 
     def _redis_script(self) -> Any:
         url = getattr(settings, "REDIS_URL", "")
@@ -129,8 +111,12 @@ class SlidingWindowLimiter:
             return None
         script = self._scripts.get(url)
         if script is None:
-            script = self._scripts[url] = redis_client(url).register_script(SLIDING_WINDOW_LUA)
+            script = self._scripts[url] = redis_client(url).register_script(LEASED_WINDOW_LUA)
         return script
+
+    def _lease_seconds(self, rate: Rate) -> float:
+        """How long a lease may be spent: `lease_for`, but never more than a tenth of the window."""
+        return min(self.lease_for, rate.window / 10)
 
     def hit(self, *, scope: str, client: str, rate: Rate) -> RateDecision | None:
         """Count one request of `client` in `scope`; None when the rate is off."""
@@ -138,16 +124,34 @@ class SlidingWindowLimiter:
             return None
         key = f"{KEY_PREFIX}:{rate.limit}/{rate.window}:{scope}:{client}"
         script = self._redis_script()
-        if script is not None:
-            member = f"{time.time_ns()}:{os.getpid()}:{threading.get_ident()}:{next(self._members)}"
-            try:
-                admitted, remaining, reset_ms = script(keys=[key], args=[rate.limit, rate.window * 1000, member])
-            except redis.RedisError as error:  # a Redis failure never fails the request
-                logger.debug("Rate limiter: Redis unavailable (%s); limiting in this process", error)
-            else:
-                reset = max(1, math.ceil(int(reset_ms) / 1000))
-                return RateDecision(bool(admitted), rate.limit, rate.window, max(0, int(remaining)), reset)
-        return self.local.hit(key, rate)
+        if script is None:
+            return self.local.hit(key, rate)
+        lease = self.leases.spend(key)
+        if lease is not None:
+            return RateDecision(True, rate.limit, rate.window, lease.remaining(), lease.reset(time.monotonic()))
+        wanted, member_id, returned, used = self.leases.ask(key)
+        asked = time.monotonic()  # a lease lapses here no later than Redis counts it
+        try:
+            granted, left, reset_ms = script(
+                keys=[key, f"{key}:held"],
+                args=lease_args(rate, self._lease_seconds(rate), wanted, member_id, returned, used),
+            )
+        except redis.RedisError as error:  # a Redis failure never fails the request
+            logger.debug("Rate limiter: Redis unavailable (%s); limiting in this process", error)
+            return self.local.hit(key, rate)
+        granted, left = int(granted), max(0, int(left))
+        reset_at = asked + int(reset_ms) / 1000
+        if granted == 0:
+            self.leases.refused(key)
+            return RateDecision(False, rate.limit, rate.window, 0, max(1, math.ceil(reset_at - asked)))
+        lease = Lease(f"{member_id}:{granted}", granted, 1, asked + self._lease_seconds(rate), left, reset_at)
+        self.leases.granted(key, lease)
+        return RateDecision(True, rate.limit, rate.window, lease.remaining(), lease.reset(asked))
+
+    def clear(self) -> None:
+        """Forget this process's windows and leases (tests)."""
+        self.local.clear()
+        self.leases.clear()
 
 
 limiter = SlidingWindowLimiter()

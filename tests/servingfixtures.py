@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import time_machine
-from django.core.cache import cache
+from django.core.cache import caches
 
 from gateway.cache import reply_cache_clear
 from gateway.ratelimit import limiter
@@ -29,12 +29,13 @@ def clean_serving_state() -> Iterator[None]:
     """Each test starts with empty in-process caches, limiter windows and Django cache."""
     serving_caches_clear()
     reply_cache_clear()
-    limiter.local.clear()
-    cache.clear()
+    limiter.clear()
+    for cache in caches.all():
+        cache.clear()
     yield
     serving_caches_clear()
     reply_cache_clear()
-    limiter.local.clear()
+    limiter.clear()
 
 
 @pytest.fixture
