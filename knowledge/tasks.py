@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
+from celery.signals import worker_ready
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from knowledge.services.a2a_tasks import a2a_task_limits, a2a_tasks_prune
+from knowledge.services.build_queue import build_requests_reconcile
 from knowledge.services.freshness import freshness_sweep
 from knowledge.services.gaps import gaps_digest
 from knowledge.services.releases import ConcurrentBuildError, release_build
@@ -32,6 +36,18 @@ def release_build_task(self, namespace_id: int) -> int:
     """Build and activate the namespace's release; returns the active release's id."""
     outcome = release_build(namespace_id=namespace_id, task_id=self.request.id or "")
     return outcome.release.pk
+
+
+@shared_task(acks_late=True)
+def release_builds_reconcile_task() -> str:
+    """Queue the builds no release satisfied yet (Celery beat, and when a worker starts); says what it did."""
+    return build_requests_reconcile().describe()
+
+
+@worker_ready.connect
+def _reconcile_when_a_worker_starts(sender: Any = None, **kwargs: Any) -> None:
+    """A worker that starts (after a crash, a deploy, a broker outage) first picks up what was left pending."""
+    release_builds_reconcile_task.delay()
 
 
 @shared_task(acks_late=True)

@@ -12,6 +12,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+import kombu.pools
+from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,3 +88,21 @@ def kill_hard(process: subprocess.Popen[bytes]) -> None:
     """kill -9 the worker and its pool children, as a crashed machine would."""
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
+
+
+def celery_sends_to(app: Any, url: str | None, queue: str = "celery") -> None:
+    """Point the Celery app at a broker (None: run tasks in-process again), dropping pooled connections.
+
+    The app keeps its connection and producer pools across a change of `broker_url`; a test that used
+    another broker would otherwise leave later tests sending to it.
+    """
+    if app._pool is not None:
+        app._pool.force_close_all()
+        app._pool = None
+    app.amqp._producer_pool = None
+    kombu.pools.reset()  # the producer pools are global, keyed by connection
+    if url is None:
+        # Back to the configured broker too: even in-process runs may open a pooled connection.
+        app.conf.update(task_always_eager=True, broker_url=settings.CELERY_BROKER_URL, task_default_queue="celery")
+    else:
+        app.conf.update(task_always_eager=False, broker_url=url, task_default_queue=queue)

@@ -140,6 +140,9 @@ STORAGES = {
 
 LOGIN_URL = "admin:login"
 
+# --- Evergreen (typed; see evergreen_site/settings/evergreen.py) --------------------------------
+EVERGREEN = EvergreenSettings.from_env(env)
+
 # --- Celery: Redis in production; without a broker, tasks run in-process on commit. -------------
 CELERY_BROKER_URL = env.text("CELERY_BROKER_URL", REDIS_URL)
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
@@ -155,14 +158,26 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
+# Above one second: a worker's BRPOP waits that long for a message on the same socket.
+BROKER_TIMEOUT_SECONDS = env.number("EVERGREEN_BROKER_TIMEOUT_SECONDS", 2.0, minimum=1.5)
 # A build whose worker died unacknowledged is redelivered after `visibility_timeout` seconds (keep it
 # longer than the longest build); workers look for such messages every interval x throttle seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env.whole("EVERGREEN_BROKER_VISIBILITY_TIMEOUT", 3600, minimum=1),
     "unacked_restore_interval": env.whole("EVERGREEN_BROKER_RESTORE_INTERVAL", 10, minimum=1),
     "unacked_restore_throttle": env.whole("EVERGREEN_BROKER_RESTORE_THROTTLE", 10, minimum=1),
+    # A hung broker fails a hand-over within these timeouts instead of holding the request that
+    # published (the build request stays in the outbox for the reconciler).
+    "socket_connect_timeout": BROKER_TIMEOUT_SECONDS,
+    "socket_timeout": BROKER_TIMEOUT_SECONDS,
 }
+# One try and one retry: a publish whose broker is down answers within about two timeouts.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 CELERY_BEAT_SCHEDULE = {
+    "queue-pending-release-builds": {
+        "task": "knowledge.tasks.release_builds_reconcile_task",
+        "schedule": EVERGREEN.build_reconcile_seconds,
+    },
     "publish-scheduled-versions": {
         "task": "knowledge.tasks.versions_publish_due_task",
         "schedule": 60.0,
@@ -219,9 +234,6 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
 }
-
-# --- Evergreen (typed; see evergreen_site/settings/evergreen.py) --------------------------------
-EVERGREEN = EvergreenSettings.from_env(env)
 
 # EVERGREEN_LOG_FORMAT=json: one JSON object per line with the request's ID (knowledge.telemetry.logs).
 LOG_FORMAT = env.choice("EVERGREEN_LOG_FORMAT", "PLAIN", ("PLAIN", "JSON")).lower()

@@ -48,6 +48,11 @@ class EvergreenSettings:
     security_log_repeat_seconds: float = 60.0
     # Seconds a burst of publishes waits before one release build picks them all up.
     build_coalesce_seconds: float = 1.0
+    # The build outbox: how often beat (or the embedded mode's thread) hands over pending builds, and
+    # how long a handed-over build may go without finishing before it is handed over again (keep it
+    # above the longest build: a duplicate is harmless, but costs a build).
+    build_reconcile_seconds: float = 15.0
+    build_requeue_seconds: float = 60.0
     # Fault injection for the crash-recovery test: seconds the build sleeps before committing.
     build_pause_seconds: float = 0.0
     # The demo users' password; empty means load_demo generates one and prints it once.
@@ -110,6 +115,12 @@ class EvergreenSettings:
                 "EVERGREEN_SECURITY_LOG_REPEAT_SECONDS", defaults.security_log_repeat_seconds
             ),
             build_coalesce_seconds=env.number("EVERGREEN_BUILD_COALESCE_SECONDS", defaults.build_coalesce_seconds),
+            build_reconcile_seconds=env.number(
+                "EVERGREEN_BUILD_RECONCILE_SECONDS", defaults.build_reconcile_seconds, minimum=1
+            ),
+            build_requeue_seconds=env.number(
+                "EVERGREEN_BUILD_REQUEUE_SECONDS", defaults.build_requeue_seconds, minimum=1
+            ),
             build_pause_seconds=env.number("EVERGREEN_BUILD_PAUSE_SECONDS", defaults.build_pause_seconds),
             demo_password=env.text("EVERGREEN_DEMO_PASSWORD"),
             datasets=datasets_directory(env),

@@ -17,6 +17,7 @@ from knowledge.admin.forms import EntryCreateForm, RetireForm
 from knowledge.errors import ServiceError
 from knowledge.models import Entry, EntryVersion, Role, VersionState
 from knowledge.models.entry import OPEN_STATES
+from knowledge.services.build_queue import build_requests_pending
 from knowledge.services.entries import entry_create, entry_retire
 from knowledge.services.versions import version_draft_for_entry
 
@@ -152,6 +153,8 @@ class EntryAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
         if obj.retired_at:
             return f"retired {obj.retired_at:%Y-%m-%d}"
         live = f"live v{obj.live_version.number}" if obj.live_version else "not published"
+        if build_requests_pending(namespace=obj.namespace):
+            live += ", release pending"
         state = getattr(obj, "open_state", None)
         return f"{live} · v{getattr(obj, 'open_number', '')} {VersionState(state).label.lower()}" if state else live
 

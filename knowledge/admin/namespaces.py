@@ -18,6 +18,7 @@ from django.utils.safestring import SafeString
 from knowledge.admin.access import MembershipInline, memberships_save
 from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline, ServiceErrorsShown, namespace_action
 from knowledge.models import Category, IdBlock, Membership, Namespace, NamespaceHost, ReviewedText, Role, TextKind
+from knowledge.services.build_queue import build_requests_pending, release_request_build
 from knowledge.services.namespace_settings import (
     namespace_create,
     namespace_host_add,
@@ -27,7 +28,6 @@ from knowledge.services.namespace_settings import (
     settable_fields,
 )
 from knowledge.services.namespaces import PROFILE_FIELDS
-from knowledge.services.releases import release_request_build
 
 
 class HostInline(NamespaceScopedInline, admin.TabularInline):
@@ -51,9 +51,16 @@ def hosts_save(request: HttpRequest, formset: Any, namespace: Namespace) -> None
 class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
     namespace_path = "pk"
     change_role = Role.ADMIN
-    list_display = ["slug", "name", "prefix", "language", "is_public", "active_release", "content_serial"]
+    list_display = ["slug", "name", "prefix", "language", "is_public", "active_release", "release_state"]
     search_fields = ["slug", "name", "prefix"]
-    readonly_fields = ["active_release", "content_serial", "created_at", *PROFILE_FIELDS, "profile_text"]
+    readonly_fields = [
+        "active_release",
+        "release_state",
+        "content_serial",
+        "created_at",
+        *PROFILE_FIELDS,
+        "profile_text",
+    ]
     inlines = [HostInline, MembershipInline]
     actions = ["build_release"]
     fieldsets = [
@@ -81,7 +88,10 @@ class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
             },
         ),
         ("Request log", {"fields": ["log_requests"]}),
-        ("Releases", {"fields": ["knowledge_version", "active_release", "content_serial", "created_at"]}),
+        (
+            "Releases",
+            {"fields": ["knowledge_version", "active_release", "release_state", "content_serial", "created_at"]},
+        ),
     ]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -95,6 +105,11 @@ class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
             return format_html('<a href="{}">Write the profile (a draft for review)</a>', url)
         url = reverse("admin:knowledge_reviewedtext_change", args=[text.pk])
         return format_html('<a href="{}">{} (edit through review)</a>', url, text)
+
+    @admin.display(description="Release")
+    def release_state(self, obj: Namespace) -> str:
+        """Published, release pending: changes the active release was not built from (see Build requests)."""
+        return "release pending" if build_requests_pending(namespace=obj) else "up to date"
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         fields = list(super().get_readonly_fields(request, obj))
@@ -128,7 +143,7 @@ class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
     def build_release(self, request: HttpRequest, queryset: QuerySet[Namespace]) -> None:
         namespaces = list(queryset)
         for namespace in namespaces:
-            release_request_build(namespace=namespace)
+            release_request_build(namespace=namespace, reason="admin")
         self.message_user(request, f"Queued a release build for {len(namespaces)} namespace(s).")
 
 

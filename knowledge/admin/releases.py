@@ -9,9 +9,10 @@ from django.http import HttpRequest
 from knowledge.admin.base import NamespaceScopedInline, ReadOnlyAdmin, namespace_action
 from knowledge.admin.content import evaluate_and_report
 from knowledge.errors import ServiceError
-from knowledge.models import Artifact, AuditRecord, Release, ReleaseBuild, Role
+from knowledge.models import Artifact, AuditRecord, BuildRequest, Release, ReleaseBuild, Role
 from knowledge.retrieval.calibration import matching_summary
 from knowledge.selectors.evaluation import golden_questions_list
+from knowledge.services.build_queue import MAX_ATTEMPTS
 from knowledge.services.rollback import release_rollback
 
 
@@ -93,6 +94,37 @@ class ReleaseBuildAdmin(ReadOnlyAdmin):
     list_filter = ["namespace", "status"]
     list_select_related = ["namespace", "release__namespace"]
     readonly_fields = ["namespace", "status", "release", "task_id", "started_at", "finished_at", "error"]
+
+
+@admin.register(BuildRequest)
+class BuildRequestAdmin(ReadOnlyAdmin):
+    """The build outbox: every change that asked for a release, and whether one was built from it yet."""
+
+    list_display = ["pk", "namespace", "reason", "serial", "state", "created_at", "enqueued_at", "attempts", "release"]
+    list_filter = ["namespace", ("built_at", admin.EmptyFieldListFilter), "reason"]
+    list_select_related = ["namespace", "release__namespace"]
+    readonly_fields = [
+        "namespace",
+        "reason",
+        "serial",
+        "state",
+        "created_at",
+        "enqueued_at",
+        "attempts",
+        "last_error",
+        "built_at",
+        "release",
+    ]
+
+    @admin.display(description="State")
+    def state(self, obj: BuildRequest) -> str:
+        if obj.built_at is not None:
+            return "built"
+        if obj.attempts >= MAX_ATTEMPTS:
+            return "stuck: see the failed builds"
+        if obj.last_error:
+            return "pending: the broker refused it; the reconciler tries again"
+        return "pending: queued" if obj.enqueued_at else "pending"
 
 
 @admin.register(AuditRecord)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.utils import timezone
 
 from knowledge.models.base import UndeletableModel
 from knowledge.models.namespace import Namespace
@@ -82,3 +83,34 @@ class ReleaseBuild(models.Model):
 
     def __str__(self) -> str:
         return f"{self.namespace.slug} build {self.pk} ({self.status})"
+
+
+class BuildRequest(models.Model):
+    """A release build asked for in the same transaction as the change that needs it (a transactional outbox).
+
+    The change and this row commit together, so a publish is never lost when the broker is down or a
+    worker dies: the reconciler hands over again every request no release has satisfied yet.
+    """
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="build_requests")
+    serial = models.PositiveBigIntegerField(help_text="The namespace's content serial after the change.")
+    reason = models.CharField(max_length=32, help_text="What asked for the build: publish, retire, rollback …")
+    created_at = models.DateTimeField(default=timezone.now)
+    enqueued_at = models.DateTimeField(null=True, blank=True, help_text="When it was last handed to the broker.")
+    attempts = models.PositiveIntegerField(default=0, help_text="How often it was handed to the broker.")
+    last_error = models.CharField(max_length=300, blank=True, help_text="Why the last hand-over failed.")
+    built_at = models.DateTimeField(null=True, blank=True, help_text="When a release of this content was built.")
+    release = models.ForeignKey(Release, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(
+                fields=["namespace", "serial"],
+                condition=models.Q(built_at__isnull=True),
+                name="buildrequest_pending",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.namespace.slug} build request {self.pk} ({self.reason})"

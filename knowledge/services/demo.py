@@ -16,10 +16,10 @@ from knowledge.models import GoldenQuestion, Membership, Namespace, Role
 from knowledge.retrieval.index import SearchIndex
 from knowledge.selectors.evaluation import golden_questions_list
 from knowledge.selectors.snapshots import snapshot_read
+from knowledge.services.build_queue import release_request_build
 from knowledge.services.evaluation import threshold_calibrate
 from knowledge.services.imports import entries_import, entries_parse
 from knowledge.services.namespaces import doc_pages_apply, namespace_apply_spec, prompt_packs_apply
-from knowledge.services.releases import release_request_build
 from knowledge.services.synonyms import SynonymContent, synonym_sets_apply
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
@@ -124,5 +124,5 @@ def demo_load(*, password: str | None = None, base_url: str | None = None) -> De
     synonym_sets_apply(namespace=namespace, sets=_read_synonyms(), author=people["editor"], reviewer=people["reviewer"])
     if namespace.match_threshold is None:
         _calibrate(namespace)
-    release_request_build(namespace=namespace)
+    release_request_build(namespace=namespace, reason="demo")
     return DemoResult(namespace=namespace, created_password=created_password)

@@ -13,9 +13,9 @@ from knowledge.models import Category, Entry, EntryVersion, Namespace, Role, Ver
 from knowledge.models.entry import OPEN_STATES
 from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
+from knowledge.services.build_queue import release_request_build
 from knowledge.services.content import VersionContent
 from knowledge.services.four_eyes import contribution_record
-from knowledge.services.releases import release_request_build
 
 ID_TAKEN = "The ID {public_id} is already used in this namespace; IDs are never reused."
 ID_MALFORMED = "“{public_id}” is not an ID of this namespace (expected {prefix}-{example})."
@@ -129,7 +129,7 @@ def entry_retire(
     entry.replaced_by = replaced_by
     entry.save(update_fields=["retired_at", "retire_reason", "replaced_by"])
     audit_record(namespace=entry.namespace, actor=actor, action="retire", entry=entry, note=reason)
-    release_request_build(namespace=entry.namespace)
+    release_request_build(namespace=entry.namespace, reason="retire")
     return entry
 
 
@@ -152,5 +152,5 @@ def entry_restore(*, entry: Entry, actor: Actor, note: str) -> Entry:
     entry.replaced_by = ""
     entry.save(update_fields=["retired_at", "retire_reason", "replaced_by"])
     audit_record(namespace=entry.namespace, actor=actor, action="restore", entry=entry, note=f"{note} (was {retired})")
-    release_request_build(namespace=entry.namespace)
+    release_request_build(namespace=entry.namespace, reason="restore")
     return entry

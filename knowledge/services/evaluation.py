@@ -27,7 +27,7 @@ from knowledge.retrieval.payload import ContextQuery, context_pack, context_payl
 from knowledge.retrieval.reference import reference_outcomes
 from knowledge.selectors.serving import LoadedRelease
 from knowledge.services.audit import audit_record
-from knowledge.services.releases import release_request_build
+from knowledge.services.build_queue import release_request_build
 
 RANKED_DEPTH = 10  # nDCG@10 and MRR@10 read the first ten hits of the ranking
 TOPIC_MAX = 500  # /api/context refuses longer topics (gateway.params); evaluation cuts them there
@@ -214,5 +214,5 @@ def namespace_match_threshold_set(
         action="set_match_threshold",
         note=f"{previous} -> {threshold}. {note}".strip(),
     )
-    release_request_build(namespace=locked)
+    release_request_build(namespace=locked, reason="threshold")
     return locked

@@ -14,7 +14,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from knowledge.models import Entry, Namespace
-from knowledge.services.releases import release_request_build
+from knowledge.services.build_queue import release_request_build
 
 
 def due_filter(today: date) -> Q:
@@ -39,6 +39,6 @@ def freshness_sweep(*, today: date | None = None) -> int:
         )
         live = Entry.objects.filter(namespace=namespace, retired_at__isnull=True)
         if live.filter(crossed).exists():
-            release_request_build(namespace=namespace)
+            release_request_build(namespace=namespace, reason="freshness")
             requested += 1
     return requested

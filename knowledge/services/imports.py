@@ -23,10 +23,10 @@ from knowledge.ids import ID_PATTERN, format_public_id, parse_public_id
 from knowledge.models import AuditRecord, Category, Entry, EntryVersion, Namespace, VersionState
 from knowledge.models.entry import OPEN_STATES
 from knowledge.services.actors import system_actor
+from knowledge.services.build_queue import release_request_build
 from knowledge.services.content import VersionContent
 from knowledge.services.entries import _next_free_number
 from knowledge.services.four_eyes import four_eyes_check
-from knowledge.services.releases import release_request_build
 from knowledge.services.safety import import_safety_check
 
 FIELDS = {
@@ -362,7 +362,7 @@ def entries_import(
     note = f"Bulk {source}: author {actor}, reviewer {reviewer}." if publish else f"Bulk {source}."
     batch.save(source=source, note=note)
     if publish and batch.versions:
-        release_request_build(namespace=namespace)
+        release_request_build(namespace=namespace, reason="import")
     return batch.report
 
 

@@ -17,7 +17,7 @@ from knowledge.errors import ConflictError, InvalidInputError
 from knowledge.models import Namespace, NamespaceHost, Role
 from knowledge.services.access import refusal, require_role
 from knowledge.services.audit import audit_record
-from knowledge.services.releases import release_request_build
+from knowledge.services.build_queue import release_request_build
 
 # Public IDs and URLs are built from these: they never change once the namespace exists.
 FIXED_FIELDS: Final = frozenset({"slug", "prefix"})
@@ -91,7 +91,7 @@ def namespace_update(*, namespace: Namespace, actor: Actor, changes: Mapping[str
             new_value=changes[name],
             note=f"{name}: {_shown(before[name])} → {_shown(changes[name])}",
         )
-    release_request_build(namespace=locked)
+    release_request_build(namespace=locked, reason="settings")
     return locked
 
 

@@ -19,14 +19,11 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import partial
 from typing import Any
 
 import orjson
 from django.conf import settings
-from django.core.cache import cache
 from django.db import DatabaseError, connection, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from knowledge.actors import Actor
@@ -49,12 +46,15 @@ from knowledge.selectors.pages import release_metrics_measure
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
+from knowledge.services.build_queue import (
+    build_pending_key_clear,
+    build_requests_ask_rollback,
+    build_requests_satisfy,
+)
 from knowledge.services.webhooks import release_activation_record
 
 logger = logging.getLogger(__name__)
 
-PENDING_KEY = "release-build-pending:{namespace_id}"
-PENDING_TTL_SECONDS = 120
 LZ4_SINCE = 140000  # PostgreSQL 14 added lz4 TOAST compression
 ANALYSIS_CACHES_MAX = 8  # namespaces whose last build's analysis a process keeps (LRU)
 
@@ -99,33 +99,6 @@ class BuildOutcome:
         if self.activated:
             return "activated again (the published versions are the ones it was built from)"
         return "unchanged"
-
-
-def content_serial_bump(*, namespace: Namespace) -> int:
-    """Mark the namespace's content as changed (in the caller's transaction); returns the new serial."""
-    Namespace.objects.filter(pk=namespace.pk).update(content_serial=F("content_serial") + 1)
-    return Namespace.objects.values_list("content_serial", flat=True).get(pk=namespace.pk)
-
-
-def release_request_build(*, namespace: Namespace) -> None:
-    """Mark the namespace's content as changed and queue one build once the transaction commits."""
-    content_serial_bump(namespace=namespace)
-    release_enqueue_build(namespace=namespace)
-
-
-def release_enqueue_build(*, namespace: Namespace) -> None:
-    """Queue one build of the namespace once the transaction commits."""
-    transaction.on_commit(partial(_enqueue_build, namespace.pk))
-
-
-def _enqueue_build(namespace_id: int) -> None:
-    from knowledge.tasks import release_build_task  # noqa: PLC0415  # the tasks module imports this one
-
-    # Coalescing: while a build is queued and not yet started, later requests ride along with it.
-    if not cache.add(PENDING_KEY.format(namespace_id=namespace_id), 1, timeout=PENDING_TTL_SECONDS):
-        return
-    delay = settings.EVERGREEN.build_coalesce_seconds
-    release_build_task.apply_async(args=[namespace_id], countdown=delay or None)
 
 
 def _manifest(snapshot: Snapshot) -> dict[str, Any]:
@@ -226,7 +199,7 @@ def release_build(
 
     The audit trail records `actor`, or the system actor for builds nobody asked for in person (Celery).
     """
-    cache.delete(PENDING_KEY.format(namespace_id=namespace_id))
+    build_pending_key_clear(namespace_id)
     namespace = Namespace.objects.get(pk=namespace_id)
     build = ReleaseBuild.objects.create(namespace=namespace, task_id=task_id, status=BuildStatus.RUNNING)
     try:
@@ -244,6 +217,15 @@ def release_build(
     return outcome
 
 
+def _serve(*, namespace: Namespace, release: Release, serial: int, now: datetime) -> bool:
+    """Activate the build's release (inside its transaction) and mark the requests it satisfies."""
+    rollback = build_requests_ask_rollback(namespace_id=namespace.pk, serial=serial)
+    kind = ActivationKind.ROLLBACK if rollback else ActivationKind.BUILD
+    activated = release_activate(namespace_id=namespace.pk, release=release, serial=serial, kind=kind, now=now)
+    build_requests_satisfy(namespace_id=namespace.pk, serial=serial, release=release, now=now)
+    return activated
+
+
 def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome:
     started = time.monotonic()
     serial = namespace.content_serial
@@ -252,7 +234,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
     existing = Release.objects.filter(namespace=namespace, inputs_hash=inputs_hash).first()
     if existing is not None:
         with transaction.atomic():
-            activated = release_activate(namespace_id=namespace.pk, release=existing, serial=serial, now=now)
+            activated = _serve(namespace=namespace, release=existing, serial=serial, now=now)
             if activated:
                 audit_record(
                     namespace=namespace,
@@ -306,7 +288,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
             )
             for a in artifacts
         )
-        activated = release_activate(namespace_id=namespace.pk, release=release, serial=serial, now=now)
+        activated = _serve(namespace=namespace, release=release, serial=serial, now=now)
         audit_record(
             namespace=namespace,
             actor=actor,

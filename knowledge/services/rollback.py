@@ -12,14 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.utils import timezone
 
 from knowledge.actors import Actor
 from knowledge.errors import InvalidInputError
-from knowledge.models import ActivationKind, Entry, EntryVersion, Namespace, Release, Role, VersionState
+from knowledge.models import ActivationKind, BuildRequest, Entry, EntryVersion, Namespace, Release, Role, VersionState
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
-from knowledge.services.releases import content_serial_bump, release_activate, release_enqueue_build
+from knowledge.services.build_queue import build_request_record, build_requests_satisfy, content_serial_bump
+from knowledge.services.releases import release_activate
 from knowledge.services.versions import version_revert
 
 ROLLBACK_FOREIGN = "Release {release} belongs to another namespace."
@@ -90,14 +92,17 @@ def release_rollback(*, namespace: Namespace, release: Release, actor: Actor, no
         note=f"{why} Reverted {len(reverted)}, took off {len(unpublished)}, kept retired {len(kept_retired)}.",
     )
     serial = content_serial_bump(namespace=namespace)
-    activated = False
-    if snapshot_read(namespace=namespace).inputs_hash() == release.inputs_hash:
+    activated = snapshot_read(namespace=namespace).inputs_hash() == release.inputs_hash
+    if activated:
         # Nothing it was built from differs (no retirement, docs or settings changed since): serve it as is.
-        activated = release_activate(
-            namespace_id=namespace.pk, release=release, serial=serial, kind=ActivationKind.ROLLBACK
+        now = timezone.now()
+        release_activate(namespace_id=namespace.pk, release=release, serial=serial, kind=ActivationKind.ROLLBACK)
+        build_requests_satisfy(namespace_id=namespace.pk, serial=serial, release=release, now=now)
+        BuildRequest.objects.create(
+            namespace=namespace, serial=serial, reason="rollback", built_at=now, release=release
         )
     else:
-        release_enqueue_build(namespace=namespace)
+        build_request_record(namespace=namespace, serial=serial, reason="rollback")
     return RollbackOutcome(
         target=release,
         reverted=tuple(reverted),

@@ -23,8 +23,8 @@ from knowledge.retrieval.analysis import AnalyzerConfig, analyze_text
 from knowledge.retrieval.synonyms import MAX_PHRASE_TERMS
 from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
+from knowledge.services.build_queue import release_request_build
 from knowledge.services.four_eyes import four_eyes_check
-from knowledge.services.releases import release_request_build
 from knowledge.services.versions import ACTION_ROLES
 from knowledge.workflow import check_transition
 
@@ -244,7 +244,7 @@ def synonym_publish(*, version: SynonymVersion, actor: Any, note: str = "") -> S
     version.save(update_fields=["published_at"])
     synonym_set.live_version = version
     synonym_set.save(update_fields=["live_version"])
-    release_request_build(namespace=synonym_set.namespace)
+    release_request_build(namespace=synonym_set.namespace, reason="synonyms")
     return version
 
 

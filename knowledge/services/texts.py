@@ -22,8 +22,8 @@ from knowledge.models.entry import OPEN_STATES
 from knowledge.services.access import require_role
 from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
+from knowledge.services.build_queue import release_request_build
 from knowledge.services.four_eyes import contribution_record, four_eyes_check, version_contributor_ids
-from knowledge.services.releases import release_request_build
 from knowledge.services.safety import approval_safety_check, findings_gate, findings_record
 from knowledge.services.text_kinds import KINDS, text_content_clean, text_content_hash, text_key_check
 from knowledge.services.versions import ACTION_ROLES
@@ -191,7 +191,7 @@ def _make_live(version: TextVersion, *, actor: Actor, note: str) -> TextVersion:
     text.live_version = version
     text.save(update_fields=["live_version"])
     _serve(text=text, content=version.content)
-    release_request_build(namespace=text.namespace)
+    release_request_build(namespace=text.namespace, reason="text")
     return version
 
 

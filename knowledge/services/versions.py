@@ -22,9 +22,9 @@ from knowledge.models.entry import OPEN_STATES
 from knowledge.services.access import require_role
 from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
+from knowledge.services.build_queue import release_request_build
 from knowledge.services.content import VersionContent
 from knowledge.services.four_eyes import contribution_record, four_eyes_check, version_contributor_ids
-from knowledge.services.releases import release_request_build
 from knowledge.services.safety import approval_safety_check, findings_record
 from knowledge.workflow import ROLLBACK_TRANSITIONS, TRANSITIONS, check_transition
 
@@ -231,7 +231,7 @@ def version_publish(
     version.save(update_fields=["published_at"])
     entry.live_version = version
     entry.save(update_fields=["live_version"])
-    release_request_build(namespace=entry.namespace)
+    release_request_build(namespace=entry.namespace, reason="publish")
     return version
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import ipaddress
+import logging
 import secrets
 import socket
 from datetime import datetime
@@ -39,6 +40,8 @@ from knowledge.retrieval.changes import change_counts, manifest_changes
 from knowledge.retrieval.timestamps import rfc3339
 from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
+
+logger = logging.getLogger(__name__)
 
 SECRET_PREFIX: Final = "whsec_"  # noqa: S105 - the Standard Webhooks prefix, not a secret
 EVENT_ACTIVATED: Final = "release.activated"
@@ -168,9 +171,13 @@ def _message_id() -> str:
 
 
 def delivery_queue(delivery_id: int) -> None:
+    """Hand a notice to Celery after commit; with the broker down, the beat sweep sends it later."""
     from knowledge.tasks import webhook_deliver_task  # noqa: PLC0415  # the tasks module imports this one
 
-    webhook_deliver_task.delay(delivery_id)
+    try:
+        webhook_deliver_task.delay(delivery_id)
+    except Exception as error:  # noqa: BLE001  # never fail the change that caused the notice
+        logger.warning("Could not queue webhook delivery %s: %s", delivery_id, error)
 
 
 def delivery_create(*, endpoint: WebhookEndpoint, event: str, payload: dict[str, Any], activation: Any) -> Any:

@@ -19,6 +19,7 @@ from django.test import RequestFactory
 from knowledge.models import (
     ApiKey,
     AuditRecord,
+    BuildRequest,
     Category,
     CitationCheck,
     DocPage,
@@ -93,6 +94,7 @@ POLICY: dict[type[Model], tuple[str, str, str]] = {
     DueItem: (ANY, NOBODY, NOBODY),
     Release: (ANY, NOBODY, NOBODY),
     ReleaseBuild: (ANY, NOBODY, NOBODY),
+    BuildRequest: (ANY, NOBODY, NOBODY),
     AuditRecord: (ANY, NOBODY, NOBODY),
     EvaluationRun: (ANY, NOBODY, NOBODY),
     DocPage: (ANY, NOBODY, NOBODY),
