@@ -1,7 +1,12 @@
-"""Whole responses cached per (release, normalized request): in process first, then the Django cache (Redis).
+"""Whole responses cached per (release, normalized request): in process first, then the shared reply cache.
 
 Keys always include the release key, and releases are immutable, so an entry is never stale: a
 publish changes the release key and old entries simply stop being asked for.
+
+Both levels are bounded by bytes, since agents' topics are mostly distinct and every one adds an
+answer: the process keeps at most EVERGREEN_REPLY_CACHE_BYTES (least recently used first out), and the
+shared level is the `replies` cache, a Redis of its own whose `maxmemory` and eviction policy bound
+it (docker-compose.yml) without touching the broker's queues or the rate limits.
 """
 
 from __future__ import annotations
@@ -12,25 +17,37 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 import redis
-from django.core.cache import cache
+from django.conf import settings
+from django.core.cache import caches
 
 from knowledge.retrieval.render.release import etag_of
 from knowledge.telemetry.metrics import CACHE, tallies
 
 logger = logging.getLogger(__name__)
 
-LOCAL_MAX = 4096
 SHARED_TIMEOUT_SECONDS = 24 * 3600
 KEY_PREFIX = "eg:reply:"
+ENTRY_OVERHEAD = 200  # bytes of key, ETag and bookkeeping counted with each body
 
 Cached = tuple[bytes, str]  # (body, etag)
 
 
-class _Lru:
+class ByteBoundedLru:
+    """Least-recently-used answers, at most `size` bytes of them; an answer above a sixteenth is not kept."""
+
     def __init__(self, size: int) -> None:
         self._items: OrderedDict[str, Cached] = OrderedDict()
         self._size = size
+        self._bytes = 0
         self._lock = threading.Lock()
+
+    @staticmethod
+    def _cost(key: str, value: Cached) -> int:
+        return len(value[0]) + len(key) + ENTRY_OVERHEAD
+
+    @property
+    def bytes(self) -> int:
+        return self._bytes
 
     def get(self, key: str) -> Cached | None:
         with self._lock:
@@ -40,22 +57,39 @@ class _Lru:
             return value
 
     def put(self, key: str, value: Cached) -> None:
+        cost = self._cost(key, value)
+        if cost > self._size // 16:
+            return
         with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._bytes -= self._cost(key, old)
             self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
+            self._bytes += cost
+            while self._bytes > self._size:
+                dropped_key, dropped = self._items.popitem(last=False)
+                self._bytes -= self._cost(dropped_key, dropped)
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._bytes = 0
 
 
-_local = _Lru(LOCAL_MAX)
+_local: ByteBoundedLru | None = None
+
+
+def _memory() -> ByteBoundedLru:
+    global _local  # noqa: PLW0603 - one per process, sized by the settings when first used
+    if _local is None:
+        _local = ByteBoundedLru(settings.EVERGREEN.reply_cache_bytes)
+    return _local
 
 
 def reply_cache_clear() -> None:
-    _local.clear()
+    """Empty this process's level (tests; the size is read from the settings again)."""
+    global _local  # noqa: PLW0603
+    _local = None
 
 
 def _unavailable(error: Exception) -> None:
@@ -65,19 +99,19 @@ def _unavailable(error: Exception) -> None:
 
 def reply_peek(key: str) -> Cached | None:
     """The cached body and ETag, without computing anything (so If-None-Match is answered before ranking)."""
-    found = _local.get(key)
+    found = _memory().get(key)
     if found is not None:
         tallies.count(CACHE, "local")
         return found
     try:
-        shared = cache.get(KEY_PREFIX + key)
+        shared = caches["replies"].get(KEY_PREFIX + key)
     except Exception as error:  # noqa: BLE001 - a cache outage is a miss, never an error
         _unavailable(error)
         tallies.count(CACHE, "miss")
         return None
     if isinstance(shared, bytes):
         value = (shared, etag_of(shared))
-        _local.put(key, value)
+        _memory().put(key, value)
         tallies.count(CACHE, "shared")
         return value
     tallies.count(CACHE, "miss")
@@ -91,9 +125,9 @@ def reply_cached(key: str, build: Callable[[], bytes]) -> Cached:
         return found
     body = build()
     value = (body, etag_of(body))
-    _local.put(key, value)
+    _memory().put(key, value)
     try:
-        cache.set(KEY_PREFIX + key, body, timeout=SHARED_TIMEOUT_SECONDS)
+        caches["replies"].set(KEY_PREFIX + key, body, timeout=SHARED_TIMEOUT_SECONDS)
     except Exception as error:  # noqa: BLE001
         _unavailable(error)
     return value

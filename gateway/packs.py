@@ -1,8 +1,9 @@
 """Which entries a pack held, by its ETag: remembered when the pack is built, read by /api/verify.
 
 A pack is built once per (release, query) and cached; at that moment its ETag, release and entry
-IDs go to the shared cache for PACK_MEMORY_SECONDS, so an agent can later check an answer against
-"the pack with ETag X" without resending it. The process keeps the last LOCAL_PACKS of them too, so
+IDs go to the shared reply cache (a Redis of its own that evicts when full, see settings) for
+PACK_MEMORY_SECONDS, so an agent can later check an answer against "the pack with ETag X" without
+resending it (an evicted pack is unknown, as an expired one is). The process keeps the last LOCAL_PACKS of them too, so
 while Redis fails a pack is still found on the worker that built it.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 
 import orjson
 import redis
-from django.core.cache import cache
+from django.core.cache import caches
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ def pack_remember(*, namespace_id: int, release_id: int, etag: str, document: di
     value = orjson.dumps([release_id, ids])
     _keep(key, value)
     try:
-        cache.set(key, value, PACK_MEMORY_SECONDS)
+        caches["replies"].set(key, value, PACK_MEMORY_SECONDS)
     except Exception as error:  # noqa: BLE001 - a cache outage must not fail the request that built the pack
         _failed("remember", etag, error)
 
@@ -65,7 +66,7 @@ def pack_recall(*, namespace_id: int, etag: str) -> PackRecord | None:
     found: Any = _local.get(key)
     if found is None:
         try:
-            found = cache.get(key)
+            found = caches["replies"].get(key)
         except Exception as error:  # noqa: BLE001
             _failed("read", etag, error)
             return None

@@ -49,12 +49,14 @@ def _telemetry_by_hand() -> Any:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Any:
-    """Each test starts with an empty cache: no pending-build markers or cached responses leak."""
-    from django.core.cache import cache
+    """Each test starts with empty caches: no pending-build markers or cached responses leak."""
+    from django.core.cache import caches
 
-    cache.clear()
+    for cache in caches.all():
+        cache.clear()
     yield
-    cache.clear()
+    for cache in caches.all():
+        cache.clear()
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -62,7 +63,43 @@ def test_compose_settings_reach_the_services() -> None:
     env = compose_environment("web")
     assert env["DATABASE_URL"].startswith("postgres://evergreen:")
     assert env["REDIS_URL"] == "redis://redis:6379/0"
+    assert env["EVERGREEN_CACHE_REDIS_URL"] == "redis://cache:6379/0"
     assert env["EVERGREEN_DEBUG"] == "0"
+
+
+def redis_options(service: str) -> dict[str, str]:
+    """The `--name value` options of a Redis service's command, with ${VAR:-default} resolved to its default."""
+    command = [str(part) for part in yaml.safe_load(COMPOSE.read_text())["services"][service]["command"]]
+    assert command[0] == "redis-server"
+    resolved = [re.sub(r"\$\{\w+:-([^}]*)\}", r"\1", part) for part in command[1:]]
+    return {name.removeprefix("--"): value for name, value in zip(resolved[::2], resolved[1::2], strict=True)}
+
+
+def test_the_reply_cache_has_a_redis_of_its_own_that_evicts_and_the_broker_never_evicts() -> None:
+    """maxmemory is per server, so the cache that grows with agents' questions cannot fill the broker's Redis."""
+    cache, broker = redis_options("cache"), redis_options("redis")
+
+    assert cache["maxmemory"] == "256mb"
+    assert cache["maxmemory-policy"] == "allkeys-lru"
+    assert broker["maxmemory-policy"] == "noeviction"  # queued builds and rate windows are never dropped
+    assert "cache" in yaml.safe_load(COMPOSE.read_text())["services"]["web"]["depends_on"]
+
+
+def test_compose_settings_put_replies_on_the_cache_and_the_broker_and_limiter_elsewhere() -> None:
+    env = {**os.environ, **compose_environment("web"), "DJANGO_SETTINGS_MODULE": "evergreen_site.settings.base"}
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    script = (
+        "import json, django; django.setup(); from django.conf import settings as s; "
+        "print(json.dumps([s.CACHES['replies']['LOCATION'], s.CACHES['default']['LOCATION'], "
+        "s.CELERY_BROKER_URL, s.REDIS_URL]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    replies, default, broker, limiter = json.loads(done.stdout.strip().splitlines()[-1])
+    assert replies == "redis://cache:6379/0"
+    assert default == broker == limiter == "redis://redis:6379/0"
 
 
 def test_healthz_and_readyz_answer_when_everything_answers(client: Any, db: Any) -> None:

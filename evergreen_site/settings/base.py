@@ -101,19 +101,29 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.url("REDIS_URL", "", schemes=("redis", "rediss", "unix"))
+# The reply cache (whole /api/context answers, pack records for /api/verify) may grow to anything the
+# agents ask, so it belongs on a Redis of its own with `maxmemory` and an eviction policy (see
+# docker-compose.yml), never on the one holding the broker's queues and the rate limits.
+CACHE_REDIS_URL = env.url("EVERGREEN_CACHE_REDIS_URL", REDIS_URL, schemes=("redis", "rediss", "unix"))
+
+
+def _redis_cache(location: str) -> dict[str, object]:
+    """Django's Redis cache with short timeouts and a circuit breaker (knowledge.resilience)."""
+    return {
+        "BACKEND": "knowledge.resilience.cache.GuardedRedisCache",
+        "LOCATION": location,
+        "KEY_PREFIX": "evergreen",
+        "TIMEOUT": 900,
+    }
+
 
 if REDIS_URL:
-    CACHES = {
-        "default": {
-            # Django's Redis cache with short timeouts and a circuit breaker (knowledge.resilience).
-            "BACKEND": "knowledge.resilience.cache.GuardedRedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "evergreen",
-            "TIMEOUT": 900,
-        }
-    }
+    CACHES = {"default": _redis_cache(REDIS_URL), "replies": _redis_cache(CACHE_REDIS_URL)}
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "TIMEOUT": 900}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "TIMEOUT": 900},
+        "replies": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "replies"},
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

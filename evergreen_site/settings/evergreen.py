@@ -87,6 +87,8 @@ class EvergreenSettings:
     redis_timeout_seconds: float = 0.25
     dependency_retry_seconds: float = 5.0
     stale_if_error_seconds: float = 3600.0
+    # Bytes of whole answers each process keeps in memory (gateway.cache); Redis bounds the shared copy.
+    reply_cache_bytes: int = 32 * 1024 * 1024
     # Revalidate cached namespaces and keys in a background thread (off in the test settings only).
     revalidate_in_background: bool = True
 
@@ -140,6 +142,7 @@ class EvergreenSettings:
             ),
             metrics_token=env.text("EVERGREEN_METRICS_TOKEN"),
             access_log=env.flag("EVERGREEN_ACCESS_LOG", defaults.access_log),
+            reply_cache_bytes=env.whole("EVERGREEN_REPLY_CACHE_BYTES", defaults.reply_cache_bytes, minimum=64 * 1024),
             webhook_allow_private=env.flag("EVERGREEN_WEBHOOK_ALLOW_PRIVATE", defaults.webhook_allow_private),
             webhook_timeout_seconds=env.number(
                 "EVERGREEN_WEBHOOK_TIMEOUT_SECONDS", defaults.webhook_timeout_seconds, minimum=0.1
