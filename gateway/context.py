@@ -20,7 +20,8 @@ from knowledge.selectors.serving import LoadedRelease
 
 
 def context_cache_key(release: LoadedRelease, query: ContextQuery) -> str:
-    normalized = orjson.dumps([query.topic, query.budget, query.category, query.limit, query.budget_mode])
+    asked = [query.topic, query.budget, query.category, query.limit, query.budget_mode]
+    normalized = orjson.dumps([*asked, list(query.paths)] if query.paths else asked)
     # Namespace and release in every key (design: isolation), then the normalized query.
     namespace = release.snapshot.namespace.slug
     return f"ctx:{namespace}:{release.key}:{hashlib.sha256(normalized).hexdigest()[:32]}"

@@ -14,10 +14,12 @@ from django.http import HttpRequest
 from gateway.errors import BadParameterError
 from knowledge.retrieval.contract.shapes import BUDGET_MODES
 from knowledge.retrieval.packing import clamp_budget
+from knowledge.retrieval.paths import paths_normalize
 from knowledge.retrieval.payload import ContextQuery
 
 TOPIC_MAX = 500
 PARAMETERS = ("topic", "budget", "category", "budgetMode")
+PATHS = "paths"  # may be repeated: one value per path
 
 MAX_FIELDS = 100
 TOO_MANY_FIELDS = "The query string has more than 100 parameters."
@@ -29,6 +31,7 @@ TOPIC_CONTROL = "topic contains control characters; send plain text."
 BUDGET_NOT_INTEGER = "budget must be an integer number of tokens (it is clamped to 200..8000)."
 QUERY_NOT_UTF8 = "The parameter {param} is not valid UTF-8 text (percent-encode the UTF-8 bytes of the text)."
 CATEGORY_UNKNOWN = "category {category!r} is not a category of this namespace; use one of: {known}."
+PATHS_NOT_STRINGS = "paths must be a list of strings: the files the agent works on, relative to the project root."
 BUDGET_MODE_UNKNOWN = "budgetMode must be entries (the budget bounds the entries) or payload (the whole response)."
 
 
@@ -88,6 +91,19 @@ def budget_mode_parse(mode: str | None) -> str:
     return mode
 
 
+def paths_parse(paths: Sequence[str] | str | None) -> tuple[str, ...]:
+    """Issue 16 §2: the paths an agent works on, normalized (knowledge.retrieval.paths); 400 ``invalid_paths``."""
+    if paths is None:
+        return ()
+    listed = [paths] if isinstance(paths, str) else list(paths)
+    if not all(isinstance(path, str) for path in listed):
+        raise BadParameterError(PATHS_NOT_STRINGS, param="paths", code="invalid_paths")
+    try:
+        return paths_normalize(listed)
+    except ValueError as error:
+        raise BadParameterError(str(error), param="paths", code="invalid_paths") from None
+
+
 def context_query(
     *,
     topic: str | None,
@@ -97,6 +113,7 @@ def context_query(
     default_budget: int = 2000,
     limit: int | None = None,
     budget_mode: str | None = None,
+    paths: Sequence[str] | str | None = None,
 ) -> ContextQuery:
     """Validate and normalize one request; raises BadParameterError (HTTP 400) on bad input."""
     return ContextQuery(
@@ -105,6 +122,7 @@ def context_query(
         category=category_parse(category, categories=categories),
         limit=limit,
         budget_mode=budget_mode_parse(budget_mode),
+        paths=paths_parse(paths),
     )
 
 
@@ -141,12 +159,16 @@ def query_string(request: HttpRequest) -> str:
 def context_query_from_string(query_string: str, *, categories: Sequence[str], default_budget: int) -> ContextQuery:
     """Parse the raw query string (parse_qsl is several times cheaper than building a QueryDict on the hot path)."""
     values: dict[str, str] = {}
+    paths: list[str] | None = None
     try:
         pairs = parse_qsl(query_string, keep_blank_values=True, max_num_fields=MAX_FIELDS)
     except ValueError:
         raise BadParameterError(TOO_MANY_FIELDS, code="too_many_parameters") from None
     for name, value in pairs:
-        if name in PARAMETERS:
+        if name == PATHS:
+            if value.strip():  # an empty paths= is not sent, like an empty category
+                paths = [*(paths or []), value]
+        elif name in PARAMETERS:
             if name in values:
                 raise BadParameterError(REPEATED.format(param=name), param=name, code="repeated_parameter")
             values[name] = value
@@ -157,4 +179,5 @@ def context_query_from_string(query_string: str, *, categories: Sequence[str], d
         categories=categories,
         default_budget=default_budget,
         budget_mode=values.get("budgetMode"),
+        paths=paths,
     )

@@ -28,7 +28,18 @@ from typing import Any, Final
 import yaml
 
 DELIMITER: Final = "---"
-KEY_ORDER: Final = ("id", "title", "summary", "category", "tags", "confidence", "links", "aliases", "updated")
+KEY_ORDER: Final = (
+    "id",
+    "title",
+    "summary",
+    "category",
+    "tags",
+    "confidence",
+    "links",
+    "aliases",
+    "updated",
+    "paths",
+)
 SUFFIX: Final = ".md"
 
 

@@ -22,6 +22,7 @@ from knowledge.models import (
     SynonymVersion,
     VersionState,
 )
+from knowledge.retrieval.paths import GLOB_MAX_LENGTH, GLOBS_MAX, globs_normalize
 from knowledge.services.content import VersionContent
 
 ZERO, ONE = Decimal("0"), Decimal("1")
@@ -54,6 +55,7 @@ class VersionSerializer(serializers.ModelSerializer):
             "tags",
             "aliases",
             "links",
+            "paths",
             "confidence",
             "updated",
             "tokens",
@@ -157,10 +159,23 @@ class ContentSerializer(serializers.Serializer):
     links = serializers.ListField(
         child=serializers.CharField(max_length=32), max_length=100, required=False, default=list
     )
+    paths = serializers.ListField(
+        child=serializers.CharField(max_length=GLOB_MAX_LENGTH),
+        max_length=GLOBS_MAX,
+        required=False,
+        default=list,
+        help_text="Path globs of the files the entry applies to (src/api/**/*.py, *.sql); empty: everywhere.",
+    )
     confidence = serializers.DecimalField(
         max_digits=3, decimal_places=2, min_value=ZERO, max_value=ONE, required=False, default=Decimal("0.90")
     )
     updated = serializers.DateField(required=False, help_text="The date agents see; default today.")
+
+    def validate_paths(self, value: list[str]) -> list[str]:
+        try:
+            return list(globs_normalize(value))
+        except ValueError as error:
+            raise serializers.ValidationError(str(error), code="invalid_glob") from error
 
     def content(self, base: EntryVersion | None = None) -> VersionContent:
         data: dict[str, Any] = dict(self.validated_data)
@@ -172,6 +187,7 @@ class ContentSerializer(serializers.Serializer):
                 "tags": base.tags,
                 "aliases": base.aliases,
                 "links": base.links,
+                "paths": base.paths,
                 "confidence": base.confidence,
                 "updated": base.updated,
             }

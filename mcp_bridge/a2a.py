@@ -101,6 +101,7 @@ SEARCH_KEYS: Final = {
     "category": "category",
     "limit": "limit",
     "budgetMode": "budgetMode",
+    "paths": "paths",
 }
 DATA_KEYS: Final = frozenset({*SEARCH_KEYS, "skill", "arguments"})
 STREAMING_METHODS: Final = frozenset({"message/stream", "tasks/resubscribe"})

@@ -21,7 +21,8 @@ API_KEY_SCHEME: Final = "apiKey"
 
 CARD_DESCRIPTION: Final = (
     "{summary}\n\nSend a message: a text part is the topic; a data part may carry "
-    '{{"topic", "budget", "category", "limit", "budgetMode"}} or {{"skill", "arguments"}} to call another skill. '
+    '{{"topic", "budget", "category", "limit", "budgetMode", "paths"}} (paths: the files the agent works on) '
+    'or {{"skill", "arguments"}} to call another skill. '
     "The answer is a completed task whose artifact holds the JSON result as a data part and a short text "
     "part (for a search: the citations). Tasks are kept for {retention}."
 )

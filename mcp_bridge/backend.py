@@ -122,6 +122,7 @@ class DjangoBackend:
         category: str | None,
         limit: int | None,
         budget_mode: str | None = None,
+        paths: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         """The /api/context body from the same response cache, so both surfaces serve identical bytes."""
         ns = self.release.snapshot.namespace
@@ -134,6 +135,7 @@ class DjangoBackend:
                 default_budget=ns.default_budget,
                 limit=limit,
                 budget_mode=budget_mode,
+                paths=paths,
             )
         except BadParameterError as error:
             raise ParamError(error.code, error.message, error.param or "query") from error

@@ -123,10 +123,12 @@ class Backend(Protocol):
         category: str | None,
         limit: int | None,
         budget_mode: str | None = None,
+        paths: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         """The ``/api/context`` payload (seed §4), byte-for-byte the REST body once serialized.
 
         ``budget_mode`` "payload" makes the whole response fit the budget (REST ``budgetMode``).
+        ``paths`` (issue 16 §2): the files the agent works on; entries whose globs match come first.
 
         ``budget`` None means the default (2000); any integer is clamped to [200, 8000] and echoed
         clamped. ``limit`` None means no cap; otherwise at most that many entries are packed

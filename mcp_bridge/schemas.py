@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from knowledge.retrieval.contract.shapes import BUDGET_MODES, CONTEXT, SERVED_ENTRY, TOMBSTONE
+from knowledge.retrieval.paths import PATH_MAX_LENGTH, PATHS_MAX
 
 BUDGET_DEFAULT: Final = 2000
 BUDGET_MIN: Final = 200
@@ -52,6 +53,13 @@ def search_input(categories: Sequence[str]) -> dict[str, Any]:
                 "enum": list(BUDGET_MODES),
                 "default": "entries",
                 "description": "entries: budget bounds the entries' tokens; payload: the whole response fits it.",
+            },
+            "paths": {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1, "maxLength": PATH_MAX_LENGTH},
+                "maxItems": PATHS_MAX,
+                "description": "The files you work on, relative to the project root (src/api/users.py). Entries "
+                "whose path globs match come first; entries for other files are left out.",
             },
         },
         "required": ["query"],
@@ -203,7 +211,7 @@ def explain_input(categories: Sequence[str], id_prefix: str) -> dict[str, Any]:
     """``explain_context``: ``search_context``'s arguments and the IDs to explain."""
     schema = search_input(categories)
     ids = {"type": "string", "minLength": 1, "maxLength": ENTRY_ID_MAX_LENGTH}
-    searched = {name: value for name, value in schema["properties"].items() if name != "budgetMode"}
+    searched = {name: value for name, value in schema["properties"].items() if name not in ("budgetMode", "paths")}
     properties = {
         **searched,
         "ids": {

@@ -139,6 +139,7 @@ def _search(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
         category=args.get("category"),
         limit=args.get("limit"),
         budget_mode=args.get("budgetMode"),
+        paths=args.get("paths"),
     )
     return ToolResult(structured=pack, note=pack_text(pack), quoted=True)
 
@@ -282,13 +283,19 @@ def build_tools(info: AgentNamespace) -> tuple[Tool, ...]:
                 f"`budget`: tokens for the entries, default {schemas.BUDGET_DEFAULT}, clamped to "
                 f"[{schemas.BUDGET_MIN}, {schemas.BUDGET_MAX}]. `limit`: at most {schemas.LIMIT_MIN}-"
                 f"{schemas.LIMIT_MAX} entries. `category`: one of {categories}. `budgetMode`: entries (default) or "
-                "payload (the whole result, not only the entries, fits the budget). Returns entries (stable ID, "
+                "payload (the whole result, not only the entries, fits the budget). `paths`: the files you work "
+                "on, relative to the project root (src/api/users.py); entries whose path globs match come "
+                "first, entries meant for other files are left out, and with an empty query the pack is "
+                "exactly the entries that apply to those files. Returns entries (stable ID, "
                 "confidence 0-1, token cost, updated date, score, relevance), one citation per entry with a "
                 "ready [ID] marker, and the citation rules. matched=false: nothing matched, the entries are a "
                 "fallback that must not be cited. truncated=true: raise budget or narrow query before "
                 "answering."
             ),
-            refusals="an unknown category, or a query that is too long or has control characters",
+            refusals=(
+                "an unknown category, a query that is too long or has control characters, or paths that are "
+                "absolute, contain .. or number more than 50"
+            ),
             input_schema=schemas.search_input(info.categories),
             output_schema=schemas.CONTEXT_PACK_OUTPUT,
             annotations=READ_ONLY,

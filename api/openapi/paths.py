@@ -26,6 +26,7 @@ from api.openapi.components import (
     standard_refusals,
 )
 from gateway.params import TOPIC_MAX
+from knowledge.retrieval.paths import PATH_MAX_LENGTH, PATHS_MAX
 
 # One entry ID (case does not matter: ids are upper-cased); no dot, so `EG-202.md` is the Markdown route's.
 ENTRY_ID = {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9]{0,15}-[0-9]{1,9}$", "examples": ["EG-202"]}
@@ -35,7 +36,14 @@ PLAIN_TEXT = r"^[^\u0000-\u001f\u007f-\u009f]*$"
 # budget accepts any whole number of up to 12 digits and clamps it to [200, 8000] (seed §4).
 BUDGET = {"type": "integer", "minimum": -999_999_999_999, "maximum": 999_999_999_999, "default": 2000}
 TOPIC_CODES = ("topic_too_long", "invalid_topic")
-CONTEXT_CODES = (*TOPIC_CODES, "invalid_budget", "unknown_category", "repeated_parameter", "too_many_parameters")
+CONTEXT_CODES = (
+    *TOPIC_CODES,
+    "invalid_budget",
+    "unknown_category",
+    "invalid_paths",
+    "repeated_parameter",
+    "too_many_parameters",
+)
 LOOKUP_CODES = ("invalid_version", "unknown_version")
 SINCE_PATTERN = (
     r"^\s*(?:[0-9]{1,9}|v?[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}"
@@ -104,6 +112,19 @@ def _context(categories: Sequence[str] | None) -> dict[str, Any]:
         ),
         query("budget", BUDGET, "Token limit for the entries; clamped to [200, 8000]; empty means 2000."),
         query("category", category, f"Only entries of this category: {note}. Empty means every category."),
+        {
+            **query(
+                "paths",
+                {"type": "array", "maxItems": PATHS_MAX, "items": {"type": "string", "maxLength": PATH_MAX_LENGTH}},
+                "The files the agent works on, relative to the project root; repeat it for each "
+                "(`paths=src/api/users.py&paths=db/0001.sql`). Entries whose path globs match one come first, "
+                "before topic hits; entries with globs that match none are left out; entries without globs rank "
+                "by topic as always. Without a topic the pack is exactly the entries that apply. Absolute "
+                "paths, `..`, an empty path or more than 50 answer 400 invalid_paths.",
+            ),
+            "style": "form",
+            "explode": True,
+        },
         query("explain", {"type": "string", "enum": ["1", "0", "true", "false"]}, "1 adds an `explain` object."),
         query(
             "why",

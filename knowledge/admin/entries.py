@@ -102,6 +102,7 @@ class EntryAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
                             "sensitivity",
                             "review_by",
                             "valid_until",
+                            "paths",
                         ]
                     },
                 )

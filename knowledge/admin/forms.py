@@ -8,6 +8,7 @@ from django import forms
 
 from knowledge.errors import STALE_DRAFT
 from knowledge.models import Entry, EntryVersion, Sensitivity
+from knowledge.retrieval.paths import globs_normalize
 from knowledge.services.content import VersionContent
 
 
@@ -24,6 +25,28 @@ class CommaListField(forms.CharField):
         return [item.strip() for item in text.replace("，", ",").split(",") if item.strip()]
 
 
+class GlobListField(forms.CharField):
+    """Path globs, one a line (a glob may hold commas: ``*.{ts,tsx}``), checked as the engine reads them."""
+
+    widget = forms.Textarea(attrs={"rows": 3})
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, list | tuple):
+            return "\n".join(value)
+        return value
+
+    def to_python(self, value: Any) -> list[str]:  # type: ignore[override]
+        text = super().to_python(value) or ""
+        return [line.strip() for line in text.splitlines() if line.strip()]
+
+    def validate(self, value: Any) -> None:
+        super().validate(value)
+        try:
+            globs_normalize(value)
+        except ValueError as error:
+            raise forms.ValidationError(str(error), code="invalid_glob") from error
+
+
 CONTENT_FIELDS = [
     "title",
     "summary",
@@ -36,6 +59,7 @@ CONTENT_FIELDS = [
     "sensitivity",
     "review_by",
     "valid_until",
+    "paths",
 ]
 
 
@@ -47,6 +71,13 @@ class ContentFormMixin(forms.Form):
         "Searched like the title; agents do not receive them.",
     )
     links = CommaListField(required=False, help_text="Related entry IDs, e.g. EG-201, EG-101.")
+    paths = GlobListField(
+        required=False,
+        help_text="Only for rules about certain files: one path glob a line (src/api/**/*.py, *.sql, docs/**). "
+        "** spans directories, a glob without / matches the file name anywhere, case counts. Agents that send "
+        "the paths they work on get this entry first when a glob matches, and never when none does. "
+        "Empty: the entry applies everywhere.",
+    )
     sensitivity = forms.ChoiceField(
         choices=Sensitivity.choices,
         required=False,

@@ -12,11 +12,12 @@ from django.utils.safestring import SafeString, mark_safe
 from knowledge.models import Entry, EntryVersion
 from knowledge.retrieval.authoring import Draft, authoring_warnings
 from knowledge.retrieval.contract.shapes import ENTRY, Served
+from knowledge.retrieval.paths import glob_example
 from knowledge.retrieval.render.safe_html import markdown_to_safe_html
 from knowledge.retrieval.snapshot import ReleaseStamp
 from knowledge.selectors.snapshots import entry_record, namespace_info
 
-DIFF_FIELDS = ["title", "summary", "body", "tags", "aliases", "links", "confidence", "updated"]
+DIFF_FIELDS = ["title", "summary", "body", "tags", "aliases", "links", "confidence", "updated", "paths"]
 
 
 def _field_lines(version: EntryVersion | None, field: str) -> list[str]:
@@ -66,12 +67,31 @@ def preview_html(version: EntryVersion) -> SafeString:
         else ""
     )
     return format_html(
-        "<p><strong>{} tokens</strong> (seed §4 estimate of title + summary + body)</p>{}"
+        "<p><strong>{} tokens</strong> (seed §4 estimate of title + summary + body)</p>{}{}"
         '<div class="evergreen-preview">{}</div><details><summary>JSON</summary><pre>{}</pre></details>',
         version.tokens,
         aliases,
+        paths_preview_html(version.paths),
         mark_safe(body),  # noqa: S308  # sanitised by markdown_to_safe_html (nh3)
         payload,
+    )
+
+
+def paths_preview_html(globs: list[str]) -> SafeString:
+    """What the path globs do for an agent, with a path each glob matches (checked by the matcher)."""
+    if not globs:
+        return mark_safe(  # a constant
+            "<p>No path globs: the entry applies everywhere; a request with <code>paths</code> finds it "
+            "by its topic, as one without.</p>"
+        )
+    examples = [example for glob in globs if (example := glob_example(glob)) is not None]
+    shown = ", ".join(f"paths={example}" for example in examples[:3]) or "a path one of its globs matches"
+    return format_html(
+        "<p>Applies to <strong>{}</strong>. With <code>{}</code> an agent gets this entry first, before "
+        "topic hits; a request whose paths match none of these globs leaves it out; a request without "
+        "<code>paths</code> finds it by topic.</p>",
+        ", ".join(globs),
+        shown,
     )
 
 

@@ -118,6 +118,7 @@ def _body(content: VersionContent) -> dict[str, Any]:
         "tags": list(content.tags),
         "aliases": list(content.aliases),
         "links": list(content.links),
+        "paths": list(content.paths),
         "confidence": str(content.confidence),
         "updated": content.updated.isoformat(),
     }

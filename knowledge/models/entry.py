@@ -97,6 +97,12 @@ class EntryVersion(UndeletableModel):
     valid_until = models.DateField(
         null=True, blank=True, help_text="Past this date the entry leaves the packs and waits for a decision."
     )
+    paths = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Path globs of the files this entry applies to (src/api/**/*.py, *.sql); empty: everywhere. "
+        "A request with paths loads it first when one matches and leaves it out when none does.",
+    )
     tokens = models.PositiveIntegerField(editable=False, help_text="Seed §4 estimate of title+summary+body.")
     content_hash = models.CharField(max_length=64, editable=False)
 

@@ -182,20 +182,28 @@ class SearchIndex:
         *,
         category: str | None = None,
         options: SearchOptions | None = None,
+        exclude: np.ndarray | None = None,
     ) -> Ranking:
         """Rank entries for `topic` (seed §4): browse; match; weak hits when the best entry does not
-        cover the topic; the confidence fallback when no entry has any of its terms."""
+        cover the topic; the confidence fallback when no entry has any of its terms.
+
+        `exclude` (a mask over positions) leaves entries out before ranking, as a category does: the
+        entries with path globs when a request sends paths (knowledge.retrieval.path_ranking).
+        """
         options = options or self.options
         allowed = self._allowed(category)
+        cached = exclude is None or not exclude.any()
+        if exclude is not None and not cached:
+            allowed = ~exclude if allowed is None else allowed & ~exclude
         if allowed is not None and not allowed.any():
             return self._materialized("browse" if not topic.strip() else "fallback", np.zeros(0, np.int64))
         if not topic.strip():
-            return self._browse(category, allowed)
+            return self._browse(category, allowed, cached=cached)
         plan = self.plan(topic, options.ranker)
         hits = self._query_hits(plan, options.ranker, allowed)
         head = hits.prefix(WEAK_SIZE)
         if not len(head.positions):
-            return self._fallback(category, allowed)
+            return self._fallback(category, allowed, cached=cached)
         # The best hits' coverage in one pass over the query terms' postings: the first decides
         # `matched`, all of them the pack's relevance floor.
         batch = hits.prefix(BATCH).positions[:BATCH]
@@ -336,23 +344,33 @@ class SearchIndex:
             return np.zeros(self.count, dtype=bool)
         return np.asarray(self._category == self.categories.index(category))
 
-    def _browse(self, category: str | None, allowed: np.ndarray | None) -> Ranking:
+    def _browse(self, category: str | None, allowed: np.ndarray | None, *, cached: bool = True) -> Ranking:
         key = -1 if category is None else self.categories.index(category)
-        if key not in self._browse_cache:
+        if key not in self._browse_cache or not cached:
             everything = np.arange(self.count, dtype=np.int64)
-            self._browse_cache[key] = everything if allowed is None else everything[allowed]
-        positions = self._browse_cache[key]
+            positions = everything if allowed is None else everything[allowed]
+            if not cached:
+                return self._browsed(positions)
+            self._browse_cache[key] = positions
+        return self._browsed(self._browse_cache[key])
+
+    def _browsed(self, positions: np.ndarray) -> Ranking:
         browse = ArrayHits(positions, np.full(len(positions), BROWSE_SCORE), self._tokens, ordered=True)
         return Ranking(mode="browse", matched=True, hits=browse)
 
-    def _fallback(self, category: str | None, allowed: np.ndarray | None) -> Ranking:
+    def _fallback(self, category: str | None, allowed: np.ndarray | None, *, cached: bool = True) -> Ranking:
         """Seed §4: up to three entries by confidence descending (ties by position), not matched."""
         key = -1 if category is None else self.categories.index(category)
-        if key not in self._fallback_cache:
+        if key not in self._fallback_cache or not cached:
             pool = np.arange(self.count) if allowed is None else np.flatnonzero(allowed)
             order = np.lexsort((pool, -self._confidence[pool]))
-            self._fallback_cache[key] = pool[order[:FALLBACK_SIZE]].astype(np.int64)
-        positions = self._fallback_cache[key]
+            positions = pool[order[:FALLBACK_SIZE]].astype(np.int64)
+            if not cached:
+                return self._fallen_back(positions)
+            self._fallback_cache[key] = positions
+        return self._fallen_back(self._fallback_cache[key])
+
+    def _fallen_back(self, positions: np.ndarray) -> Ranking:
         scores = np.asarray(self._confidence[positions], dtype=np.float64)
         return Ranking(mode="fallback", matched=False, hits=ArrayHits(positions, scores, self._tokens, ordered=True))
 

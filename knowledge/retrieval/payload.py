@@ -16,6 +16,8 @@ from knowledge.retrieval.contract.shapes import (
 )
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.packing import BUDGET_MAX, Pack, pack_to_budget
+from knowledge.retrieval.path_ranking import PathRanking, path_search
+from knowledge.retrieval.paths import PathScope
 from knowledge.retrieval.ranking import Ranking
 from knowledge.retrieval.render.messages import messages_for
 from knowledge.retrieval.snapshot import EntryRecord, NamespaceInfo, ReleaseStamp
@@ -33,6 +35,7 @@ class ContextQuery:
     category: str | None
     limit: int | None = None
     budget_mode: str = "entries"  # "payload": the whole response, not only the entries, fits the budget
+    paths: tuple[str, ...] = ()  # normalized and sorted (knowledge.retrieval.paths); () = not sent
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +46,10 @@ class ReleaseView:
     namespace: NamespaceInfo
     stamp: ReleaseStamp
     entries: Sequence[EntryRecord]  # index position i is entries[i]
+    scope: PathScope | None = None  # the entries' path globs, compiled once per loaded release
+
+    def path_scope(self) -> PathScope:
+        return self.scope if self.scope is not None else PathScope(self.entries)
 
 
 def suggested_budget(tokens: int) -> int:
@@ -58,6 +65,8 @@ def _hint(query: ContextQuery, ranking: Ranking, pack: Pack, namespace: Namespac
     text = messages_for(namespace.language)
     if not ranking.matched:
         wording = text.hint_weak_match if ranking.mode == "weak" else text.hint_no_match
+        if isinstance(ranking, PathRanking) and ranking.no_path_applies:
+            wording = text.hint_no_path_applies
         return wording.format(name=namespace.name)
     if not pack.packed and ranking.min_tokens is not None and query.limit != 0:
         if ranking.min_tokens > BUDGET_MAX:
@@ -92,12 +101,14 @@ def context_payload(*, query: ContextQuery, ranking: Ranking, pack: Pack, view: 
     # The ranking's first hit is always packed or omitted, so this is the top score of the hit set.
     top = max((hit.score for hit in pack.packed + pack.omitted), default=0.0)
     hit_count, min_entry_tokens = _hit_facts(ranking)
+    matched_paths = ranking.matched_paths if isinstance(ranking, PathRanking) else {}
     packed = tuple(
         Packed(
             served=Served(view.entries[hit.position], view.namespace, view.stamp),
             score=round(hit.score, 3),
             relevance=_relevance(hit.score, top),
             via=hit.via,
+            matched_paths=matched_paths.get(hit.position, ()),
         )
         for hit in pack.packed
     )
@@ -117,6 +128,7 @@ def context_payload(*, query: ContextQuery, ranking: Ranking, pack: Pack, view: 
         hit_count=hit_count,
         omitted=tuple(view.entries[hit.position] for hit in pack.omitted),
         budget_mode=query.budget_mode,
+        paths=query.paths,
     )
     document = context_document(facts)
     if query.budget_mode == "payload" and not pack.packed and ranking.matched and query.limit != 0:
@@ -135,6 +147,8 @@ def context_payload(*, query: ContextQuery, ranking: Ranking, pack: Pack, view: 
 
 def _packed(ranking: Ranking, view: ReleaseView, query: ContextQuery, budget: int) -> Pack:
     entries = view.entries
+    if isinstance(ranking, PathRanking):
+        return ranking.pack(budget=budget, limit=query.limit)
     return pack_to_budget(
         ranking,
         tokens_of=lambda position: entries[position].tokens,
@@ -153,7 +167,7 @@ def context_pack(*, index: SearchIndex, view: ReleaseView, query: ContextQuery) 
     JSON keys, citations, rules included) fits the budget; about 13 renders, once per release and
     query (the bytes are cached).
     """
-    ranking = index.search(query.topic, category=query.category)
+    ranking = _ranked(index, view, query)
     pack = _packed(ranking, view, query, query.budget)
     if query.budget_mode != "payload" or _payload(query, ranking, pack, view) <= query.budget:
         return ranking, pack
@@ -167,6 +181,21 @@ def context_pack(*, index: SearchIndex, view: ReleaseView, query: ContextQuery) 
         else:
             high = min(middle, candidate.used_tokens) - 1
     return ranking, best
+
+
+def _ranked(index: SearchIndex, view: ReleaseView, query: ContextQuery) -> Ranking:
+    if not query.paths:
+        return index.search(query.topic, category=query.category)
+    entries = view.entries
+    return path_search(
+        index=index,
+        scope=view.path_scope(),
+        topic=query.topic,
+        category=query.category,
+        paths=query.paths,
+        category_of=lambda position: entries[position].category,
+        tokens_of=lambda position: entries[position].tokens,
+    )
 
 
 def _payload(query: ContextQuery, ranking: Ranking, pack: Pack, view: ReleaseView) -> int:

@@ -203,6 +203,10 @@ class Ranking:
     def min_tokens(self) -> int | None:
         return self._hits.min_tokens
 
+    @property
+    def hit_source(self) -> HitSource:
+        return self._hits
+
     def __iter__(self) -> Iterator[Hit]:
         length, done = FIRST_SLICE, 0
         while True:

@@ -66,6 +66,8 @@ class EntryRecord:
     sensitivity: str = "public"  # public | internal | restricted
     review_by: str | None = None  # ISO date: re-review due; past it, the entry is stale
     valid_until: str | None = None  # ISO date: past it, the entry leaves the packs
+    # Conditional loading (issue 16 §2): the globs of the files the entry applies to; () = everywhere.
+    paths: tuple[str, ...] = ()
 
     def as_document(self) -> Document:
         return Document(

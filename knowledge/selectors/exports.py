@@ -26,6 +26,8 @@ def entries_export_rows(*, namespace: Namespace, include_drafts: bool = False) -
             trust["reviewBy"] = version.review_by.isoformat()
         if version.valid_until is not None:
             trust["validUntil"] = version.valid_until.isoformat()
+        if version.paths:
+            trust["paths"] = version.paths
         yield {
             "id": entry.public_id,
             "title": version.title,

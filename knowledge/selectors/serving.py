@@ -24,6 +24,7 @@ from knowledge.models.namespace import api_key_digest
 from knowledge.resilience.stale import StaleCache
 from knowledge.retrieval.contract.records import PUBLIC, Tombstone
 from knowledge.retrieval.index import SearchIndex
+from knowledge.retrieval.paths import PathScope
 from knowledge.retrieval.payload import ReleaseView
 from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON
 from knowledge.retrieval.render.site import render_site_json, snapshot_complete, snapshot_from_artifacts
@@ -294,7 +295,13 @@ def _loaded(
         by_id={e.id: i for i, e in enumerate(entries)},
         tombstones={t.id: t for t in snapshot.tombstones},
         numbered=numbered,
-        view=ReleaseView(release_id=stamp.sequence, namespace=snapshot.namespace, stamp=stamp, entries=in_packs),
+        view=ReleaseView(
+            release_id=stamp.sequence,
+            namespace=snapshot.namespace,
+            stamp=stamp,
+            entries=in_packs,
+            scope=PathScope(in_packs),
+        ),
         levels=levels,
         clearance=clearance,
     )

@@ -67,6 +67,7 @@ def entry_record(*, entry: Entry, version: EntryVersion) -> EntryRecord:
         sensitivity=version.sensitivity,
         review_by=version.review_by.isoformat() if version.review_by else None,
         valid_until=version.valid_until.isoformat() if version.valid_until else None,
+        paths=tuple(version.paths),
     )
 
 

@@ -9,6 +9,7 @@ from decimal import Decimal
 
 import orjson
 
+from knowledge.retrieval.paths import globs_normalize
 from knowledge.retrieval.tokens import entry_tokens
 
 
@@ -27,6 +28,7 @@ class VersionContent:
     sensitivity: str = "public"
     review_by: date | None = None
     valid_until: date | None = None
+    paths: tuple[str, ...] = ()
 
     @classmethod
     def build(
@@ -43,7 +45,9 @@ class VersionContent:
         sensitivity: str = "public",
         review_by: date | None = None,
         valid_until: date | None = None,
+        paths: list[str] | tuple[str, ...] = (),
     ) -> VersionContent:
+        """Normalised content; raises ValueError naming a path glob that cannot be used."""
         return cls(
             title=title.strip(),
             summary=summary.strip(),
@@ -56,6 +60,7 @@ class VersionContent:
             sensitivity=sensitivity or "public",
             review_by=review_by,
             valid_until=valid_until,
+            paths=globs_normalize(paths),
         )
 
     @property
@@ -80,6 +85,8 @@ class VersionContent:
             canonical["sensitivity"] = self.sensitivity
         if self.valid_until is not None:
             canonical["validUntil"] = self.valid_until.isoformat()
+        if self.paths:  # issue 16: where the entry applies is reviewed content too
+            canonical["paths"] = list(self.paths)
         return hashlib.sha256(orjson.dumps(canonical, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
     def model_fields(self) -> dict[str, object]:
@@ -95,6 +102,7 @@ class VersionContent:
             "sensitivity": self.sensitivity,
             "review_by": self.review_by,
             "valid_until": self.valid_until,
+            "paths": list(self.paths),
             "tokens": self.tokens,
             "content_hash": self.content_hash,
         }

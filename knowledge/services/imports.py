@@ -1,6 +1,6 @@
 """Bulk import of entries from JSON Lines: validate every line first, then write all or nothing.
 
-A line is `{id?, title, summary?, body, tags?, aliases?, category?, confidence?, links?, updated?}`. A known
+A line is `{id?, title, summary?, body, tags?, aliases?, category?, confidence?, links?, updated?, paths?}`. A known
 ID (or else identical content) is matched to its entry, so importing the same file twice
 changes nothing.
 """
@@ -43,6 +43,7 @@ FIELDS = {
     "sensitivity",
     "reviewBy",
     "validUntil",
+    "paths",
 }
 SENSITIVITIES = ("public", "internal", "restricted")
 MAX_TITLE = 500
@@ -137,8 +138,9 @@ def _parse_line(line_no: int, raw: str, *, today: date) -> ImportLine:
         sensitivity=_sensitivity(data),
         review_by=_optional_date(data, "reviewBy"),
         valid_until=_optional_date(data, "validUntil"),
+        paths=_string_list(data.get("paths"), "paths"),
     )
-    given = frozenset(name for name in ("sensitivity", "reviewBy", "validUntil") if name in data)
+    given = frozenset(name for name in ("sensitivity", "reviewBy", "validUntil", "paths") if name in data)
     return ImportLine(line_no, public_id, category, content, updated_raw is not None, given)
 
 
@@ -240,6 +242,8 @@ class _Batch:
             kept["review_by"] = current.review_by
         if "validUntil" not in item.trust_given:
             kept["valid_until"] = current.valid_until
+        if "paths" not in item.trust_given:  # a file from before path globs keeps the entry's
+            kept["paths"] = current.paths
         content = VersionContent.build(**{**_content_kwargs(content), **kept})
         live_is_current = entry.live_version_id == current.pk
         if content.content_hash == current.content_hash and (not self.publish or live_is_current):
@@ -389,6 +393,7 @@ def _content_kwargs(content: VersionContent) -> dict[str, Any]:
         "sensitivity": content.sensitivity,
         "review_by": content.review_by,
         "valid_until": content.valid_until,
+        "paths": content.paths,
     }
 
 

@@ -39,7 +39,7 @@ UNCHANGED: Final = "unchanged"  # the live version is the file
 MISSING: Final = "missing"  # in the namespace, not in the folder: reported, never retired
 DIFFERENT: Final = frozenset({NEW, CHANGE, SUBMIT, PENDING, MISSING})
 WRITES: Final = frozenset({NEW, CHANGE, SUBMIT})
-CONTENT_FIELDS: Final = ("title", "summary", "body", "tags", "aliases", "links", "confidence", "updated")
+CONTENT_FIELDS: Final = ("title", "summary", "body", "tags", "aliases", "links", "confidence", "updated", "paths")
 
 
 class SyncFolderError(InvalidInputError):
@@ -204,7 +204,7 @@ def content_for(item: ImportLine, base: VersionSide | None) -> VersionContent:
 
 def content_value(name: str, value: Any) -> Any:
     """A content field as VersionContent.model_fields() holds it (lists, Decimal, date), from the API or the model."""
-    if name in ("tags", "aliases", "links"):
+    if name in ("tags", "aliases", "links", "paths"):
         return list(value)
     if name == "confidence":
         return Decimal(str(value)).quantize(Decimal("0.01"))

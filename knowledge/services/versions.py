@@ -107,6 +107,7 @@ def version_draft_for_entry(*, entry: Entry, actor: Actor) -> EntryVersion:
         updated=timezone.localdate(),
         sensitivity=base.sensitivity,
         valid_until=base.valid_until,
+        paths=base.paths,
         tokens=base.tokens,
         content_hash=base.content_hash,
     )

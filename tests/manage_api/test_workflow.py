@@ -175,3 +175,18 @@ def test_synonyms_are_proposed_reviewed_with_four_eyes_and_published(world: Any)
     assert reviewer.post(BASE + f"synonym-versions/{version}/publish/").json()["state"] == "published"
     too_few = editor.post(BASE + f"synonym-sets/{created.json()['id']}/propose/", {"phrases": ["MCP", "MCP "]})
     assert (too_few.status_code, too_few.json()["error"]["code"]) == (422, "synonyms.too_few")
+
+
+def test_path_globs_are_edited_through_the_api_and_checked(world: Any) -> None:
+    editor = world.callers["editor_a"]
+    path = BASE + f"versions/{world.draft.pk}/"
+    etag = editor.get(path)["ETag"]
+
+    refused = editor.patch(path, {"paths": ["../outside/*.py"]}, HTTP_IF_MATCH=etag)
+    assert refused.status_code == 400
+    assert refused.json()["error"]["param"] == "paths"
+    saved = editor.patch(path, {"paths": ["src/api/**/*.py", "*.sql"]}, HTTP_IF_MATCH=etag)
+    assert saved.status_code == 200, saved.content
+    assert saved.json()["paths"] == ["src/api/**/*.py", "*.sql"]
+    kept = editor.patch(path, {"title": "Cite every fact, everywhere"}, HTTP_IF_MATCH=saved["ETag"])
+    assert kept.json()["paths"] == ["src/api/**/*.py", "*.sql"]  # untouched globs keep their value

@@ -148,6 +148,7 @@ class FakeBackend:
         category: str | None,
         limit: int | None,
         budget_mode: str | None = None,
+        paths: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         self._note("context")
         if category is not None and category not in CATEGORIES:

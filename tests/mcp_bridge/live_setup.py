@@ -140,6 +140,62 @@ def _publish(title: str) -> dict[str, Any]:
     return {"id": version.entry.public_id}
 
 
+PATH_RULES = [
+    {
+        "id": "RU-201",
+        "category": "fact",
+        "title": "SQL migrations are reversible",
+        "summary": "Every SQL migration has a reverse step.",
+        "body": "Write the reverse step of every SQL migration and test it.",
+        "paths": ["*.sql"],
+        "updated": "2026-08-01",
+    },
+    {
+        "id": "RU-202",
+        "category": "fact",
+        "title": "API handlers validate input",
+        "summary": "Handlers validate input and hide stack traces.",
+        "body": "API handlers validate their input and never answer with a stack trace.",
+        "paths": ["src/api/**/*.py"],
+        "confidence": 0.95,
+        "updated": "2026-08-01",
+    },
+    {
+        "id": "RU-203",
+        "category": "fact",
+        "title": "Every change is reviewed",
+        "summary": "A second person reviews each change.",
+        "body": "A second person reviews every change before it is merged.",
+        "updated": "2026-08-01",
+    },
+]
+
+
+def _paths() -> dict[str, Any]:
+    """A public namespace ``rules`` whose entries carry path globs (issue 16 §2); idempotent."""
+    from django.contrib.auth import get_user_model
+
+    from knowledge.models import Namespace
+    from knowledge.services.imports import entries_import, entries_parse
+    from knowledge.services.namespaces import namespace_for_import
+    from knowledge.services.releases import release_build
+
+    if not Namespace.objects.filter(slug="rules").exists():
+        rules = namespace_for_import(slug="rules", prefix="RU", digits=3, categories=["fact"])
+        users = get_user_model().objects
+        items = entries_parse(json.dumps(row) for row in PATH_RULES)
+        entries_import(
+            namespace=rules,
+            items=items,
+            actor=users.get(username="editor"),
+            reviewer=users.get(username="reviewer"),
+            publish=True,
+            source="live",
+        )
+        release_build(namespace_id=rules.pk)
+    return {"slug": "rules"}
+
+
 def main(command: str, *args: str) -> None:
     import django
 
@@ -150,6 +206,7 @@ def main(command: str, *args: str) -> None:
         "inspect": _inspect,
         "session": _session,
         "publish": _publish,
+        "paths": _paths,
     }
     result = commands[command](*args)
     sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")

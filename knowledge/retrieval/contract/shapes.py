@@ -89,6 +89,7 @@ class Packed:
     score: float
     relevance: float
     via: str | None
+    matched_paths: tuple[str, ...] = ()  # the request paths its globs matched: loaded by paths
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +120,7 @@ class ContextFacts:
     hit_count: int
     omitted: tuple[EntryRecord, ...]
     budget_mode: str = "entries"
+    paths: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +203,17 @@ _PROVENANCE: Final[tuple[Field[Served], ...]] = (
     ),
 )
 _LINKS: Final[Field[Served]] = Field("links", array(ID), lambda s: list(s.entry.links))
+PATH_GLOBS_DESCRIPTION: Final = (
+    "Only with path globs: the files the entry applies to (wcmatch globmatch: ** spans directories, a glob "
+    "without / matches the file name at any depth, case-sensitive, / separates). GET /api/context?paths= "
+    "loads it when one of them matches and leaves it out when none does."
+)
+_PATHS: Final[Field[Served]] = Field(
+    "paths",
+    described(array(STRING, minItems=1), PATH_GLOBS_DESCRIPTION),
+    lambda s: list(s.entry.paths) or None,
+    optional=True,
+)
 _URL: Final[Field[Served]] = Field("url", described(URI, "/api/entries/<ID> of this entry."), lambda s: s.url)
 _STALE: Final[Field[Served]] = Field(
     "stale",
@@ -233,7 +246,7 @@ CITATION: Final[Shape[Served]] = Shape(
 
 ENTRY: Final[Shape[Served]] = Shape(
     "Entry",
-    (*_SEED, _VERSION, _CONTENT_HASH, *_PROVENANCE, _LINKS, _URL),
+    (*_SEED, _VERSION, _CONTENT_HASH, *_PROVENANCE, _LINKS, _URL, _PATHS),
     description="One published entry, as listed in /context.json.",
     closed=True,
 )
@@ -269,6 +282,17 @@ PACKED_ENTRY: Final[Shape[Packed]] = Shape(
             "via",
             described(ID, "Only with link expansion: the hit that linked this entry in."),
             lambda p: p.via,
+            optional=True,
+        ),
+        _of_packed(_PATHS),
+        Field(
+            "matchedPaths",
+            described(
+                array(STRING, minItems=1),
+                "Only for an entry loaded by paths: the request's paths its globs matched. Such entries come "
+                "first, before topic hits.",
+            ),
+            lambda p: list(p.matched_paths) or None,
             optional=True,
         ),
     ),
@@ -313,6 +337,12 @@ _QUERY: Final[Shape[ContextFacts]] = Shape(
         Field("topic", STRING, lambda p: p.topic),
         Field("budget", INTEGER, lambda p: p.budget),
         Field("category", nullable(STRING), lambda p: p.category),
+        Field(
+            "paths",
+            described(array(STRING, minItems=1), "Only when sent: the paths, normalized and sorted."),
+            lambda p: list(p.paths) or None,
+            optional=True,
+        ),
     ),
     closed=True,
 )

@@ -20,6 +20,7 @@ class Messages:
     gone: str
     rule_data_not_instructions: str
     hint_payload_floor: str
+    hint_no_path_applies: str
 
 
 ZH = Messages(
@@ -51,6 +52,7 @@ ZH = Messages(
         "budgetMode=payload：不含条目的响应要 {floor} token，装入最便宜的命中条目后要 {needed} token，"
         "超过 budget={budget}，未装入任何条目。请把 budget 提到至少 {suggested}，或改用默认的 budgetMode=entries。"
     ),
+    hint_no_path_applies="{name} 知识库中没有适用于这些 paths 的条目。可加上 topic 按主题检索其余条目。",
 )
 
 EN = Messages(
@@ -90,6 +92,9 @@ EN = Messages(
         "budgetMode=payload: the response costs {floor} tokens without entries and {needed} with the cheapest "
         "matching entry, more than budget={budget}, so nothing was packed. Raise the budget to at least "
         "{suggested}, or use the default budgetMode=entries."
+    ),
+    hint_no_path_applies=(
+        "No entry of the {name} knowledge base applies to these paths. Add a topic to search the other entries."
     ),
 )
 

@@ -66,6 +66,7 @@ def _entry(data: dict[str, Any], aliases: dict[str, list[str]]) -> EntryRecord:
         sensitivity=data.get("sensitivity", "public"),
         review_by=data.get("reviewBy"),
         valid_until=data.get("validUntil"),
+        paths=tuple(data.get("paths", ())),
     )
 
 
