@@ -5,8 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from knowledge.retrieval.contract.shapes import BUDGET_MODES, CONTEXT, SERVED_ENTRY, TOMBSTONE
-from knowledge.retrieval.paths import PATH_MAX_LENGTH, PATHS_MAX
+from knowledge.retrieval.contract.shapes import (
+    BUDGET_MODES,
+    CONTEXT,
+    PATH_MAX_LENGTH,
+    PATHS_MAX,
+    SERVED_ENTRY,
+    TOMBSTONE,
+)
 
 BUDGET_DEFAULT: Final = 2000
 BUDGET_MIN: Final = 200

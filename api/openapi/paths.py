@@ -26,7 +26,7 @@ from api.openapi.components import (
     standard_refusals,
 )
 from gateway.params import TOPIC_MAX
-from knowledge.retrieval.paths import PATH_MAX_LENGTH, PATHS_MAX
+from knowledge.retrieval.contract.shapes import PATH_MAX_LENGTH, PATHS_MAX
 
 # One entry ID (case does not matter: ids are upper-cased); no dot, so `EG-202.md` is the Markdown route's.
 ENTRY_ID = {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9]{0,15}-[0-9]{1,9}$", "examples": ["EG-202"]}

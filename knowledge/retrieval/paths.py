@@ -30,11 +30,11 @@ from typing import Protocol
 import numpy as np
 from wcmatch import glob
 
+from knowledge.retrieval.contract.shapes import PATH_MAX_LENGTH, PATHS_MAX
+
 FLAGS = glob.GLOBSTAR | glob.MATCHBASE | glob.DOTGLOB | glob.BRACE | glob.FORCEUNIX
 GLOBS_MAX = 20  # per entry
 GLOB_MAX_LENGTH = 200
-PATHS_MAX = 50  # per request
-PATH_MAX_LENGTH = 500
 
 GLOB_EMPTY = "A path glob is empty; remove it."
 GLOB_TOO_LONG = f"The path glob {{glob!r}} is longer than {GLOB_MAX_LENGTH} characters."

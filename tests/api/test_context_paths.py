@@ -16,7 +16,7 @@ from tests.servingfixtures import publish
 
 pytestmark = pytest.mark.django_db
 
-RULES = [
+RULES: list[dict[str, Any]] = [
     {
         "id": "AL-201",
         "category": "rule",
@@ -160,7 +160,8 @@ def test_an_import_with_a_bad_glob_names_the_line_and_writes_nothing(ns_a: Names
 def test_an_import_line_without_paths_keeps_the_entrys_globs(rules: Namespace) -> None:
     row = {key: value for key, value in RULES[0].items() if key != "paths"}
     items = entries_parse([json.dumps({**row, "body": RULES[0]["body"] + " Changed."})])
-    entries_import(namespace=rules, items=items, actor=UserFactory(), publish=False, source="test")
+    editor: Any = UserFactory()
+    entries_import(namespace=rules, items=items, actor=editor, publish=False, source="test")
 
     newest = EntryVersion.objects.filter(entry__public_id="AL-201").order_by("-number").first()
     assert newest is not None and newest.paths == ["*.sql", "db/migrations/**"] and newest.state == "draft"

@@ -7,10 +7,10 @@ from dataclasses import replace
 import pytest
 from wcmatch import glob
 
+from knowledge.retrieval.contract.shapes import PATHS_MAX
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.paths import (
     FLAGS,
-    PATHS_MAX,
     PathScope,
     glob_example,
     glob_problem,

@@ -37,6 +37,9 @@ from knowledge.retrieval.tokens import estimate_tokens
 
 SOURCE: Final = "api/context"
 BUDGET_MODES: Final = ("entries", "payload")
+# What a request's `paths` may hold (issue 16 §2; knowledge.retrieval.paths enforces it).
+PATHS_MAX: Final = 50
+PATH_MAX_LENGTH: Final = 500
 SCHEMA_PATH: Final = "schemas/knowledge.schema.json"
 SCHEMA_ID: Final = "https://evergreen.example.com/schemas/knowledge.schema.json"
 DRAFT_07: Final = "http://json-schema.org/draft-07/schema#"
