@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('knowledge', '0017_trust'),
+        ('knowledge', '0019_build_requests'),
     ]
 
     operations = [
