@@ -1,5 +1,5 @@
 # Evergreen's production image: gunicorn web workers, Celery worker and beat share it.
-FROM python:3.12-slim
+FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /app
@@ -15,7 +15,7 @@ COPY schemas schemas
 COPY manage.py ./
 RUN pip install --no-cache-dir . \
     && EVERGREEN_DEBUG=0 EVERGREEN_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
-    && useradd --system --uid 1000 evergreen && mkdir -p /app/var && chown evergreen /app/var
+    && useradd --system --uid 1000 evergreen && mkdir -p /app/var && chown -R evergreen /app/var
 
 USER evergreen
 EXPOSE 8000

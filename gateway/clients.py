@@ -1,35 +1,46 @@
-"""Who is asking: the connecting address, or the one a configured number of trusted proxies vouch for."""
+"""Who is asking: the connecting address, or the one the configured trusted proxies vouch for."""
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
 
-
-def trusted_proxies() -> int:
-    return settings.EVERGREEN.trusted_proxies
+from evergreen_site.settings.env import IPNetwork
 
 
 def client_address(request: HttpRequest) -> str:
     return client_address_of(request.META)
 
 
+def _trusted(address: str, proxies: tuple[IPNetwork, ...]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in proxies)
+
+
 def client_address_of(meta: Mapping[str, Any]) -> str:
     """The client address for rate limits, from a WSGI environ (request.META is one).
 
-    With EVERGREEN_TRUSTED_PROXIES=n, each of the n proxies appends the address it saw to
-    X-Forwarded-For, so the client is the n-th address from the right; anything left of it was sent by
-    the client and is ignored. With 0 (the default) the header is ignored entirely, so sending
-    X-Forwarded-For never dodges the limit.
+    X-Forwarded-For is believed only as far as trusted proxies (EVERGREEN_TRUSTED_PROXIES, addresses
+    or networks) wrote it: starting from the connecting address, each hop that is a trusted proxy
+    hands over to the address it appended, and the first address that is not a trusted proxy is
+    the client. A client that connects directly is never a trusted proxy, so whatever it puts in
+    X-Forwarded-For is ignored; what a client puts in front of a proxy's entry is never reached.
     """
     remote = str(meta.get("REMOTE_ADDR", "") or "unknown")
-    hops = trusted_proxies()
-    if hops <= 0:
+    proxies: tuple[IPNetwork, ...] = settings.EVERGREEN.trusted_proxies
+    if not proxies or not _trusted(remote, proxies):
         return remote
     forwarded = [part.strip() for part in str(meta.get("HTTP_X_FORWARDED_FOR", "")).split(",") if part.strip()]
-    if not forwarded:
-        return remote
-    return forwarded[-hops] if len(forwarded) >= hops else forwarded[0]
+    client = remote
+    for hop in reversed(forwarded):
+        client = hop
+        if not _trusted(hop, proxies):
+            break
+    return client

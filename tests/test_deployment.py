@@ -35,11 +35,38 @@ def compose_environment(service: str) -> dict[str, str]:
     return {key: resolve(value) for key, value in env.items()}
 
 
-def test_compose_runs_the_five_services() -> None:
+def test_compose_puts_nginx_in_front_and_publishes_only_the_proxy() -> None:
     services = yaml.safe_load(COMPOSE.read_text())["services"]
-    assert {"postgres", "redis", "web", "worker", "beat"} <= set(services)
+    assert {"proxy", "postgres", "redis", "migrate", "web", "worker", "beat"} <= set(services)
     assert "gunicorn" in services["web"]["command"]
     assert services["worker"]["command"][:4] == ["celery", "-A", "evergreen_site", "worker"]
+    assert [name for name, spec in services.items() if "ports" in spec] == ["proxy"]
+    assert "./deploy/nginx/nginx.conf:/etc/nginx/nginx.conf:ro" in services["proxy"]["volumes"]
+    proxy_address = services["proxy"]["networks"]["backend"]["ipv4_address"]
+    assert compose_environment("web")["EVERGREEN_TRUSTED_PROXIES"] == proxy_address
+
+
+def test_every_long_running_service_restarts_and_has_a_health_check() -> None:
+    services = yaml.safe_load(COMPOSE.read_text())["services"]
+    for name, spec in services.items():
+        if name == "migrate":
+            assert spec["restart"] == "no"  # one-shot
+            continue
+        assert spec["restart"] == "unless-stopped", name
+        assert spec["healthcheck"]["test"], name
+    assert services["web"]["healthcheck"]["test"] == ["CMD", "python", "-m", "evergreen_site.healthcheck"]
+
+
+def test_every_variable_compose_sets_is_read_by_evergreen() -> None:
+    """A renamed or misspelt setting in compose would be silently ignored: each name must occur in the code."""
+    code = "\n".join(
+        path.read_text()
+        for package in ("evergreen_site", "knowledge", "gateway")
+        for path in (ROOT / package).rglob("*.py")
+    )
+    for service in ("migrate", "web", "worker", "beat"):
+        for name in compose_environment(service):
+            assert f'"{name}"' in code, f"{service} sets {name}, which nothing reads"
 
 
 @pytest.mark.parametrize("service", ["web", "worker", "beat"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from ipaddress import ip_network
 from pathlib import Path
 
 import pytest
@@ -30,13 +31,13 @@ def test_no_variables_give_the_documented_defaults() -> None:
 def test_values_arrive_typed() -> None:
     config = read(
         EVERGREEN_RATE_LIMIT="30/10s",
-        EVERGREEN_TRUSTED_PROXIES="2",
+        EVERGREEN_TRUSTED_PROXIES="10.0.0.0/8, 127.0.0.1,::1",
         EVERGREEN_MCP_ALLOWED_ORIGINS="https://app.example.com, http://localhost:*",
         EVERGREEN_BUILD_COALESCE_SECONDS="0.5",
         EVERGREEN_DATASETS="/srv/datasets",
     )
     assert config.rate_limit == Rate(30, 10)
-    assert config.trusted_proxies == 2
+    assert config.trusted_proxies == (ip_network("10.0.0.0/8"), ip_network("127.0.0.1/32"), ip_network("::1/128"))
     assert config.mcp_allowed_origins == ("https://app.example.com", "http://localhost:*")
     assert config.build_coalesce_seconds == 0.5
     assert config.datasets == Path("/srv/datasets")
@@ -52,7 +53,8 @@ def test_a_blank_value_counts_as_unset() -> None:
         ("EVERGREEN_RATE_LIMIT", "120/minn"),
         ("EVERGREEN_FEEDBACK_RATE_LIMIT", "lots"),
         ("EVERGREEN_TRUSTED_PROXIES", "one"),
-        ("EVERGREEN_TRUSTED_PROXIES", "-1"),
+        ("EVERGREEN_TRUSTED_PROXIES", "1"),
+        ("EVERGREEN_TRUSTED_PROXIES", "10.0.0.0/33"),
         ("EVERGREEN_MCP_MAX_BODY_BYTES", "12"),
         ("EVERGREEN_A2A_TASK_RETENTION_SECONDS", "0"),
         ("EVERGREEN_BUILD_COALESCE_SECONDS", "soon"),

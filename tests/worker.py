@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -106,3 +107,35 @@ def celery_sends_to(app: Any, url: str | None, queue: str = "celery") -> None:
         app.conf.update(task_always_eager=True, broker_url=settings.CELERY_BROKER_URL, task_default_queue="celery")
     else:
         app.conf.update(task_always_eager=False, broker_url=url, task_default_queue=queue)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def gunicorn(
+    port: int, log: Path, *, env: dict[str, str] | None = None, workers: int = 1
+) -> Iterator[subprocess.Popen[bytes]]:
+    """gunicorn with sync workers on the test database (and the environment's Redis), stopped on exit."""
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "evergreen_site.settings.base",
+        "DATABASE_URL": test_database_url(),
+        "EVERGREEN_DEBUG": "1",
+        **(env or {}),
+    }
+    command = [
+        *(sys.executable, "-m", "gunicorn", "evergreen_site.wsgi", "-w", str(workers)),
+        *("-b", f"127.0.0.1:{port}"),
+    ]
+    with log.open("ab") as out:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        yield process
+    finally:
+        stop(process)

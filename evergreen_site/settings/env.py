@@ -1,12 +1,13 @@
 """Typed readers of environment variables: each names the variable and the accepted form when a value is bad.
 
 Settings read the environment once, here, at start-up; a typo such as ``EVERGREEN_RATE_LIMIT=120/minn``
-or ``EVERGREEN_TRUSTED_PROXIES=one`` stops the process with ``ImproperlyConfigured`` instead of
+or ``EVERGREEN_TRUSTED_PROXIES=proxy`` stops the process with ``ImproperlyConfigured`` instead of
 silently falling back to a default or failing at the first request.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from collections.abc import Mapping
@@ -16,6 +17,7 @@ from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"0", "false", "no", "off"})
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -132,6 +134,21 @@ class Env:
             if not _ORIGIN.match(origin):
                 raise self._bad(name, origin, "comma-separated origins such as https://app.example.com")
         return origins
+
+    def networks(self, name: str) -> tuple[IPNetwork, ...]:
+        """Comma-separated addresses or networks (``10.0.0.0/8,127.0.0.1,::1``); "0" or blank: none."""
+        value = self.text(name)
+        if value in {"", "0"}:
+            return ()
+        networks: list[IPNetwork] = []
+        for item in self.items(name):
+            try:
+                networks.append(ipaddress.ip_network(item, strict=False))
+            except ValueError:
+                raise self._bad(
+                    name, item, "proxy addresses or networks such as 10.0.0.0/8,127.0.0.1 (not a count of proxies)"
+                ) from None
+        return tuple(networks)
 
     def directory(self, name: str, default: Path) -> Path:
         """A directory that may not exist yet (commands that need it say so when it is missing)."""

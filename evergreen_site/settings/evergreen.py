@@ -11,7 +11,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from evergreen_site.settings.env import Env, Rate
+from evergreen_site.settings.env import Env, IPNetwork, Rate
 
 READ_RATE = Rate(120, 60)
 FEEDBACK_RATE = Rate(20, 3600)
@@ -27,8 +27,8 @@ class EvergreenSettings:
     default_namespace: str = "evergreen"
     # Requests per client per namespace; Rate(0, …) turns limiting off (benchmarks, evaluations).
     rate_limit: Rate = READ_RATE
-    # How many reverse proxies in front of Evergreen append to X-Forwarded-For.
-    trusted_proxies: int = 0
+    # The reverse proxies whose X-Forwarded-For is believed (addresses or networks); none by default.
+    trusted_proxies: tuple[IPNetwork, ...] = ()
     # Origins allowed to call /mcp from a browser; requests without Origin are always allowed.
     mcp_allowed_origins: tuple[str, ...] = ()
     # Largest JSON-RPC body /mcp and /a2a accept (413 beyond it).
@@ -98,7 +98,7 @@ class EvergreenSettings:
         return cls(
             default_namespace=env.text("EVERGREEN_DEFAULT_NAMESPACE", defaults.default_namespace),
             rate_limit=env.rate("EVERGREEN_RATE_LIMIT", "120/min"),
-            trusted_proxies=env.whole("EVERGREEN_TRUSTED_PROXIES", defaults.trusted_proxies),
+            trusted_proxies=env.networks("EVERGREEN_TRUSTED_PROXIES"),
             mcp_allowed_origins=tuple(env.origins("EVERGREEN_MCP_ALLOWED_ORIGINS")),
             mcp_max_body_bytes=env.whole("EVERGREEN_MCP_MAX_BODY_BYTES", defaults.mcp_max_body_bytes, minimum=1024),
             feedback_rate_limit=env.rate("EVERGREEN_FEEDBACK_RATE_LIMIT", "20/hour"),

@@ -12,7 +12,6 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -24,13 +23,7 @@ import psycopg
 import redis
 
 from tests.services import missing
-from tests.worker import wait_for
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.worker import free_port, wait_for
 
 
 def _postgres_bin() -> Path | None:

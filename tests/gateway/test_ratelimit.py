@@ -9,13 +9,10 @@ from __future__ import annotations
 import json
 import math
 import os
-import signal
-import socket
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import partial
+from ipaddress import ip_network
 from pathlib import Path
 from typing import Any
 
@@ -87,14 +84,32 @@ def test_x_forwarded_for_does_not_dodge_the_limit(client: Any, demo: Namespace, 
 @pytest.mark.django_db
 def test_trusted_proxies_make_the_forwarded_address_the_client(client: Any, demo: Namespace, settings: Any) -> None:
     limited(settings, "2/hour")
-    configure(settings, trusted_proxies=1)
+    configure(settings, trusted_proxies=(ip_network("10.0.0.0/8"),))
 
     def get(forwarded: str) -> int:
-        return int(client.get("/llms.txt", headers={"X-Forwarded-For": forwarded}).status_code)
+        via_proxy = {"REMOTE_ADDR": "10.1.2.3"}
+        return int(client.get("/llms.txt", headers={"X-Forwarded-For": forwarded}, **via_proxy).status_code)
 
     assert [get("1.1.1.1"), get("1.1.1.1"), get("1.1.1.1")] == [200, 200, 429]
     assert get("spoofed, 2.2.2.2") == 200  # the proxy's own entry (rightmost) counts, not what the client sent
     assert get("9.9.9.9, 1.1.1.1") == 429
+    assert get("1.1.1.1, 10.9.9.9") == 429  # a chain of trusted proxies hands over to the first untrusted hop
+
+
+@pytest.mark.django_db
+def test_a_client_reaching_the_server_directly_cannot_rotate_x_forwarded_for(
+    client: Any, demo: Namespace, settings: Any
+) -> None:
+    """Issue 9: with a proxy count, a direct client rotated X-Forwarded-For past the limit (200 of 200)."""
+    limited(settings, "3/hour")
+    configure(settings, trusted_proxies=(ip_network("10.0.0.0/8"), ip_network("127.0.0.1/32")))
+    direct = {"REMOTE_ADDR": "192.0.2.50"}
+
+    codes = [
+        client.get("/llms.txt", headers={"X-Forwarded-For": f"198.51.100.{n}"}, **direct).status_code for n in range(6)
+    ]
+
+    assert codes == [200, 200, 200, 429, 429, 429]
 
 
 @pytest.mark.django_db
@@ -284,41 +299,17 @@ def test_processes_racing_for_one_window_admit_exactly_the_limit(settings: Any, 
     assert sum(1 for count in counts if count > 0) >= 2  # they did share it
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def gunicorn(port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """One gunicorn process (one sync worker) on the test database and the shared Redis."""
-    environment = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "evergreen_site.settings.base",
-        "DATABASE_URL": worker.test_database_url(),
-        "EVERGREEN_DEBUG": "1",
-        "EVERGREEN_RATE_LIMIT": "120/hour",
-    }
-    command = [sys.executable, "-m", "gunicorn", "evergreen_site.wsgi", "-w", "1", "-b", f"127.0.0.1:{port}"]
-    with log.open("ab") as out:
-        process = subprocess.Popen(
-            command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    try:
-        yield process
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=20)
-
-
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
 def test_two_worker_processes_share_one_window(demo: Namespace, tmp_path: Path) -> None:
     """At most 120 requests in the window across two processes; the 121st, on either, gets 429 + Retry-After."""
-    ports = [free_port(), free_port()]
+    ports = [worker.free_port(), worker.free_port()]
     redis_keys_clear("*")  # before the servers start: a worker's leases are only ever spent against its Redis window
-    with gunicorn(ports[0], tmp_path / "a.log"), gunicorn(ports[1], tmp_path / "b.log"):
+    limit = {"EVERGREEN_RATE_LIMIT": "120/hour"}
+    with (
+        worker.gunicorn(ports[0], tmp_path / "a.log", env=limit),
+        worker.gunicorn(ports[1], tmp_path / "b.log", env=limit),
+    ):
         urls = [f"http://127.0.0.1:{port}/llms.txt" for port in ports]
 
         def up(url: str) -> bool:  # /healthz is not rate limited, so the window stays untouched
