@@ -20,7 +20,7 @@ from django.template.loader import render_to_string
 
 HEADER: Final = "Content-Security-Policy"
 INLINE_SCRIPTS: Final = ("evergreen/playground.js",)
-INLINE_STYLES: Final = ("evergreen/site.css", "evergreen/api_docs.css", "admin/knowledge/entryversion/review.css")
+INLINE_STYLES: Final = ("evergreen/site.css", "evergreen/api_docs.css")
 
 
 def inline_hash(text: str) -> str:

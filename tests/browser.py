@@ -59,3 +59,16 @@ def chromium_page(viewport: dict[str, int] | None = None) -> Iterator[Any]:
 def sideways_overflow(page: Any) -> int:
     """How many CSS pixels the page is wider than the window (0: nothing to scroll sideways)."""
     return int(page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth"))
+
+
+PASSWORD = "correct horse battery staple"  # every factory user's (tests/factories.py)
+
+
+def admin_log_in(page: Any, base: str, username: str) -> None:
+    """Log in to the admin as `username`, from a clean cookie jar."""
+    page.context.clear_cookies()
+    page.goto(f"{base}/admin/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_selector("#site-name")

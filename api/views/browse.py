@@ -11,11 +11,13 @@ from gateway.gate import Gate
 from gateway.http import HTML, MARKDOWN, Reply, wants_markdown
 from gateway.params import category_parse, topic_parse
 from gateway.views import not_replayed, read_view
+from knowledge.charts.measures import traffic_chart
 from knowledge.retrieval.browse import PageOutOfRangeError, browse_entries, category_positions
 from knowledge.retrieval.render.markdown import entries_page_markdown
 from knowledge.selectors.metrics_page import metrics_page_render
 from knowledge.selectors.pages import entries_page_render
 from knowledge.selectors.quality import evaluation_trend, metrics_document
+from knowledge.selectors.traffic import traffic_by_day
 
 PAGE_NOT_INTEGER = "page must be a whole number from 1."
 PAGE_PAST_END = "There is no page {page}: the list has {pages} page(s)."
@@ -63,6 +65,15 @@ def entries_browse_get(request: HttpRequest, gate: Gate) -> Reply:
     )
 
 
+def _traffic_chart(namespace_id: int) -> str:
+    """Requests and "not covered" topics per day from the request log; nothing until requests are recorded."""
+    traffic = traffic_by_day(namespace_id=namespace_id)
+    if not traffic.recorded:
+        return ""
+    days = [day.strftime("%m-%d") for day in traffic.days]
+    return traffic_chart(days, traffic.requests, traffic.uncovered)
+
+
 @read_view
 @not_replayed  # evaluation runs are recorded without a new release
 def metrics_page_get(request: HttpRequest, gate: Gate) -> Reply:
@@ -73,6 +84,7 @@ def metrics_page_get(request: HttpRequest, gate: Gate) -> Reply:
         stamp=release.stamp,
         document=metrics_document(release=release, namespace_id=gate.namespace.id),
         trend=evaluation_trend(namespace_id=gate.namespace.id),
+        traffic_chart=_traffic_chart(gate.namespace.id),
     )
     return Reply(
         html.encode(),

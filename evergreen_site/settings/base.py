@@ -30,7 +30,7 @@ ALLOWED_HOSTS = env.items("EVERGREEN_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]"
 CSRF_TRUSTED_ORIGINS = env.items("EVERGREEN_CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "knowledge.admin_apps.EvergreenAdminConfig",  # django.contrib.admin with Evergreen's site (its dashboard)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -136,6 +136,8 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+# ISO 8601 dates in the admin (evergreen_site/formats/en/formats.py).
+FORMAT_MODULE_PATH = ["evergreen_site.formats"]
 
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "var" / "static"

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
-from django.urls import reverse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
@@ -28,7 +30,7 @@ from knowledge.models import (
 from knowledge.retrieval.evaluation import EvalQuestion
 from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
 from knowledge.services.evaluation import evaluation_run_record, questions_evaluate
-from knowledge.services.feedback import feedback_set_status
+from knowledge.services.feedback import feedback_draft_open, feedback_set_status
 
 # The metrics an evaluation run shows first, with their labels (EvaluationReport field names).
 METRIC_LABELS = (
@@ -228,3 +230,22 @@ class FeedbackAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
     @namespace_action(role=Role.EDITOR, description="Dismiss")
     def mark_dismissed(self, request: HttpRequest, queryset: QuerySet[Feedback]) -> None:
         self._set_status(request, queryset, Feedback.Status.DISMISSED)
+
+    def get_urls(self) -> list[Any]:
+        view = self.admin_site.admin_view(self.draft_view)
+        return [path("<int:pk>/draft/", view, name="knowledge_feedback_draft"), *super().get_urls()]
+
+    def draft_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """One click from a report to a draft: the entry's draft with the report on its thread, or a new entry's
+        form prefilled with what the agent asked and said (POST only; the report's text stays untrusted)."""
+        feedback = get_object_or_404(self.get_queryset(request), pk=pk)
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        self.require(request, feedback, Role.EDITOR)
+        draft = feedback_draft_open(feedback=feedback, actor=request.user)
+        if draft is None:
+            prefill = urlencode({"title": (feedback.query or feedback.message)[:120], "body": feedback.message})
+            messages.info(request, "The report names no entry: write a new one, prefilled from it.")
+            return HttpResponseRedirect(reverse("admin:knowledge_entry_add") + "?" + prefill)
+        messages.success(request, f"{draft}: the report is on this draft's review thread and marked handled.")
+        return HttpResponseRedirect(reverse("admin:knowledge_entryversion_change", args=[draft.pk]))

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import OuterRef, QuerySet, Subquery
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -14,6 +14,7 @@ from django.utils.html import format_html
 
 from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline, ServiceErrorsShown
 from knowledge.admin.forms import EntryCreateForm, RetireForm
+from knowledge.admin.roles import request_roles
 from knowledge.errors import ServiceError
 from knowledge.models import Entry, EntryVersion, Role, VersionState
 from knowledge.models.entry import OPEN_STATES
@@ -180,6 +181,7 @@ class EntryAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
     def get_urls(self) -> list[Any]:
         urls = [
             path("<int:pk>/edit/", self.admin_site.admin_view(self.edit_view), name="knowledge_entry_edit"),
+            path("<int:pk>/compare/", self.admin_site.admin_view(self.compare_view), name="knowledge_entry_compare"),
             path("<int:pk>/retire/", self.admin_site.admin_view(self.retire_view), name="knowledge_entry_retire"),
         ]
         return urls + super().get_urls()
@@ -188,8 +190,10 @@ class EntryAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
         return get_object_or_404(self.get_queryset(request), pk=pk)
 
     def edit_view(self, request: HttpRequest, pk: int) -> HttpResponse:
-        """Open the entry's draft, making one from the live version; the live one keeps serving."""
+        """Open the entry's draft, making one from the live version; the live one keeps serving (POST only)."""
         entry = self._entry(request, pk)
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
         self.require(request, entry, Role.EDITOR)
         try:
             draft = version_draft_for_entry(entry=entry, actor=request.user)
@@ -197,6 +201,16 @@ class EntryAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
             messages.error(request, str(error))
             return HttpResponseRedirect(reverse("admin:knowledge_entry_change", args=[entry.pk]))
         return HttpResponseRedirect(version_url(draft))
+
+    def compare_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """The entry's "Compare versions": the shared compare page of its newest version (GET ?old=N&new=M)."""
+        entry = self._entry(request, pk)
+        newest = entry.versions.order_by("-number").only("pk").first()
+        if newest is None:  # every entry is created with its first version; a hand-made row may not be
+            raise Http404("This entry has no versions.")
+        url = reverse("admin:knowledge_entryversion_compare", args=[newest.pk])
+        query = request.GET.urlencode()
+        return HttpResponseRedirect(f"{url}?{query}" if query else url)
 
     def retire_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         entry = self._entry(request, pk)
@@ -227,5 +241,11 @@ class EntryAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
     def render_change_form(self, request: HttpRequest, context: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         obj = kwargs.get("obj")
         if obj is not None:
-            context["can_retire"] = obj.retired_at is None and self.may(request, obj, Role.REVIEWER)
+            roles = request_roles(request)
+            active = obj.retired_at is None
+            context["can_retire"] = active and roles.has(obj.namespace_id, Role.REVIEWER)
+            context["can_edit"] = active and roles.has(obj.namespace_id, Role.EDITOR)
+            context["open_version"] = obj.versions.filter(state__in=OPEN_STATES).only("pk", "number", "state").first()
+            live = obj.live_version
+            context["title"] = f"{obj.public_id}: {live.title if live else getattr(obj, 'latest_title', '')}"
         return super().render_change_form(request, context, *args, **kwargs)

@@ -10,13 +10,15 @@ from typing import Any
 
 from django.contrib import admin
 from django.db.models import QuerySet
-from django.http import HttpRequest
-from django.urls import reverse
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from knowledge.admin.access import MembershipInline, memberships_save
 from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline, ServiceErrorsShown, namespace_action
+from knowledge.admin.live import live_preview
 from knowledge.models import Category, IdBlock, Membership, Namespace, NamespaceHost, ReviewedText, Role, TextKind
 from knowledge.services.build_queue import build_requests_pending, release_request_build
 from knowledge.services.namespace_settings import (
@@ -167,3 +169,13 @@ class CategoryAdmin(NamespaceScopedAdmin):
     @admin.display(description="ID blocks")
     def blocks_display(self, obj: Category) -> str:
         return ", ".join(f"{b.start}–{b.end}" for b in obj.blocks.all())
+
+    def get_urls(self) -> list[Any]:
+        view = self.admin_site.admin_view(self.live_preview_view)
+        return [path("<int:pk>/live-preview/", view, name="knowledge_category_livepreview"), *super().get_urls()]
+
+    def live_preview_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """The new-entry form's live preview, in the namespace of the category chosen (an editor's there)."""
+        category = get_object_or_404(self.get_queryset(request), pk=pk)
+        self.require(request, category, Role.EDITOR)
+        return live_preview(request, namespace=category.namespace)

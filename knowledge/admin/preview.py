@@ -1,8 +1,7 @@
-"""What reviewers look at: the diff against the live version, the agent's view, the warnings."""
+"""What reviewers of an entry version look at besides the diff: the agent's view and the authoring warnings."""
 
 from __future__ import annotations
 
-import difflib
 import json
 
 from django.utils import timezone
@@ -16,37 +15,6 @@ from knowledge.retrieval.paths import glob_example
 from knowledge.retrieval.render.safe_html import markdown_to_safe_html
 from knowledge.retrieval.snapshot import ReleaseStamp
 from knowledge.selectors.snapshots import entry_record, namespace_info
-
-DIFF_FIELDS = ["title", "summary", "body", "tags", "aliases", "links", "confidence", "updated", "paths"]
-
-
-def _field_lines(version: EntryVersion | None, field: str) -> list[str]:
-    if version is None:
-        return []
-    value = getattr(version, field)
-    if isinstance(value, list):
-        return [", ".join(value)]
-    return str(value).splitlines() or [""]
-
-
-def diff_table(version: EntryVersion) -> SafeString:
-    """A side-by-side diff of each field against the live version (or “new entry”)."""
-    live = version.entry.live_version
-    if live is not None and live.pk == version.pk:
-        return mark_safe("<p>This is the live version.</p>")
-    differ = difflib.HtmlDiff(wrapcolumn=70)
-    tables = []
-    for field in DIFF_FIELDS:
-        before, after = _field_lines(live, field), _field_lines(version, field)
-        if before == after:
-            continue
-        old = f"live v{live.number}" if live else "(new entry)"
-        tables.append(
-            format_html("<h4>{}</h4>{}", field, mark_safe(differ.make_table(before, after, old, f"v{version.number}")))  # noqa: S308
-        )
-    if not tables:
-        return mark_safe("<p>No change from the live version.</p>")
-    return mark_safe('<div class="evergreen-diff">' + "".join(tables) + "</div>")  # noqa: S308
 
 
 def preview_html(version: EntryVersion) -> SafeString:

@@ -15,7 +15,7 @@ from django.utils.safestring import SafeString
 from knowledge.admin.base import NamespaceScopedAdmin, ServiceErrorsShown, namespace_action
 from knowledge.admin.workflow import ReviewWorkflowAdmin
 from knowledge.errors import ServiceError
-from knowledge.models import Role, SynonymSet, SynonymVersion, VersionState
+from knowledge.models import Role, SynonymSet, SynonymVersion
 from knowledge.models.entry import OPEN_STATES
 from knowledge.retrieval.analysis import AnalyzerConfig
 from knowledge.retrieval.synonyms import SynonymSet as SynonymRule
@@ -23,6 +23,7 @@ from knowledge.retrieval.synonyms import synonym_rules
 from knowledge.services.synonyms import (
     SYNONYM_ACTIONS,
     SynonymContent,
+    synonym_contributor_ids,
     synonym_draft,
     synonym_save,
     synonym_set_create,
@@ -193,6 +194,7 @@ class SynonymVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
     action_roles = ACTION_ROLES
     transition_page = True
     scanned = False  # phrases steer search; agents never read them
+    subject_noun = "synonym set"
     actions = ()  # no bulk review of synonym sets
     form = SynonymVersionForm
     list_display = ["label", "namespace", "state", "phrases_shown", "author", "reviewer", "modified_at"]
@@ -203,9 +205,6 @@ class SynonymVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # a version starts from its set: "Add synonym set" or "Edit" on a set
-
-    def _is_editable(self, request: HttpRequest, obj: SynonymVersion | None) -> bool:
-        return obj is not None and obj.state == VersionState.DRAFT and self.may(request, obj, Role.EDITOR)
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return [
@@ -225,8 +224,26 @@ class SynonymVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
             return self.readonly_fields
         return [*self.readonly_fields, "phrases", "two_way", "enabled"]
 
-    def save_model(self, request: HttpRequest, obj: SynonymVersion, form: Any, change: bool) -> None:
+    def save_draft(self, request: HttpRequest, obj: SynonymVersion, form: Any) -> None:
         synonym_save(version=obj, content=form.synonym_content(), actor=request.user)
+
+    # -- the review page's hooks ---------------------------------------------------------------------
+
+    def diff_fields(self, version: SynonymVersion) -> list[tuple[str, Any]]:
+        direction = "two-way" if version.two_way else "one-way (the first phrase finds the others)"
+        return [("phrases", version.phrases), ("direction", direction), ("enabled", version.enabled)]
+
+    def version_title(self, version: SynonymVersion) -> str:
+        return _phrases(version)
+
+    def subject_name(self, version: SynonymVersion) -> str:
+        return f"synonym set “{version.synonym_set.name}”"
+
+    def contributor_ids(self, version: SynonymVersion) -> set[int]:
+        return synonym_contributor_ids(version)
+
+    def revise(self, request: HttpRequest, version: SynonymVersion) -> SynonymVersion:
+        return synonym_draft(synonym_set=version.synonym_set, actor=request.user, base=version)
 
     @admin.display(description="Version", ordering="synonym_set__name")
     def label(self, obj: SynonymVersion) -> str:

@@ -6,7 +6,6 @@ admin: publishing a reviewed version is the only way to change them.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -15,7 +14,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from knowledge.admin.base import NamespaceScopedAdmin, ServiceErrorsShown, namespace_action
@@ -134,7 +133,6 @@ class TextVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
         "number",
         "state",
         "content_shown",
-        "diff",
         "safety",
         "author",
         "contributors_shown",
@@ -151,16 +149,12 @@ class TextVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # a version starts from its text: “Add reviewed text” or “Open a draft”
 
-    def _is_editable(self, request: HttpRequest, obj: TextVersion | None) -> bool:
-        return obj is not None and obj.state == VersionState.DRAFT and self.may(request, obj, Role.EDITOR)
-
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         editable = self._is_editable(request, obj)
         content = [*text_fieldnames(obj.text if obj else None), "based_on"] if editable else ["content_shown"]
         return [
             (None, {"fields": ["text_link", "number", "state"]}),
             ("Content", {"fields": content}),
-            ("Compared with the live version", {"fields": ["diff"]}),
             ("Safety scan", {"fields": ["safety"]}),
             ("Review", {"fields": ["author", "contributors_shown", "reviewer", "review_note", "content_hash"]}),
         ]
@@ -169,7 +163,7 @@ class TextVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
         kwargs["fields"] = []  # the form adds the kind's fields itself
         return super().get_form(request, obj, change, **kwargs)
 
-    def save_model(self, request: HttpRequest, obj: TextVersion, form: Any, change: bool) -> None:
+    def save_draft(self, request: HttpRequest, obj: TextVersion, form: Any) -> None:
         saved = text_save(
             version=obj,
             content=form.text_content(),
@@ -180,6 +174,23 @@ class TextVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         """Contributors are recorded by the service, never taken from the form."""
+
+    # -- the review page's hooks ---------------------------------------------------------------------
+
+    def diff_fields(self, version: TextVersion) -> list[tuple[str, Any]]:
+        content = version.content or {}
+        return [(name, content.get(name)) for name in text_fieldnames(version.text)]
+
+    def version_title(self, version: TextVersion) -> str:
+        content = version.content or {}
+        return str(content.get("title") or content.get("summary") or "")[:120]
+
+    def subject_name(self, version: TextVersion) -> str:
+        return str(version.text)
+
+    def revise(self, request: HttpRequest, version: TextVersion) -> TextVersion:
+        text = version.text
+        return text_draft(namespace=text.namespace, kind=text.kind, key=text.key, actor=request.user, base=version)
 
     @admin.display(description="Text")
     def text_link(self, obj: TextVersion) -> SafeString:
@@ -197,15 +208,3 @@ class TextVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
     @admin.display(description="Findings")
     def safety(self, obj: TextVersion) -> SafeString:
         return findings_html(obj, obj.text.namespace)
-
-    @admin.display(description="Diff")
-    def diff(self, obj: TextVersion) -> SafeString:
-        live = obj.text.live_version
-        before = _content_lines(live.content if live and live.pk != obj.pk else None)
-        rows = [
-            (("add" if line.startswith("+") else "del" if line.startswith("-") else ""), line)
-            for line in difflib.unified_diff(before, _content_lines(obj.content), "live", f"v{obj.number}", lineterm="")
-        ]
-        if not rows:
-            return format_html("<p>{}</p>", "Same as the live version.")
-        return format_html("<pre>{}</pre>", format_html_join("\n", '<span class="{}">{}</span>', rows))

@@ -1,21 +1,22 @@
-"""Admin for versions: edit drafts, compare with the live version, move them through review."""
+"""Admin for entry versions: edit drafts, compare any two versions, move them through review."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.contrib import admin
 from django.db.models import Q, QuerySet
-from django.http import HttpRequest
-from django.urls import reverse
+from django.http import HttpRequest, HttpResponse
+from django.urls import path, reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from knowledge.admin.finding import finding_html
 from knowledge.admin.findings import findings_html
 from knowledge.admin.forms import CONTENT_FIELDS, VersionForm
-from knowledge.admin.preview import diff_table, preview_html, warnings_html
+from knowledge.admin.live import live_preview
+from knowledge.admin.preview import preview_html, warnings_html
 from knowledge.admin.roles import request_roles
 from knowledge.admin.workflow import ReviewWorkflowAdmin
 from knowledge.models import EntryVersion, Feedback, Role, VersionState
@@ -23,6 +24,7 @@ from knowledge.models.review import ReviewItem
 from knowledge.services.versions import (
     ACTION_ROLES,
     version_approve,
+    version_draft_for_entry,
     version_publish,
     version_reject,
     version_save,
@@ -38,6 +40,16 @@ ACTIONS: dict[str, Callable[..., EntryVersion]] = {
     "withdraw": version_withdraw,
 }
 FEEDBACK_SHOWN = 20
+# Read-only pages show list fields as chips instead of the form's comma-separated text.
+CHIP_FIELDS = {"tags": "tag_chips", "aliases": "alias_chips", "links": "link_chips", "paths": "path_chips"}
+
+
+def chips(values: Iterable[str]) -> str:
+    """A list field read, not edited: one chip per item."""
+    items = list(values)
+    if not items:
+        return "—"
+    return format_html_join("", '<span class="eg-chip">{}</span>', ((value,) for value in items))
 
 
 class VersionAdminBase(ReviewWorkflowAdmin):
@@ -48,6 +60,7 @@ class VersionAdminBase(ReviewWorkflowAdmin):
     transitions = ACTIONS
     action_roles = ACTION_ROLES
     schedulable = True
+    subject_noun = "entry"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         # Selecting related rows here replaces list_select_related, so name them all.
@@ -80,7 +93,7 @@ class EntryVersionAdmin(VersionAdminBase):
         "tokens",
         "content_hash",
         "warnings",
-        "diff",
+        *CHIP_FIELDS.values(),
         "preview",
         "finding",
         "safety",
@@ -89,32 +102,28 @@ class EntryVersionAdmin(VersionAdminBase):
     ]
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
-        editable = [*CONTENT_FIELDS, "based_on"]
-        content = editable if self._is_editable(request, obj) else [f for f in editable if f != "based_on"]
+        if self._is_editable(request, obj):
+            content = [*CONTENT_FIELDS, "based_on"]
+        else:
+            content = [CHIP_FIELDS.get(name, name) for name in CONTENT_FIELDS]
         return [
             (None, {"fields": ["entry_link", "number", "state", "tokens"]}),
             ("Authoring warnings", {"fields": ["warnings"]}),
             ("Content", {"fields": content}),
-            ("Compared with the live version", {"fields": ["diff"]}),
             ("Safety scan", {"fields": ["safety"]}),
             ("How agents will see it", {"fields": ["preview", "finding"]}),
             ("Review", {"fields": ["author", "reviewer", "review_note", "publish_at", "content_hash"]}),
         ]
 
-    def _is_editable(self, request: HttpRequest, obj: EntryVersion | None) -> bool:
-        return (
-            obj is not None
-            and obj.state == VersionState.DRAFT
-            and obj.entry.retired_at is None
-            and self.may(request, obj, Role.EDITOR)
-        )
+    def is_retired(self, version: EntryVersion) -> bool:
+        return version.entry.retired_at is not None
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if self._is_editable(request, obj):
             return self.readonly_fields
         return [*self.readonly_fields, *CONTENT_FIELDS]
 
-    def save_model(self, request: HttpRequest, obj: EntryVersion, form: Any, change: bool) -> None:
+    def save_draft(self, request: HttpRequest, obj: EntryVersion, form: Any) -> None:
         saved = version_save(
             version=obj,
             content=form.version_content(),
@@ -123,19 +132,62 @@ class EntryVersionAdmin(VersionAdminBase):
         )
         obj.lock_version = saved.lock_version
 
+    # -- the review page's hooks ---------------------------------------------------------------------
+
+    def diff_fields(self, version: EntryVersion) -> list[tuple[str, Any]]:
+        return [(name, getattr(version, name)) for name in CONTENT_FIELDS]
+
+    def version_title(self, version: EntryVersion) -> str:
+        return version.title
+
+    def subject_name(self, version: EntryVersion) -> str:
+        return version.entry.public_id
+
+    def revise(self, request: HttpRequest, version: EntryVersion) -> EntryVersion:
+        return version_draft_for_entry(entry=version.entry, actor=request.user, base=version)
+
+    def get_urls(self) -> list[Any]:
+        view = self.admin_site.admin_view(self.live_preview_view)
+        return [path("<int:pk>/live-preview/", view, name=self.url_name("livepreview")), *super().get_urls()]
+
+    def render_change_form(self, request: HttpRequest, context: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        obj = kwargs.get("obj")
+        if obj is not None:
+            context["live_preview_url"] = self.page_url(obj, "livepreview")
+        return super().render_change_form(request, context, *args, **kwargs)
+
+    def live_preview_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """Token count, Markdown, warnings and similar entries of the text being typed (nothing is saved)."""
+        version = self._version(request, pk)
+        self.require(request, version, Role.EDITOR)
+        return live_preview(request, namespace=version.entry.namespace, exclude=version.entry.public_id)
+
+    # -- read-only fields ----------------------------------------------------------------------------
+
+    @admin.display(description="Entry")
     def entry_link(self, obj: EntryVersion) -> str:
         url = reverse("admin:knowledge_entry_change", args=[obj.entry_id])
         return format_html('<a href="{}">{}</a> ({})', url, obj.entry.public_id, obj.entry.namespace.slug)
-
-    entry_link.short_description = "Entry"  # type: ignore[attr-defined]
 
     @admin.display(description="Warnings")
     def warnings(self, obj: EntryVersion) -> str:
         return warnings_html(obj)
 
-    @admin.display(description="Diff")
-    def diff(self, obj: EntryVersion) -> str:
-        return diff_table(obj)
+    @admin.display(description="Tags")
+    def tag_chips(self, obj: EntryVersion) -> str:
+        return chips(obj.tags)
+
+    @admin.display(description="Aliases")
+    def alias_chips(self, obj: EntryVersion) -> str:
+        return chips(obj.aliases)
+
+    @admin.display(description="Links")
+    def link_chips(self, obj: EntryVersion) -> str:
+        return chips(obj.links)
+
+    @admin.display(description="Paths")
+    def path_chips(self, obj: EntryVersion) -> str:
+        return chips(obj.paths)
 
     @admin.display(description="Preview")
     def preview(self, obj: EntryVersion) -> str:
@@ -170,7 +222,8 @@ class ReviewQueueAdmin(VersionAdminBase):
     """“Awaiting your review”: versions in review in the namespaces you review, not your own."""
 
     view_role = Role.REVIEWER
-    list_display = ["version_label", "title", "namespace", "author", "submitted_at", "tokens", "confidence", "open"]
+    list_display = ["review_label", "title", "namespace", "author", "submitted_at", "tokens", "confidence", "open"]
+    list_display_links = None  # every link opens the version's review page, with its diff and buttons
     list_filter = [AwaitingMeFilter, "entry__namespace"]
     actions = ["bulk_approve"]
 
@@ -198,6 +251,11 @@ class ReviewQueueAdmin(VersionAdminBase):
             "open_feedback_count": feedback.count(),
         }
         return super().changelist_view(request, extra_context=context)
+
+    @admin.display(description="Version", ordering="entry__number")
+    def review_label(self, obj: EntryVersion) -> str:
+        url = reverse("admin:knowledge_entryversion_change", args=[obj.pk])
+        return format_html('<a href="{}">{} v{}</a>', url, obj.entry.public_id, obj.number)
 
     @admin.display(description="Namespace")
     def namespace(self, obj: EntryVersion) -> str:

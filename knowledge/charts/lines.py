@@ -62,8 +62,10 @@ def line_chart(
         parts.append(line(LEFT, y, WIDTH - RIGHT, y, GRID, dash="" if k == 0 else "2 3"))
         parts.append(text(LEFT - 6, y + 4, number(tick), size=11, anchor="end", fill=MUTED))
     step = max(1, -(-len(x_labels) // MAX_X_LABELS))
+    last = len(x_labels) - 1
     for index, label in enumerate(x_labels):
-        if index % step == 0 or index == len(x_labels) - 1:
+        # Every step-th label and the last one, unless a stepped label would crowd the last.
+        if index == last or (index % step == 0 and last - index >= max(step / 2, 1)):
             parts.append(text(xs[index], AXIS_BOTTOM + 16, label, size=11, anchor="middle", fill=MUTED))
     for index, item in enumerate(series):
         colour = SERIES[index % len(SERIES)]

@@ -8,11 +8,13 @@ from django.db import transaction
 
 from knowledge.actors import Actor
 from knowledge.errors import InvalidInputError
-from knowledge.models import Feedback, Namespace, Role
+from knowledge.models import Entry, EntryVersion, Feedback, Namespace, Role
 from knowledge.safety import scan_fields
 from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
+from knowledge.services.review_notes import review_comment
 from knowledge.services.safety import namespace_allowed_hosts
+from knowledge.services.versions import version_draft_for_entry
 
 MESSAGE_MAX: Final = 2000  # Feedback.message
 QUERY_MAX: Final = 500  # Feedback.query
@@ -88,3 +90,22 @@ def feedback_set_status(*, feedback: Feedback, status: str, actor: Actor) -> Fee
         note=f"feedback #{locked.pk} ({locked.kind}): {old} → {status}",
     )
     return locked
+
+
+@transaction.atomic
+def feedback_draft_open(*, feedback: Feedback, actor: Actor) -> EntryVersion | None:
+    """A report about an entry becomes that entry's draft in one step: the report is quoted on the draft's review
+    thread and marked handled. None when the report names no entry of its namespace (the editor writes a new one).
+    """
+    locked = Feedback.objects.select_for_update().select_related("namespace").get(pk=feedback.pk)
+    require_role(user=actor, namespace=locked.namespace, role=Role.EDITOR)
+    entry = Entry.objects.filter(namespace=locked.namespace, public_id=locked.entry_public_id).first()
+    if not locked.entry_public_id or entry is None:
+        return None
+    draft = version_draft_for_entry(entry=entry, actor=actor)
+    quoted = f"Agent feedback #{locked.pk} ({locked.get_kind_display().lower()}): {locked.message}"
+    if locked.query:
+        quoted += f"\nAsked: {locked.query}"
+    review_comment(version=draft, actor=actor, note=quoted)
+    feedback_set_status(feedback=locked, status=Feedback.Status.DONE, actor=actor)
+    return draft

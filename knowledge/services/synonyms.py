@@ -89,7 +89,7 @@ def _audit(version: SynonymVersion, *, actor: Any, action: str, from_state: str 
     )
 
 
-def _contributors(version: SynonymVersion) -> set[int]:
+def synonym_contributor_ids(version: SynonymVersion) -> set[int]:
     """The author and everyone who saved this version (read from the audit trail, which names each save)."""
     saves = AuditRecord.objects.filter(
         namespace=version.synonym_set.namespace,
@@ -139,20 +139,25 @@ def synonym_set_create(
 
 
 @transaction.atomic
-def synonym_draft(*, synonym_set: SynonymSet, actor: Any) -> SynonymVersion:
-    """The set's open draft, or a new one copied from its latest version; the live one keeps serving."""
+def synonym_draft(*, synonym_set: SynonymSet, actor: Any, base: SynonymVersion | None = None) -> SynonymVersion:
+    """The set's open draft, or a new one copied from `base` (default: its live or latest version).
+
+    With `base` (revert, revise a rejected version) an open version is refused rather than reused.
+    """
     require_role(user=actor, namespace=synonym_set.namespace, role=Role.EDITOR)
     synonym_set = SynonymSet.objects.select_for_update().select_related("namespace").get(pk=synonym_set.pk)
+    if base is not None and base.synonym_set_id != synonym_set.pk:
+        raise SynonymError(f"Version {base.number} is not a version of “{synonym_set.name}”.")
     open_version = synonym_set.versions.filter(state__in=OPEN_STATES).first()
     if open_version is not None:
-        if open_version.state == VersionState.DRAFT:
+        if open_version.state == VersionState.DRAFT and base is None:
             return open_version
         raise SynonymError(
             f"“{synonym_set.name}” already has version {open_version.number} "
             f"{open_version.get_state_display().lower()}; finish or withdraw it first.",
             code="synonyms.open_version",
         )
-    base = synonym_set.live_version or synonym_set.versions.order_by("-number").first()
+    base = base or synonym_set.live_version or synonym_set.versions.order_by("-number").first()
     assert base is not None  # every set is created with its first version
     number = (synonym_set.versions.aggregate(top=Max("number"))["top"] or 0) + 1
     draft = SynonymVersion.objects.create(
@@ -202,7 +207,7 @@ def synonym_approve(*, version: SynonymVersion, actor: Any, note: str = "") -> S
     """Approve another person's version (four eyes, unless the namespace allows single-person mode)."""
     version = _checked(version, action="approve", actor=actor)
     check_transition(version.state, VersionState.APPROVED)
-    four_eyes_check(namespace=version.synonym_set.namespace, contributors=_contributors(version), actor=actor)
+    four_eyes_check(namespace=version.synonym_set.namespace, contributors=synonym_contributor_ids(version), actor=actor)
     version = _transition(version, target=VersionState.APPROVED, actor=actor, note=note)
     version.reviewer = actor_user(actor)
     version.review_note = note

@@ -73,17 +73,26 @@ def _next_number(text: ReviewedText) -> int:
 
 
 @transaction.atomic
-def text_draft(*, namespace: Namespace, kind: str, key: str = "", actor: Actor) -> TextVersion:
-    """The text's open draft, or a new one from its live content (an empty one for a new text)."""
+def text_draft(
+    *, namespace: Namespace, kind: str, key: str = "", actor: Actor, base: TextVersion | None = None
+) -> TextVersion:
+    """The text's open draft, or a new one from its live content (an empty one for a new text).
+
+    With `base` (revert to an earlier version, revise a rejected one) the draft copies that version, and
+    an open version is refused rather than reused, so nobody's draft is silently replaced.
+    """
     require_role(user=actor, namespace=namespace, role=Role.EDITOR)
     text = _text_get_or_create(namespace=namespace, kind=kind, key=key)
+    if base is not None and base.text_id != text.pk:
+        raise InvalidInputError(f"Version {base.number} is not a version of {text}.")
     open_version = text.versions.filter(state__in=OPEN_STATES).first()
     if open_version is not None:
-        if open_version.state == VersionState.DRAFT:
+        if open_version.state == VersionState.DRAFT and base is None:
             return open_version
         state = open_version.get_state_display().lower()
         raise InvalidInputError(TEXT_OPEN_VERSION.format(text=text, number=open_version.number, state=state))
-    content = dict(text.live_version.content) if text.live_version else _served_content(text)
+    source = base or text.live_version
+    content = dict(source.content) if source else _served_content(text)
     draft = TextVersion.objects.create(
         text=text,
         number=_next_number(text),

@@ -75,22 +75,28 @@ def _transition(
 
 
 @transaction.atomic
-def version_draft_for_entry(*, entry: Entry, actor: Actor) -> EntryVersion:
-    """The entry's draft, creating one from its latest version; the live version keeps serving."""
+def version_draft_for_entry(*, entry: Entry, actor: Actor, base: EntryVersion | None = None) -> EntryVersion:
+    """The entry's draft, creating one from `base` (default: the live or latest version); the live one keeps serving.
+
+    With an explicit `base` (revert to an earlier version, revise a rejected one) an open version is
+    refused rather than reused, so nobody's draft is silently replaced.
+    """
     require_role(user=actor, namespace=entry.namespace, role=Role.EDITOR)
     entry = Entry.objects.select_for_update().select_related("namespace").get(pk=entry.pk)
     if entry.retired_at is not None:
         raise InvalidInputError(RETIRED_ENTRY.format(entry=entry.public_id))
+    if base is not None and base.entry_id != entry.pk:
+        raise InvalidInputError(f"Version {base.number} is not a version of {entry.public_id}.")
     open_version = entry.versions.filter(state__in=OPEN_STATES).first()
     if open_version is not None:
-        if open_version.state == VersionState.DRAFT:
+        if open_version.state == VersionState.DRAFT and base is None:
             return open_version
         raise InvalidInputError(
             OPEN_VERSION_EXISTS.format(
                 entry=entry.public_id, number=open_version.number, state=open_version.get_state_display().lower()
             )
         )
-    base = entry.live_version or entry.versions.order_by("-number").first()
+    base = base or entry.live_version or entry.versions.order_by("-number").first()
     assert base is not None  # every entry is created with its first version
     number = (entry.versions.aggregate(top=Max("number"))["top"] or 0) + 1
     draft = EntryVersion.objects.create(

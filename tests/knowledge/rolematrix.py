@@ -114,6 +114,12 @@ POLICY: dict[type[Model], tuple[str, str, str]] = {
     apps.get_model("auth", "User"): (SUPER, SUPER, SUPER),
     Group: (SUPER, SUPER, SUPER),
 }
+# Objects that only some states let anyone change: a version is edited while it is a draft, never after.
+CHANGEABLE_STATE: dict[type[Model], Any] = {
+    EntryVersion: lambda obj: obj.state == "draft",
+    TextVersion: lambda obj: obj.state == "draft",
+    SynonymVersion: lambda obj: obj.state == "draft",
+}
 DELETABLE: dict[type[Model], str] = {Membership: ADMIN, apps.get_model("auth", "User"): SUPER, Group: SUPER}
 
 ACTION_ROLES: dict[tuple[type[Model], str], str] = {
@@ -147,6 +153,19 @@ ACTION_ROLES: dict[tuple[type[Model], str], str] = {
 # Custom admin URLs (name → role, or per value of the URL's `action` argument).
 CUSTOM_URLS: dict[str, str | dict[str, str]] = {
     "knowledge_entry_edit": EDITOR,
+    "knowledge_entry_compare": ANY,
+    "knowledge_entryversion_compare": ANY,
+    "knowledge_entryversion_comment": ANY,
+    "knowledge_entryversion_revise": EDITOR,
+    "knowledge_textversion_compare": ANY,
+    "knowledge_textversion_comment": ANY,
+    "knowledge_textversion_revise": EDITOR,
+    "knowledge_synonymversion_compare": ANY,
+    "knowledge_synonymversion_comment": ANY,
+    "knowledge_synonymversion_revise": EDITOR,
+    "knowledge_entryversion_livepreview": EDITOR,
+    "knowledge_category_livepreview": EDITOR,
+    "knowledge_feedback_draft": EDITOR,
     "knowledge_entry_retire": REVIEWER,
     "knowledge_requestlog_replay": REVIEWER,
     "knowledge_knowledgegap_draft": EDITOR,

@@ -10,24 +10,15 @@ from typing import Any
 import pytest
 
 from knowledge.models import Namespace
+from tests.browser import admin_log_in as log_in
 from tests.browser import chromium_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture
 def page() -> Iterator[Any]:
     yield from chromium_page()
-
-
-def log_in(page: Any, base: str, username: str) -> None:
-    page.context.clear_cookies()
-    page.goto(f"{base}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_selector("#site-name")
 
 
 def test_editor_writes_reviewer_publishes_agent_reads(
@@ -55,7 +46,7 @@ def test_editor_writes_reviewer_publishes_agent_reads(
     log_in(page, base, "rita")
     page.goto(f"{base}/admin/knowledge/reviewitem/")
     page.click("text=Review (waiting")
-    page.wait_for_selector("text=Compared with the live version")
+    page.wait_for_selector("#changes")
     assert "(new entry)" in page.content()
     page.fill("textarea[name=note]", "Clear and short.")
     page.click("button.evergreen-approve")

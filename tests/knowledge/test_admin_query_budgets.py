@@ -114,6 +114,7 @@ def _pages(world: dict[str, Any], user: Any) -> list[str]:
         reverse("admin:knowledge_entryversion_change", args=[version.pk]),
         reverse("admin:knowledge_entry_change", args=[version.entry_id]),
         reverse("admin:knowledge_entry_retire", args=[version.entry_id]),
+        reverse("admin:knowledge_entryversion_compare", args=[version.pk]),
         reverse("admin:knowledge_entry_changelist") + f"?namespace__id__exact={world['namespace'].pk}",
         reverse("admin:knowledge_entryversion_changelist") + "?state__exact=published",
     ]

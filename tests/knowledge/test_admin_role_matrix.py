@@ -28,6 +28,7 @@ from tests.knowledge.rolematrix import (
     ACTION_ROLES,
     ANY,
     CAST,
+    CHANGEABLE_STATE,
     CUSTOM_URLS,
     DELETABLE,
     NOBODY,
@@ -128,7 +129,8 @@ def _reading(visit: Visit, model: type[Model], objects: list[Model]) -> None:
             visit.expect(response.status_code == 200, f"{view} of {label}, theirs to see: {response.status_code}")
             if view == "change":
                 editable = 'name="_save"' in response.text
-                may_change = holds(visit.person, slug, change_role)
+                in_changeable_state = CHANGEABLE_STATE.get(model, lambda _: True)(obj)
+                may_change = holds(visit.person, slug, change_role) and in_changeable_state
                 visit.expect(editable == may_change, f"{label} editable: {editable}, may change: {may_change}")
 
 

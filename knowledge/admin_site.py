@@ -1,0 +1,43 @@
+"""Evergreen's admin site: Django's, with each person's dashboard as its home page.
+
+Outside the knowledge.admin package on purpose: Django imports the default site while that package
+registers its model admins, so this module must not import the package at load time.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+
+from knowledge.charts.measures import RunPoint, quality_trend_chart
+from knowledge.models import Role
+from knowledge.selectors.dashboard import dashboard_get
+
+
+class EvergreenAdminSite(admin.AdminSite):
+    site_header = "Evergreen"
+    site_title = "Evergreen admin"
+    index_title = "Your work"
+    index_template = "admin/evergreen/dashboard.html"
+
+    def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
+        from knowledge.admin.roles import request_roles  # noqa: PLC0415  # see the module's docstring
+
+        roles = request_roles(request)
+        board = dashboard_get(user=request.user, roles=roles)
+        by_namespace: dict[str, list[RunPoint]] = defaultdict(list)
+        for run in board.trend:
+            by_namespace[run.namespace.slug].append(RunPoint(f"#{run.release.sequence}", run.metrics))
+        charts = [(slug, quality_trend_chart(points, ident=f"quality-{slug}")) for slug, points in by_namespace.items()]
+        context = {
+            "board": board,
+            "quality_charts": charts,
+            "is_editor": roles.anywhere(Role.EDITOR),
+            "is_reviewer": roles.anywhere(Role.REVIEWER),
+            **(extra_context or {}),
+        }
+        return super().index(request, context)
