@@ -6,13 +6,17 @@ from typing import Any
 
 from celery import shared_task
 from celery.signals import worker_ready
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
+from knowledge.models import Namespace
 from knowledge.services.a2a_tasks import a2a_task_limits, a2a_tasks_prune
+from knowledge.services.actors import system_actor
 from knowledge.services.build_queue import build_requests_reconcile
 from knowledge.services.freshness import freshness_sweep
 from knowledge.services.gaps import gaps_digest
+from knowledge.services.release_storage import releases_prune
 from knowledge.services.releases import ConcurrentBuildError, release_build
 from knowledge.services.request_log import request_log_drain, request_logs_prune
 from knowledge.services.versions import versions_publish_due
@@ -60,6 +64,16 @@ def versions_publish_due_task() -> int:
 def freshness_sweep_task() -> int:
     """Rebuild namespaces where a live entry turned stale or expired since their release (beat, hourly)."""
     return freshness_sweep()
+
+
+@shared_task(acks_late=True)
+def releases_prune_task() -> str:
+    """Drop the files of releases outside the retention policy, in every namespace (Celery beat, daily)."""
+    reports = [
+        releases_prune(namespace=namespace, keep=settings.EVERGREEN.release_keep, actor=system_actor())
+        for namespace in Namespace.objects.order_by("slug")
+    ]
+    return "; ".join(report.describe() for report in reports if report.pruned) or "nothing to prune"
 
 
 @shared_task(acks_late=True)

@@ -198,6 +198,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "knowledge.tasks.freshness_sweep_task",
         "schedule": 3600.0,
     },
+    "prune-old-release-files": {
+        "task": "knowledge.tasks.releases_prune_task",
+        "schedule": 24 * 3600.0,
+    },
     "prune-expired-a2a-tasks": {
         "task": "knowledge.tasks.a2a_tasks_prune_task",
         "schedule": 3600.0,

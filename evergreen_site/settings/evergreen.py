@@ -68,6 +68,8 @@ class EvergreenSettings:
     request_log_queue_max: int = 500  # batches (of at most 1000 records) waiting in Redis
     # Releases that served within this many days can be read again (?release=, replay, /api/verify).
     release_retention_days: int = 90
+    # The retention policy keeps the files of at least this many newest releases per namespace.
+    release_keep: int = 10
     # Bearer token of /metrics (Prometheus); empty turns the endpoint off (404).
     metrics_token: str = ""
     # One JSON line per answered request on the evergreen.access logger.
@@ -140,6 +142,7 @@ class EvergreenSettings:
             release_retention_days=env.whole(
                 "EVERGREEN_RELEASE_RETENTION_DAYS", defaults.release_retention_days, minimum=1
             ),
+            release_keep=env.whole("EVERGREEN_RELEASE_KEEP", defaults.release_keep, minimum=1),
             metrics_token=env.text("EVERGREEN_METRICS_TOKEN"),
             access_log=env.flag("EVERGREEN_ACCESS_LOG", defaults.access_log),
             reply_cache_bytes=env.whole("EVERGREEN_REPLY_CACHE_BYTES", defaults.reply_cache_bytes, minimum=64 * 1024),

@@ -36,6 +36,7 @@ class ReleaseAdmin(ReadOnlyAdmin):
         "built_at",
         "build_seconds",
         "is_active",
+        "files_pruned_at",
     ]
     list_filter = ["namespace"]
     readonly_fields = [
@@ -50,6 +51,7 @@ class ReleaseAdmin(ReadOnlyAdmin):
         "matching",
         "inputs_hash",
         "content_serial",
+        "files_pruned_at",
         "manifest",
     ]
     inlines = [ArtifactInline]

@@ -16,7 +16,7 @@ from knowledge.models.namespace import (
     Sensitivity,
 )
 from knowledge.models.observations import CitationCheck, GapStatus, KnowledgeGap, RequestLog
-from knowledge.models.release import Artifact, BuildRequest, BuildStatus, Release, ReleaseBuild
+from knowledge.models.release import Artifact, ArtifactBlob, BuildRequest, BuildStatus, Release, ReleaseBuild
 from knowledge.models.review import ReviewItem
 from knowledge.models.synonyms import SynonymSet, SynonymVersion
 from knowledge.models.texts import ReviewedText, TextKind, TextVersion
@@ -33,6 +33,7 @@ __all__ = [
     "ActivationKind",
     "ApiKey",
     "Artifact",
+    "ArtifactBlob",
     "AuditRecord",
     "BuildRequest",
     "BuildStatus",

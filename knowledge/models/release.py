@@ -28,6 +28,12 @@ class Release(UndeletableModel):
     metrics = models.JSONField(
         default=dict, blank=True, editable=False, help_text="Measured when built: contextShape and budgetScan."
     )
+    files_pruned_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="When the retention policy dropped this release's file contents (its record and manifest stay).",
+    )
 
     class Meta:
         ordering = ["namespace", "-sequence"]
@@ -40,13 +46,37 @@ class Release(UndeletableModel):
         return f"{self.namespace.slug} #{self.sequence} v{self.knowledge_version}"
 
 
+class ArtifactBlob(models.Model):
+    """The bytes of release files, stored once per namespace by content hash (SHA-256).
+
+    Releases share every file that did not change (robots.txt, the policy files, untouched category
+    files …), so a publish stores only what it changed. Blobs no artifact refers to any more are
+    deleted by the retention policy (knowledge.services.release_storage).
+    """
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.PROTECT, related_name="+")
+    digest = models.CharField(max_length=64, help_text="SHA-256 of the content, hex.")
+    content = models.BinaryField()
+    size = models.PositiveBigIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["namespace", "digest"], name="artifactblob_unique_digest")]
+
+    def __str__(self) -> str:
+        return f"{self.digest[:12]} ({self.size} bytes)"
+
+
 class Artifact(UndeletableModel):
-    """One file of a release (context.json, llms.txt, the search index …) with its ETag."""
+    """One file of a release (context.json, llms.txt, the search index …) with its ETag.
+
+    The row is never deleted; its bytes live in a shared blob, which the retention policy may drop
+    for old releases (`blob` is then empty and the release's `files_pruned_at` says when).
+    """
 
     release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="artifacts")
     name = models.CharField(max_length=200)
     content_type = models.CharField(max_length=100)
-    content = models.BinaryField()
+    blob = models.ForeignKey(ArtifactBlob, null=True, blank=True, on_delete=models.PROTECT, related_name="artifacts")
     etag = models.CharField(max_length=80)
     size = models.PositiveIntegerField()
 
@@ -56,6 +86,13 @@ class Artifact(UndeletableModel):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def content(self) -> bytes:
+        """The file's bytes (a query for the blob unless it was selected with the row)."""
+        if self.blob is None:
+            raise LookupError(f"The files of release {self.release_id} were pruned.")
+        return bytes(self.blob.content)
 
 
 class BuildStatus(models.TextChoices):

@@ -26,7 +26,9 @@ def release_index(*, release_id: int) -> SearchIndex:
         if found is not None:
             _indexes.move_to_end(release_id)
             return found
-    content = Artifact.objects.filter(release_id=release_id, name=SEARCH_INDEX).values_list("content", flat=True).get()
+    content = (
+        Artifact.objects.filter(release_id=release_id, name=SEARCH_INDEX).values_list("blob__content", flat=True).get()
+    )
     index = SearchIndex.from_bytes(bytes(content))
     with _lock:
         _indexes[release_id] = index

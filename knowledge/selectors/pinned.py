@@ -116,7 +116,7 @@ def release_pinned(
         release = release_find(namespace_id=namespace_id, reference=reference or "")
     if release.pk == active.release_id:
         return PinnedRelease(release, active)
-    if not release_retained(release=release, active_id=active.release_id):
+    if release.files_pruned_at is not None or not release_retained(release=release, active_id=active.release_id):
         days = settings.EVERGREEN.release_retention_days
         raise PinError(RELEASE_EXPIRED.format(reference=reference, days=days), "release_expired")
     return PinnedRelease(release, release_load(release).cleared(active.clearance))

@@ -60,7 +60,12 @@ def _render(log: RequestLog, release: LoadedRelease) -> Replayed:
 
 def request_replay(*, log: RequestLog) -> Replayed:
     """The answer rendered again from the logged request's own release."""
-    return _render(log, release_load(Release.objects.get(pk=log.release_id)))
+    release = Release.objects.get(pk=log.release_id)
+    if release.files_pruned_at is not None:
+        raise ReplayError(
+            f"The files of release #{release.sequence} were pruned (retention policy); it cannot be replayed."
+        )
+    return _render(log, release_load(release))
 
 
 def request_replay_current(*, log: RequestLog) -> Replayed | None:

@@ -73,7 +73,9 @@ class ServedArtifact:
     def content(self) -> bytes:
         if self.held is not None:
             return self.held
-        found = Artifact.objects.filter(release_id=self.release_id, name=self.name).values_list("content", flat=True)
+        found = Artifact.objects.filter(release_id=self.release_id, name=self.name).values_list(
+            "blob__content", flat=True
+        )
         return bytes(found.get())
 
 
@@ -250,7 +252,7 @@ def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
     wanted = [name for name, _, _, size in described if name in LOAD_ONLY or size <= HELD_ARTIFACT_BYTES]
     held: dict[str, bytes] = {}
     raw: dict[str, bytes] = {}
-    for name, content in files.filter(name__in=wanted).values_list("name", "content").iterator(chunk_size=1):
+    for name, content in files.filter(name__in=wanted).values_list("name", "blob__content").iterator(chunk_size=1):
         data = bytes(content)
         if name in LOAD_ONLY:
             raw[name] = data
@@ -310,7 +312,9 @@ def _loaded(
 def _tier_load(public: LoadedRelease, level: str) -> LoadedRelease:
     """A cleared caller's view of a loaded release: two more artifacts, read once per process."""
     names = (PROTECTED_JSON, index_name(level))
-    found = dict(Artifact.objects.filter(release_id=public.release_id, name__in=names).values_list("name", "content"))
+    found = dict(
+        Artifact.objects.filter(release_id=public.release_id, name__in=names).values_list("name", "blob__content")
+    )
     full = snapshot_complete(public.snapshot, bytes(found[PROTECTED_JSON]))
     index = SearchIndex.from_bytes(bytes(found[index_name(level)]))
     key = f"{public.key}~{level}"

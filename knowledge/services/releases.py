@@ -27,7 +27,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from knowledge.actors import Actor
-from knowledge.models import ActivationKind, Artifact, BuildStatus, Namespace, Release, ReleaseBuild
+from knowledge.models import ActivationKind, BuildStatus, Namespace, Release, ReleaseBuild
 from knowledge.retrieval.contract.records import PUBLIC
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.leaks import leak_check, public_texts
@@ -51,6 +51,7 @@ from knowledge.services.build_queue import (
     build_requests_ask_rollback,
     build_requests_satisfy,
 )
+from knowledge.services.release_storage import artifacts_store, release_files_restore
 from knowledge.services.webhooks import release_activation_record
 
 logger = logging.getLogger(__name__)
@@ -226,6 +227,22 @@ def _serve(*, namespace: Namespace, release: Release, serial: int, now: datetime
     return activated
 
 
+def _files_render_again(*, namespace: Namespace, release: Release, snapshot: Snapshot) -> None:
+    """A pruned release is wanted again (a rollback, content back as it was): render its files anew."""
+    stamp = ReleaseStamp(
+        sequence=release.sequence,
+        knowledge_version=release.knowledge_version,
+        revision=release.revision.isoformat(),
+        generated_at=rfc3339(release.built_at.astimezone(UTC)),
+    )
+    artifacts = render_release(snapshot, stamp, analysis=_analysis_cache(namespace.pk))
+    with transaction.atomic():
+        Release.objects.select_for_update().filter(namespace=namespace).order_by("-sequence").first()  # as a prune
+        _compress_artifacts_with_lz4()
+        release_files_restore(release=release, artifacts=artifacts)
+    logger.info("Rendered the pruned files of release %s of %s again", release.sequence, namespace.slug)
+
+
 def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome:
     started = time.monotonic()
     serial = namespace.content_serial
@@ -233,6 +250,8 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
     inputs_hash = snapshot.inputs_hash()
     existing = Release.objects.filter(namespace=namespace, inputs_hash=inputs_hash).first()
     if existing is not None:
+        if existing.files_pruned_at is not None:
+            _files_render_again(namespace=namespace, release=existing, snapshot=snapshot)
         with transaction.atomic():
             activated = _serve(namespace=namespace, release=existing, serial=serial, now=now)
             if activated:
@@ -277,17 +296,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
             metrics=metrics,
         )
         _compress_artifacts_with_lz4()
-        Artifact.objects.bulk_create(
-            Artifact(
-                release=release,
-                name=a.name,
-                content_type=a.content_type,
-                content=a.content,
-                etag=a.etag,
-                size=len(a.content),
-            )
-            for a in artifacts
-        )
+        artifacts_store(release=release, artifacts=artifacts)
         activated = _serve(namespace=namespace, release=release, serial=serial, now=now)
         audit_record(
             namespace=namespace,

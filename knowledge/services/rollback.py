@@ -92,7 +92,10 @@ def release_rollback(*, namespace: Namespace, release: Release, actor: Actor, no
         note=f"{why} Reverted {len(reverted)}, took off {len(unpublished)}, kept retired {len(kept_retired)}.",
     )
     serial = content_serial_bump(namespace=namespace)
-    activated = snapshot_read(namespace=namespace).inputs_hash() == release.inputs_hash
+    # A release whose files were pruned is rendered again by the build before it serves.
+    activated = (
+        release.files_pruned_at is None and snapshot_read(namespace=namespace).inputs_hash() == release.inputs_hash
+    )
     if activated:
         # Nothing it was built from differs (no retirement, docs or settings changed since): serve it as is.
         now = timezone.now()

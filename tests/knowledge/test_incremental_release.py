@@ -162,7 +162,8 @@ def test_artifacts_are_stored_with_lz4_on_postgresql(ns_a: Namespace) -> None:
     release = publish(ns_a, rows).active_release
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT pg_column_compression(content) FROM knowledge_artifact WHERE release_id = %s AND name = %s",
+            "SELECT pg_column_compression(b.content) FROM knowledge_artifact a "
+            "JOIN knowledge_artifactblob b ON b.id = a.blob_id WHERE a.release_id = %s AND a.name = %s",
             [release.pk if release else None, "context.json"],
         )
         assert cursor.fetchone() == ("lz4",)

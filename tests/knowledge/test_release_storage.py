@@ -1,0 +1,139 @@
+"""Release storage (issue 18 §4): files shared between releases by content hash, and the retention policy."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db.models import Sum
+from django.utils import timezone
+
+from knowledge.models import Artifact, ArtifactBlob, AuditRecord, Namespace, Release, ReleaseActivation, Role
+from knowledge.selectors.serving import serving_caches_clear
+from knowledge.services.release_storage import releases_prune
+from knowledge.services.releases import release_activate, release_build
+from knowledge.services.rollback import release_rollback
+from tests.configure import configure
+from tests.factories import UserFactory, membership
+from tests.servingfixtures import BUILT_AT, alpha_rows, clean_serving_state, publish
+
+pytestmark = pytest.mark.django_db
+__all__ = ["clean_serving_state"]  # autouse: fresh serving caches per test
+
+LONG_AGO = BUILT_AT - timedelta(days=30)
+
+
+@pytest.fixture
+def alpha(ns_a: Namespace, settings: Any) -> Namespace:
+    """Release 1 of alpha; only releases that served within the last day count as pinned."""
+    configure(settings, release_retention_days=1)
+    return publish(ns_a, alpha_rows())
+
+
+def change(namespace: Namespace, body: str) -> Release:
+    """Publish a new body of AL-001 and build: the next release."""
+    publish(namespace, [{**alpha_rows()[0], "body": body}])
+    return Release.objects.filter(namespace=namespace).order_by("-sequence").first()  # type: ignore[return-value]
+
+
+def release(namespace: Namespace, sequence: int) -> Release:
+    return Release.objects.get(namespace=namespace, sequence=sequence)
+
+
+def files(r: Release) -> dict[str, Artifact]:
+    return {a.name: a for a in Artifact.objects.filter(release=r)}
+
+
+def age_everything(namespace: Namespace) -> None:
+    """Nothing served recently: no release is pinned by the retention window (they were built at BUILT_AT)."""
+    ReleaseActivation.objects.filter(namespace=namespace).update(at=LONG_AGO)
+
+
+def test_a_publish_stores_only_the_files_it_changed(alpha: Namespace) -> None:
+    first = release(alpha, 1)
+    second = change(alpha, "Alpha ships every Wednesday now.")
+
+    before, after = files(first), files(second)
+    same = [name for name in after if name in before and after[name].etag == before[name].etag]
+    changed = [name for name in after if name not in same]
+    assert same and changed  # files of untouched categories stay; llms.txt and the index change
+    assert all(after[name].blob_id == before[name].blob_id for name in same)
+    assert all(after[name].blob_id not in {a.blob_id for a in before.values()} for name in changed)
+    stored = ArtifactBlob.objects.filter(namespace=alpha).aggregate(total=Sum("size"))["total"]
+    listed = Artifact.objects.filter(release__namespace=alpha).aggregate(total=Sum("size"))["total"]
+    assert stored == sum(a.size for a in before.values()) + sum(after[name].size for name in changed) < listed
+    assert after[same[0]].content == before[same[0]].content
+
+
+def test_the_policy_never_prunes_the_active_release_the_newest_or_a_pinned_one(
+    client: Any, alpha: Namespace, reviewer: Any
+) -> None:
+    for n in range(3):
+        change(alpha, f"Alpha ships on day {n}.")  # releases 2, 3 and 4
+    age_everything(alpha)
+    # Release 2 serves again (as a rollback leaves it); release 3 was built within the window (pinned).
+    release_activate(namespace_id=alpha.pk, release=release(alpha, 2), serial=alpha.content_serial + 10)
+    ReleaseActivation.objects.filter(namespace=alpha).update(at=LONG_AGO)
+    Release.objects.filter(pk=release(alpha, 3).pk).update(built_at=timezone.now())
+    rows = Artifact.objects.count()
+
+    report = releases_prune(namespace=alpha, keep=1, actor=reviewer)
+
+    assert report.pruned == [1] and report.kept == 3 and report.blobs_deleted > 0 and report.bytes_freed > 0
+    assert [r.sequence for r in Release.objects.filter(namespace=alpha, files_pruned_at__isnull=False)] == [1]
+    assert Artifact.objects.count() == rows  # the file list and ETags stay; only contents go
+    assert not Artifact.objects.filter(release=release(alpha, 1), blob__isnull=False).exists()
+    assert not Artifact.objects.filter(release__sequence__gt=1, blob__isnull=True).exists()
+    served = client.get("/t/alpha/llms.txt")
+    assert served.status_code == 200 and served["Evergreen-Release"] == "2"
+    assert served.content == files(release(alpha, 2))["llms.txt"].content
+    pinned = client.get("/t/alpha/llms.txt?release=1")
+    assert pinned.status_code == 410 and pinned.json()["error"]["code"] == "release_expired"
+    assert client.get("/t/alpha/llms.txt?release=3").status_code == 200
+    assert AuditRecord.objects.filter(namespace=alpha, action="prune", actor=reviewer).count() == 1
+
+    # Once release 3 is no longer pinned it goes too; the newest (4) and the active one (2) stay.
+    Release.objects.filter(pk=release(alpha, 3).pk).update(built_at=BUILT_AT)
+    assert releases_prune(namespace=alpha, keep=1, actor=reviewer).pruned == [3]
+    assert releases_prune(namespace=alpha, keep=1, actor=reviewer).pruned == []
+
+
+def test_rolling_back_to_a_pruned_release_renders_its_files_again(client: Any, alpha: Namespace, reviewer: Any) -> None:
+    pruned_llms = files(release(alpha, 1))["llms.txt"]
+    change(alpha, "Alpha ships every Wednesday now.")
+    age_everything(alpha)
+    assert releases_prune(namespace=alpha, keep=1, actor=reviewer).pruned == [1]
+
+    outcome = release_rollback(namespace=alpha, release=release(alpha, 1), actor=reviewer)
+    assert not outcome.activated  # its files are gone: the build renders them first
+    build = release_build(namespace_id=alpha.pk, now=BUILT_AT)
+    serving_caches_clear()
+
+    assert build.release.sequence == 1 and build.activated
+    assert release(alpha, 1).files_pruned_at is None
+    served = client.get("/t/alpha/llms.txt")
+    assert served["Evergreen-Release"] == "1" and served["ETag"].strip('"W/') in pruned_llms.etag
+    assert served.content == files(release(alpha, 1))["llms.txt"].content
+
+
+def test_prune_releases_command(alpha: Namespace, editor: Any) -> None:
+    change(alpha, "Alpha ships every Wednesday now.")
+    age_everything(alpha)
+    admin = membership(UserFactory(username="ada"), alpha, Role.ADMIN)
+    out = StringIO()
+
+    call_command("prune_releases", "--namespace", "alpha", "--keep", "1", "--dry-run", stdout=out, stderr=StringIO())
+    assert out.getvalue().startswith("would prune: alpha: pruned the files of 1 releases (#1)")
+    assert not Release.objects.filter(files_pruned_at__isnull=False).exists()
+    with pytest.raises(CommandError, match="--keep must be at least 1"):
+        call_command("prune_releases", "--all", "--keep", "0")
+    with pytest.raises(CommandError, match="You are not"):
+        call_command("prune_releases", "--namespace", "alpha", "--keep", "1", "--user", editor.username)
+
+    call_command("prune_releases", "--all", "--keep", "1", "--user", admin.username, stdout=out, stderr=StringIO())
+    assert "alpha: pruned the files of 1 releases (#1)" in out.getvalue().splitlines()[-1]
+    assert release(alpha, 1).files_pruned_at is not None
