@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
 from knowledge.management.actor import add_user_argument, command_actor
-from knowledge.models import Namespace, Role
+from knowledge.management.targets import add_namespace_target, target_namespaces
+from knowledge.models import Role
 from knowledge.services.releases import release_build
 
 
@@ -18,17 +19,11 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        target = parser.add_mutually_exclusive_group(required=True)
-        target.add_argument("--namespace", help="Slug of one namespace.")
-        target.add_argument("--all", action="store_true", help="Every namespace.")
+        add_namespace_target(parser)
         add_user_argument(parser, needs="the reviewer role")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        namespaces = Namespace.objects.order_by("slug")
-        if not options["all"]:
-            namespaces = namespaces.filter(slug=options["namespace"])
-            if not namespaces.exists():
-                raise CommandError(f"No namespace “{options['namespace']}”.")
+        namespaces = target_namespaces(options)
         actor = command_actor(options["user"])
         for namespace in namespaces:
             actor.require(namespace=namespace, role=Role.REVIEWER)

@@ -8,7 +8,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.management.actor import add_user_argument, command_actor
-from knowledge.models import Namespace, Role
+from knowledge.management.targets import add_namespace_target, target_namespaces
+from knowledge.models import Role
 from knowledge.services.release_storage import releases_prune
 
 
@@ -19,9 +20,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        target = parser.add_mutually_exclusive_group(required=True)
-        target.add_argument("--namespace", help="Slug of one namespace.")
-        target.add_argument("--all", action="store_true", help="Every namespace.")
+        add_namespace_target(parser)
         parser.add_argument(
             "--keep",
             type=int,
@@ -35,11 +34,7 @@ class Command(BaseCommand):
         keep = settings.EVERGREEN.release_keep if options["keep"] is None else options["keep"]
         if keep < 1:
             raise CommandError("--keep must be at least 1: the newest release always keeps its files.")
-        namespaces = Namespace.objects.order_by("slug")
-        if not options["all"]:
-            namespaces = namespaces.filter(slug=options["namespace"])
-            if not namespaces.exists():
-                raise CommandError(f"No namespace “{options['namespace']}”.")
+        namespaces = target_namespaces(options)
         actor = command_actor(options["user"])
         for namespace in namespaces:
             actor.require(namespace=namespace, role=Role.ADMIN)
