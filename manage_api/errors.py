@@ -7,10 +7,10 @@
 | 403 | forbidden (a role is missing), token_scope, four_eyes, csrf_failed |
 | 404 | not_found |
 | 405 | method_not_allowed |
-| 409 | invalid_transition, conflict, block_full |
+| 409 | invalid_transition, conflict, block_full, release_not_held |
 | 412 | stale_version (If-Match names an older save) |
 | 415 | unsupported_media_type |
-| 422 | invalid (the request is well formed but a rule refuses it: a retired entry, a missing reason …) |
+| 422 | invalid (well formed, but a rule refuses it: a retired entry, a missing reason …), reason_required |
 | 428 | if_match_required |
 | 429 | rate_limited |
 """
@@ -44,6 +44,7 @@ SERVICE_STATUS = {
     "not_allowed": (status.HTTP_403_FORBIDDEN, "forbidden"),
     "conflict": (status.HTTP_409_CONFLICT, "conflict"),
     "block_full": (status.HTTP_409_CONFLICT, "block_full"),
+    "release_not_held": (status.HTTP_409_CONFLICT, "release_not_held"),
     "invalid": (422, "invalid"),
 }
 # DRF's own codes, renamed to the project's.

@@ -16,14 +16,18 @@ from knowledge.models import (
     EntryVersion,
     EvaluationRun,
     Feedback,
+    GateStatus,
     GoldenQuestion,
     Release,
+    ReleaseGate,
     SynonymSet,
     SynonymVersion,
     VersionState,
 )
 from knowledge.retrieval.paths import GLOB_MAX_LENGTH, GLOBS_MAX, globs_normalize
 from knowledge.services.content import VersionContent
+from knowledge.services.gate_override import REASON_MAX
+from knowledge.services.release_gate import HELD_CODE
 
 ZERO, ONE = Decimal("0"), Decimal("1")
 
@@ -227,8 +231,39 @@ class RetireSerializer(serializers.Serializer):
     replaced_by = serializers.CharField(required=False, allow_blank=True, default="", max_length=32)
 
 
+class ReleaseGateSerializer(serializers.ModelSerializer):
+    """The publish gate's decision on a release: `code` is `release_held` while it is held."""
+
+    code = serializers.SerializerMethodField()
+    compared_with = serializers.IntegerField(
+        source="compared_with.sequence", read_only=True, allow_null=True, default=None, help_text="The serving release."
+    )
+    decided_by = serializers.CharField(source="decided_by.username", read_only=True, allow_null=True, default=None)
+
+    class Meta:
+        model = ReleaseGate
+        fields = ["status", "code", "regressions", "compared_with", "checked_at", "decided_by", "reason", "decided_at"]
+        read_only_fields = fields
+
+    def get_code(self, gate: ReleaseGate) -> str | None:
+        return HELD_CODE if gate.status == GateStatus.HELD else None
+
+
+class ReleaseGateDetailSerializer(ReleaseGateSerializer):
+    class Meta(ReleaseGateSerializer.Meta):
+        fields = [*ReleaseGateSerializer.Meta.fields, "report"]
+        read_only_fields = fields
+
+
+class ActivateSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        max_length=REASON_MAX, help_text="Why the golden questions' regressions are acceptable (audited)."
+    )
+
+
 class ReleaseSerializer(serializers.ModelSerializer):
     active = serializers.SerializerMethodField()
+    gate = ReleaseGateSerializer(read_only=True, allow_null=True, help_text="Null: built before the gate existed.")
 
     class Meta:
         model = Release
@@ -242,6 +277,7 @@ class ReleaseSerializer(serializers.ModelSerializer):
             "total_tokens",
             "inputs_hash",
             "active",
+            "gate",
         ]
         read_only_fields = fields
 
@@ -250,6 +286,8 @@ class ReleaseSerializer(serializers.ModelSerializer):
 
 
 class ReleaseDetailSerializer(ReleaseSerializer):
+    gate = ReleaseGateDetailSerializer(read_only=True, allow_null=True, help_text="With per-question before and after.")
+
     class Meta(ReleaseSerializer.Meta):
         fields = [*ReleaseSerializer.Meta.fields, "manifest", "metrics"]
         read_only_fields = fields

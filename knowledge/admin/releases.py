@@ -1,19 +1,36 @@
-"""Admin for the release history, builds and the audit trail; rollback is one action."""
+"""Admin for the release history, builds and the audit trail; rollback is one action, and a release the
+golden questions held is activated from its own page with a reason."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.safestring import SafeString
 
 from knowledge.admin.base import NamespaceScopedInline, ReadOnlyAdmin, namespace_action
 from knowledge.admin.content import evaluate_and_report
+from knowledge.admin.gate import gate_html
 from knowledge.errors import ServiceError
-from knowledge.models import Artifact, AuditRecord, BuildRequest, Release, ReleaseBuild, Role
+from knowledge.models import Artifact, AuditRecord, BuildRequest, GateStatus, Release, ReleaseBuild, ReleaseGate, Role
 from knowledge.retrieval.calibration import matching_summary
 from knowledge.selectors.evaluation import golden_questions_list
 from knowledge.services.build_queue import MAX_ATTEMPTS
+from knowledge.services.gate_override import release_gate_override
 from knowledge.services.rollback import release_rollback
+
+
+class ActivateForm(forms.Form):
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Why the regressions are acceptable; kept in the audit trail and on the release.",
+    )
 
 
 class ArtifactInline(NamespaceScopedInline, admin.TabularInline):
@@ -37,8 +54,9 @@ class ReleaseAdmin(ReadOnlyAdmin):
         "build_seconds",
         "is_active",
         "files_pruned_at",
+        "gate_status",
     ]
-    list_filter = ["namespace"]
+    list_filter = ["namespace", "gate__status"]
     readonly_fields = [
         "namespace",
         "sequence",
@@ -52,13 +70,14 @@ class ReleaseAdmin(ReadOnlyAdmin):
         "inputs_hash",
         "content_serial",
         "files_pruned_at",
+        "golden_questions",
         "manifest",
     ]
     inlines = [ArtifactInline]
     actions = ["rollback", "evaluate_golden_questions"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Release]:
-        return super().get_queryset(request).select_related("namespace")
+        return super().get_queryset(request).select_related("namespace", "gate__compared_with", "gate__decided_by")
 
     @admin.display(description="Match threshold")
     def matching(self, obj: Release) -> str:
@@ -68,6 +87,50 @@ class ReleaseAdmin(ReadOnlyAdmin):
     @admin.display(boolean=True, description="Active")
     def is_active(self, obj: Release) -> bool:
         return obj.namespace.active_release_id == obj.pk
+
+    @admin.display(description="Golden questions", ordering="gate__status")
+    def gate_status(self, obj: Release) -> str:
+        gate = _gate(obj)
+        return gate.status if gate else "—"
+
+    @admin.display(description="Golden questions before and after")
+    def golden_questions(self, obj: Release) -> SafeString:
+        return gate_html(_gate(obj))
+
+    def get_urls(self) -> list[Any]:
+        view = self.admin_site.admin_view(self.activate_view)
+        return [path("<int:pk>/activate/", view, name="knowledge_release_activate"), *super().get_urls()]
+
+    def render_change_form(self, request: HttpRequest, context: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        obj = kwargs.get("obj")
+        if obj is not None:
+            gate = _gate(obj)
+            held = gate is not None and gate.status == GateStatus.HELD
+            context["can_activate"] = held and self.may(request, obj, Role.REVIEWER)
+        return super().render_change_form(request, context, *args, **kwargs)
+
+    def activate_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """A held release, its golden questions before and after, and the reason to serve it anyway."""
+        release = get_object_or_404(self.get_queryset(request), pk=pk)
+        self.require(request, release, Role.REVIEWER)
+        form = ActivateForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                release_gate_override(release=release, actor=request.user, reason=form.cleaned_data["reason"])
+            except ServiceError as error:
+                form.add_error(None, str(error))
+            else:
+                messages.success(request, f"{release.namespace.slug} now serves release #{release.sequence}.")
+                return HttpResponseRedirect(reverse("admin:knowledge_release_change", args=[release.pk]))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "release": release,
+            "report": gate_html(_gate(release)),
+            "form": form,
+            "title": f"Activate held release #{release.sequence} of {release.namespace.slug}",
+        }
+        return TemplateResponse(request, "admin/knowledge/release/activate.html", context)
 
     @namespace_action(role=Role.REVIEWER, description="Roll back to the selected release")
     def rollback(self, request: HttpRequest, queryset: QuerySet[Release]) -> None:
@@ -88,6 +151,13 @@ class ReleaseAdmin(ReadOnlyAdmin):
         for release in queryset.select_related("namespace"):
             questions = golden_questions_list(namespace=release.namespace)
             evaluate_and_report(request, namespace=release.namespace, release=release, questions=questions)
+
+
+def _gate(release: Release) -> ReleaseGate | None:
+    try:
+        return release.gate
+    except ReleaseGate.DoesNotExist:
+        return None
 
 
 @admin.register(ReleaseBuild)

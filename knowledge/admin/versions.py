@@ -15,12 +15,14 @@ from django.utils.html import format_html, format_html_join
 from knowledge.admin.finding import finding_html
 from knowledge.admin.findings import findings_html
 from knowledge.admin.forms import CONTENT_FIELDS, VersionForm
+from knowledge.admin.gate import golden_preview_html
 from knowledge.admin.live import live_preview
 from knowledge.admin.preview import preview_html, warnings_html
 from knowledge.admin.roles import request_roles
 from knowledge.admin.workflow import ReviewWorkflowAdmin
 from knowledge.models import EntryVersion, Feedback, Role, VersionState
 from knowledge.models.review import ReviewItem
+from knowledge.services.golden_preview import golden_preview
 from knowledge.services.versions import (
     ACTION_ROLES,
     version_approve,
@@ -97,6 +99,7 @@ class EntryVersionAdmin(VersionAdminBase):
         "preview",
         "finding",
         "safety",
+        "golden",
         "created_at",
         "modified_at",
     ]
@@ -112,6 +115,7 @@ class EntryVersionAdmin(VersionAdminBase):
             ("Content", {"fields": content}),
             ("Safety scan", {"fields": ["safety"]}),
             ("How agents will see it", {"fields": ["preview", "finding"]}),
+            ("Golden questions if published", {"fields": ["golden"]}),
             ("Review", {"fields": ["author", "reviewer", "review_note", "publish_at", "content_hash"]}),
         ]
 
@@ -196,6 +200,10 @@ class EntryVersionAdmin(VersionAdminBase):
     @admin.display(description="Findings")
     def safety(self, obj: EntryVersion) -> str:
         return findings_html(obj, obj.entry.namespace)
+
+    @admin.display(description="Changed answers")
+    def golden(self, obj: EntryVersion) -> str:
+        return golden_preview_html(golden_preview(version=obj))
 
     @admin.display(description="Found by its title?")
     def finding(self, obj: EntryVersion) -> str:

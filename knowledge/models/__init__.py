@@ -5,6 +5,7 @@ from knowledge.models.audit import AuditRecord
 from knowledge.models.content import DocPage, EvaluationRun, Feedback, GoldenQuestion, PromptPack
 from knowledge.models.entry import Entry, EntryVersion, VersionState
 from knowledge.models.freshness import DueItem
+from knowledge.models.gate import GateStatus, ReleaseGate
 from knowledge.models.namespace import (
     ApiKey,
     Category,
@@ -47,6 +48,7 @@ __all__ = [
     "EvaluationRun",
     "Feedback",
     "GapStatus",
+    "GateStatus",
     "GoldenQuestion",
     "IdBlock",
     "KnowledgeGap",
@@ -58,6 +60,7 @@ __all__ = [
     "Release",
     "ReleaseActivation",
     "ReleaseBuild",
+    "ReleaseGate",
     "RequestLog",
     "ReviewItem",
     "ReviewedText",

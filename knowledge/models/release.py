@@ -100,6 +100,7 @@ class BuildStatus(models.TextChoices):
     RUNNING = "running", "Running"
     SUCCEEDED = "succeeded", "Built and activated"
     UNCHANGED = "unchanged", "Nothing changed"
+    HELD = "held", "Built and held by the golden questions"
     FAILED = "failed", "Failed"
     ABANDONED = "abandoned", "Abandoned (worker lost)"
 

@@ -309,6 +309,14 @@ def _loaded(
     )
 
 
+def release_in_memory(*, snapshot: Snapshot, stamp: ReleaseStamp, index: SearchIndex) -> LoadedRelease:
+    """A release that is not served (a build's candidate, a review preview) as serving would load it.
+
+    `snapshot` is the public view, as site.json and context.json give it; nothing is cached.
+    """
+    return _loaded(0, None, f"unserved.{stamp.sequence}", snapshot, stamp, index, {}, (PUBLIC,))
+
+
 def _tier_load(public: LoadedRelease, level: str) -> LoadedRelease:
     """A cleared caller's view of a loaded release: two more artifacts, read once per process."""
     names = (PROTECTED_JSON, index_name(level))

@@ -51,6 +51,12 @@ from knowledge.services.build_queue import (
     build_requests_ask_rollback,
     build_requests_satisfy,
 )
+from knowledge.services.release_gate import (
+    candidate_from_artifacts,
+    existing_release_check,
+    release_gate_check,
+    release_gate_record,
+)
 from knowledge.services.release_storage import artifacts_store, release_files_restore
 from knowledge.services.webhooks import release_activation_record
 
@@ -92,9 +98,12 @@ class BuildOutcome:
     release: Release
     created: bool
     activated: bool
+    held: bool = False  # built, and held by the golden questions (knowledge.services.release_gate)
 
     def describe(self) -> str:
         """What the build did, in words (build_release prints it)."""
+        if self.held:
+            return "built and held by the golden questions; the serving release stays active"
         if self.created:
             return "built and activated" if self.activated else "built; a release of newer content stays active"
         if self.activated:
@@ -196,7 +205,8 @@ def release_activate(
 def release_build(
     *, namespace_id: int, task_id: str = "", now: datetime | None = None, actor: Actor = None
 ) -> BuildOutcome:
-    """Build (or reuse) the release of the namespace's current published content and activate it.
+    """Build (or reuse) the release of the namespace's current published content and activate it,
+    unless its golden questions regress (then it is built and held: `outcome.held`).
 
     The audit trail records `actor`, or the system actor for builds nobody asked for in person (Celery).
     """
@@ -211,6 +221,7 @@ def release_build(
         )
         raise
     status = BuildStatus.SUCCEEDED if outcome.created or outcome.activated else BuildStatus.UNCHANGED
+    status = BuildStatus.HELD if outcome.held else status
     ReleaseBuild.objects.filter(pk=build.pk).update(status=status, release=outcome.release, finished_at=timezone.now())
     ReleaseBuild.objects.filter(namespace=namespace, status=BuildStatus.RUNNING, pk__lt=build.pk).update(
         status=BuildStatus.ABANDONED, finished_at=timezone.now()
@@ -243,6 +254,15 @@ def _files_render_again(*, namespace: Namespace, release: Release, snapshot: Sna
     logger.info("Rendered the pruned files of release %s of %s again", release.sequence, namespace.slug)
 
 
+def _serve_unless_held(*, namespace: Namespace, release: Release, held: bool, serial: int, now: datetime) -> bool:
+    """Serve the release unless the golden questions hold it; a held release still answers the build
+    requests up to `serial` (it was built; serving it is a reviewer's decision now, not another build's)."""
+    if not held:
+        return _serve(namespace=namespace, release=release, serial=serial, now=now)
+    build_requests_satisfy(namespace_id=namespace.pk, serial=serial, release=release, now=now)
+    return False
+
+
 def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome:
     started = time.monotonic()
     serial = namespace.content_serial
@@ -252,8 +272,12 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
     if existing is not None:
         if existing.files_pruned_at is not None:
             _files_render_again(namespace=namespace, release=existing, snapshot=snapshot)
+        check = existing_release_check(namespace=namespace, release=existing)
         with transaction.atomic():
-            activated = _serve(namespace=namespace, release=existing, serial=serial, now=now)
+            if check is not None:
+                release_gate_record(release=existing, check=check, now=now)
+            held = check is not None and check.held
+            activated = _serve_unless_held(namespace=namespace, release=existing, held=held, serial=serial, now=now)
             if activated:
                 audit_record(
                     namespace=namespace,
@@ -263,7 +287,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
                     note=f"Release #{existing.sequence} v{existing.knowledge_version} activated again "
                     "(the published versions are the ones it was built from).",
                 )
-        return BuildOutcome(release=existing, created=False, activated=activated)
+        return BuildOutcome(release=existing, created=False, activated=activated, held=held)
 
     previous = Release.objects.filter(namespace=namespace).order_by("-sequence").first()
     stamp = _stamp(namespace=namespace, snapshot=snapshot, previous=previous, now=now)
@@ -273,6 +297,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
     _validate(snapshot, stamp, artifacts)
     metrics = release_metrics_measure(visible(snapshot, PUBLIC), stamp, artifacts)
     metrics["freshness"] = freshness_counts(visible(snapshot, PUBLIC).entries, revision=stamp.revision)
+    check = release_gate_check(namespace=namespace, candidate=candidate_from_artifacts(artifacts))
     pause = settings.EVERGREEN.build_pause_seconds
     if pause:
         time.sleep(pause)
@@ -297,14 +322,17 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
         )
         _compress_artifacts_with_lz4()
         artifacts_store(release=release, artifacts=artifacts)
-        activated = _serve(namespace=namespace, release=release, serial=serial, now=now)
+        release_gate_record(release=release, check=check, now=now)
+        activated = _serve_unless_held(namespace=namespace, release=release, held=check.held, serial=serial, now=now)
+        kept = " held; the serving release stays active." if check.held else " built; a newer release stays active."
         audit_record(
             namespace=namespace,
             actor=actor,
             action="release",
             release=release,
             note=f"Release #{release.sequence} v{release.knowledge_version}"
-            + (" activated." if activated else " built; a newer release stays active."),
+            + (" activated." if activated else kept)
+            + f" {check.summary()}",
         )
     logger.info("Built release %s of %s in %.2fs", release.sequence, namespace.slug, release.build_seconds)
-    return BuildOutcome(release=release, created=True, activated=activated)
+    return BuildOutcome(release=release, created=True, activated=activated, held=check.held)

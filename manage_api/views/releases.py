@@ -1,4 +1,5 @@
-"""Releases: list and read them, roll back to one; golden questions and evaluation runs against releases."""
+"""Releases: list and read them, roll back to one, activate one the golden questions held; golden questions
+and evaluation runs against releases."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from rest_framework.response import Response
 from knowledge.models import EvaluationRun, GoldenQuestion, Release, Role
 from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
 from knowledge.services.evaluation import evaluation_run_record, questions_evaluate
+from knowledge.services.gate_override import release_gate_override
 from knowledge.services.golden_questions import golden_question_create
 from knowledge.services.rollback import release_rollback
 from manage_api.base import ManageViewSet
@@ -23,6 +25,7 @@ from manage_api.errors import error_body
 from manage_api.filters import EvaluationRunFilter, GoldenQuestionFilter, ReleaseFilter
 from manage_api.schema import errors
 from manage_api.serializers import (
+    ActivateSerializer,
     EvaluationRunCreateSerializer,
     EvaluationRunDetailSerializer,
     EvaluationRunSerializer,
@@ -36,6 +39,8 @@ from manage_api.serializers import (
 SEQUENCE = OpenApiParameter("sequence", int, OpenApiParameter.PATH, description="The release's sequence number.")
 NO_RELEASE = "The namespace has no active release yet; publish something first, or name a release."
 NO_QUESTIONS = "The namespace has no golden questions to evaluate."
+# What a release list does not read: manifests, metrics and gate reports.
+UNLISTED = ("manifest", "metrics", "gate__report", "gate__compared_with__manifest", "gate__compared_with__metrics")
 
 
 @extend_schema_view(
@@ -53,10 +58,11 @@ class ReleaseViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ManageVie
     lookup_value_regex = "[0-9]+"
     filter_backends = [DjangoFilterBackend]
     filterset_class = ReleaseFilter
-    roles: ClassVar[dict[str, str]] = {"rollback": Role.REVIEWER}
+    roles: ClassVar[dict[str, str]] = {"rollback": Role.REVIEWER, "activate": Role.REVIEWER}
 
     def get_queryset(self) -> QuerySet[Release]:
-        return self.scoped(Release.objects.select_related("namespace").defer("manifest", "metrics"))
+        releases = Release.objects.select_related("namespace", "gate__compared_with", "gate__decided_by")
+        return self.scoped(releases.defer(*UNLISTED))
 
     def get_serializer_class(self) -> Any:
         return ReleaseDetailSerializer if self.action == "retrieve" else ReleaseSerializer
@@ -80,6 +86,23 @@ class ReleaseViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ManageVie
         body = NoteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         release_rollback(namespace=self.namespace, release=release, actor=request.user, **body.validated_data)
+        return Response(ReleaseSerializer(self.get_object()).data)
+
+    @extend_schema(
+        summary="Activate a release the golden questions held",
+        description="A release whose golden questions regressed is built but held (its gate's `code` is "
+        "`release_held`); a reviewer who wrote none of its changed versions activates it with a reason, "
+        "which the audit trail keeps. 409 `release_not_held` when it is not held.",
+        parameters=[SEQUENCE],
+        request=ActivateSerializer,
+        responses={200: ReleaseSerializer, **errors(400, 401, 403, 404, 409, 422, 429)},
+    )
+    @action(detail=True, methods=["post"])
+    def activate(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        release = self.get_object()
+        body = ActivateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        release_gate_override(release=release, actor=request.user, reason=body.validated_data["reason"])
         return Response(ReleaseSerializer(self.get_object()).data)
 
 

@@ -167,6 +167,7 @@ CUSTOM_URLS: dict[str, str | dict[str, str]] = {
     "knowledge_category_livepreview": EDITOR,
     "knowledge_feedback_draft": EDITOR,
     "knowledge_entry_retire": REVIEWER,
+    "knowledge_release_activate": REVIEWER,
     "knowledge_requestlog_replay": REVIEWER,
     "knowledge_knowledgegap_draft": EDITOR,
     "knowledge_knowledgegap_attach": EDITOR,

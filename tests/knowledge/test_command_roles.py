@@ -17,7 +17,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from knowledge.actors import SYSTEM_USERNAME
-from knowledge.models import AuditRecord, GoldenQuestion, Namespace, Role
+from knowledge.models import AuditRecord, GateStatus, GoldenQuestion, Namespace, Release, Role
 from knowledge.services.releases import release_build
 from tests.factories import UserFactory, committed, membership
 from tests.knowledge.rolematrix import fingerprint
@@ -62,6 +62,10 @@ COMMANDS: dict[str, tuple[Callable[[dict[str, Any]], list[str]], str]] = {
     "build_release": (lambda w: ["--namespace", "alpha"], REVIEWER),
     "retire_entry": (lambda w: ["AL-001", "--namespace", "alpha", "--reason", "Obsolete."], REVIEWER),
     "rollback_release": (lambda w: ["--namespace", "alpha", "--to", "1"], REVIEWER),
+    "activate_release": (
+        lambda w: ["--namespace", "alpha", "--release", str(w["held"]), "--reason", "Expected."],
+        REVIEWER,
+    ),
     "calibrate_threshold": (lambda w: ["--namespace", "alpha"], ADMIN),
     "import_entries": (lambda w: [w["file"], "--namespace", "alpha"], EDITOR),
     "evaluate": (lambda w: ["--namespace", "alpha", "--record", "--no-reference"], EDITOR),
@@ -72,11 +76,22 @@ def _second_release(world: dict[str, Any]) -> None:
     publish(world["alpha"], [{**alpha_rows()[0], "body": "Changed for a second release."}])
 
 
+def _held_release(world: dict[str, Any]) -> None:
+    """A release the golden question q1 holds: AL-001 no longer speaks of the alpha product."""
+    unrelated = {"title": "Harbour hours", "summary": "Boats leave at dawn.", "body": "Boats.", "tags": []}
+    publish(world["alpha"], [{**alpha_rows()[0], **unrelated}])
+    held = Release.objects.filter(namespace=world["alpha"]).order_by("-sequence").first()
+    assert held is not None and held.gate.status == GateStatus.HELD
+    world["held"] = held.sequence
+
+
 @pytest.mark.parametrize("person", sorted(CAST))
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_a_command_acts_only_with_the_role_of_its_user(world: dict[str, Any], command: str, person: str) -> None:
     if command == "rollback_release":
         _second_release(world)
+    if command == "activate_release":
+        _held_release(world)
     arguments, role = COMMANDS[command]
     before = fingerprint()
     run = [command, *arguments(world), "--user", person]

@@ -10,9 +10,16 @@ import pytest
 import redis
 
 from evergreen_site.celery import app as celery_app
-from knowledge.models import BuildStatus, Namespace, Release, ReleaseBuild
+from knowledge.models import BuildStatus, GateStatus, GoldenQuestion, Namespace, Release, ReleaseBuild
 from knowledge.services.entries import entry_create
-from knowledge.services.versions import version_approve, version_publish, version_submit
+from knowledge.services.gate_override import release_gate_override
+from knowledge.services.versions import (
+    version_approve,
+    version_draft_for_entry,
+    version_publish,
+    version_save,
+    version_submit,
+)
 from tests.configure import configure
 from tests.factories import content
 from tests.worker import celery_worker, kill_hard, wait_for
@@ -31,13 +38,13 @@ def broker(settings: Any) -> Any:
     redis.Redis.from_url(settings.REDIS_URL).delete(queue)
 
 
-def publish(ns: Namespace, editor: Any, reviewer: Any, title: str) -> None:
+def publish(ns: Namespace, editor: Any, reviewer: Any, title: str, **fields: Any) -> Any:
     version = entry_create(
-        namespace=ns, category=ns.categories.get(slug="fact"), content=content(title=title), actor=editor
+        namespace=ns, category=ns.categories.get(slug="fact"), content=content(title=title, **fields), actor=editor
     )
     version_submit(version=version, actor=editor)
     version_approve(version=version, actor=reviewer)
-    version_publish(version=version, actor=reviewer)
+    return version_publish(version=version, actor=reviewer)
 
 
 def active_entry_count(ns: Namespace) -> int | None:
@@ -91,3 +98,41 @@ def test_a_worker_killed_mid_build_leaves_the_last_release_serving_and_the_build
     with celery_worker(log=log, queue=broker, **quick):
         wait_for(lambda: active_entry_count(ns_a) == 2, timeout=90, what="the redelivered build")
     assert ReleaseBuild.objects.filter(namespace=ns_a, status=BuildStatus.ABANDONED).exists()
+
+
+def test_the_worker_holds_a_release_whose_golden_questions_regress(
+    broker: Any, ns_a: Namespace, editor: Any, reviewer: Any, tmp_path: Path
+) -> None:
+    """Published through the worker: a harmless change is activated, a regressing one is built and held
+    while the previous release keeps serving, and a reviewer's reason activates it."""
+    log = tmp_path / "worker.log"
+    with celery_worker(log=log, queue=broker):
+        ships = publish(ns_a, editor, reviewer, "Alpha ships every Tuesday", summary="Releases leave on Tuesdays.")
+        wait_for(lambda: active_entry_count(ns_a) == 1, what="the first release")
+        GoldenQuestion.objects.create(
+            namespace=ns_a, key="q-ships", text="When does alpha ship?", relevant={ships.entry.public_id: 2}
+        )
+        publish(ns_a, editor, reviewer, "Harbour opening hours", summary="The harbour opens at dawn.")
+        wait_for(lambda: active_entry_count(ns_a) == 2, what="the harmless release")
+        serving = Namespace.objects.get(pk=ns_a.pk).active_release
+        assert serving is not None and serving.gate.status == GateStatus.PASSED
+
+        draft = version_draft_for_entry(entry=ships.entry, actor=editor)
+        unrelated = content(title="Bakery recipes", summary="Bread needs flour.", body="Knead the dough.", tags=[])
+        version_save(version=draft, content=unrelated, expected_lock_version=draft.lock_version, actor=editor)
+        version_submit(version=draft, actor=editor)
+        version_approve(version=draft, actor=reviewer)
+        version_publish(version=draft, actor=reviewer)
+        build = wait_for(
+            lambda: ReleaseBuild.objects.filter(namespace=ns_a, status=BuildStatus.HELD).first(),
+            what="the held build",
+        )
+    held = build.release
+    assert held is not None
+    assert held.sequence == serving.sequence + 1
+    assert held.gate.status == GateStatus.HELD
+    assert held.gate.report["questions"][0]["regression"] in {"refused", "lost_expected"}
+    assert Namespace.objects.get(pk=ns_a.pk).active_release == serving
+
+    release_gate_override(release=held, actor=reviewer, reason="The shipping entry moves to the handbook.")
+    assert Namespace.objects.get(pk=ns_a.pk).active_release == held

@@ -11,7 +11,13 @@ from knowledge.services.api_keys import api_key_create
 from knowledge.services.entries import entry_create
 from knowledge.services.releases import release_build
 from knowledge.services.synonyms import synonym_approve, synonym_submit
-from knowledge.services.versions import version_approve, version_draft_for_entry, version_publish, version_submit
+from knowledge.services.versions import (
+    version_approve,
+    version_draft_for_entry,
+    version_publish,
+    version_save,
+    version_submit,
+)
 from tests.factories import content
 
 BASE = "/t/alpha/api/manage/"
@@ -59,6 +65,21 @@ def _questions(world: Any) -> None:
     GoldenQuestion.objects.create(
         namespace=world.alpha, key="q1", text="token budget", relevant={world.live.entry.public_id: 2}
     )
+
+
+def _held_release(world: Any) -> int:
+    """A release whose golden question lost its answer: built, held, and its sequence."""
+    _questions(world)
+    editor, reviewer = world.callers["editor_a"].user, world.callers["reviewer_a"].user
+    draft = version_draft_for_entry(entry=world.live.entry, actor=editor)
+    unrelated = content(title="Harbour hours", summary="The harbour opens at dawn.", body="Boats leave.", tags=[])
+    version_save(version=draft, content=unrelated, expected_lock_version=draft.lock_version, actor=editor)
+    version_submit(version=draft, actor=editor)
+    version_approve(version=draft, actor=reviewer)
+    version_publish(version=draft, actor=reviewer)
+    outcome = release_build(namespace_id=world.alpha.pk)
+    assert outcome.held, "the setup should have built a held release"
+    return outcome.release.sequence
 
 
 def _key(world: Any) -> int:
@@ -138,6 +159,14 @@ ROUTES: list[Route] = [
         Role.REVIEWER,
         200,
         setup=_second_release,
+    ),
+    Route(
+        "activate a held release",
+        "post",
+        lambda w: f"releases/{_held_release(w)}/activate/",
+        Role.REVIEWER,
+        200,
+        body=lambda w: {"reason": "The harbour entry replaces it on purpose."},
     ),
     Route(
         "resolve feedback",

@@ -1,0 +1,161 @@
+"""The publish gate's verdict: the golden questions answered by the serving release and by a candidate.
+
+A candidate release regresses when a question the serving release answered (matched, with one of
+its expected entries in the pack) is now refused, or loses an expected entry it had, or when the
+hit rate over covered questions falls by more than the tolerance (two points). Any regression holds
+the release: it is built but not activated until a reviewer accepts it with a written reason.
+Questions the serving release did not answer cannot regress; improvements are listed, never held.
+Pure: no Django, so the verdict is decided the same way for a build and for a review-page preview.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from knowledge.retrieval.evaluation import EvalQuestion, QueryOutcome, is_hit
+
+HIT_RATE_TOLERANCE: Final = 0.02  # two points of hit rate
+REFUSED: Final = "refused"
+LOST_EXPECTED: Final = "lost_expected"
+HIT_RATE_DROP: Final = "hit_rate_drop"
+_EPSILON: Final = 1e-9  # a drop of exactly two points is within the tolerance
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What one release answered for a question: the served `matched` flag and the packed IDs."""
+
+    matched: bool
+    packed: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"matched": self.matched, "packed": list(self.packed)}
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionChange:
+    """One golden question before (the serving release) and after (the candidate)."""
+
+    key: str
+    text: str
+    expected: tuple[str, ...]
+    before: Answer
+    after: Answer
+    regression: str | None = None  # REFUSED or LOST_EXPECTED
+    lost: tuple[str, ...] = ()  # expected entries packed before and not after
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "text": self.text,
+            "expected": list(self.expected),
+            "before": self.before.to_json(),
+            "after": self.after.to_json(),
+            "regression": self.regression,
+            "lost": list(self.lost),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GateVerdict:
+    """Every question's before and after, the hit rates, and whether they hold the candidate."""
+
+    questions: tuple[QuestionChange, ...]
+    hit_rate_before: float | None
+    hit_rate_after: float | None
+    tolerance: float = HIT_RATE_TOLERANCE
+    regressions: tuple[QuestionChange, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "regressions", tuple(q for q in self.questions if q.regression))
+
+    @property
+    def hit_rate_dropped(self) -> bool:
+        if self.hit_rate_before is None or self.hit_rate_after is None:
+            return False
+        return self.hit_rate_before - self.hit_rate_after > self.tolerance + _EPSILON
+
+    @property
+    def held(self) -> bool:
+        return bool(self.regressions) or self.hit_rate_dropped
+
+    @property
+    def changed(self) -> tuple[QuestionChange, ...]:
+        return tuple(q for q in self.questions if q.changed)
+
+    def reasons(self) -> list[str]:
+        """Why the candidate is held, one line per regression (empty when it passes)."""
+        lines = []
+        for question in self.regressions:
+            if question.regression == REFUSED:
+                lines.append(f"{question.key} was answered and is now refused (matched=false).")
+            else:
+                lines.append(f"{question.key} no longer packs {', '.join(question.lost)}.")
+        if self.hit_rate_dropped:
+            lines.append(
+                f"Hit rate fell from {self.hit_rate_before:.1%} to {self.hit_rate_after:.1%} "
+                f"(more than {self.tolerance:.0%})."
+            )
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tolerance": {"hitRateDrop": self.tolerance},
+            "hitRate": {"before": _rounded(self.hit_rate_before), "after": _rounded(self.hit_rate_after)},
+            "held": self.held,
+            "reasons": self.reasons(),
+            "questions": [q.to_json() for q in self.questions],
+        }
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def expected_entries(relevant: Mapping[str, int]) -> tuple[str, ...]:
+    """The entries that answer the question: those of its highest grade (2 = the answer)."""
+    if not relevant:
+        return ()
+    top = max(relevant.values())
+    return tuple(sorted(entry_id for entry_id, grade in relevant.items() if grade == top))
+
+
+def _question_change(question: EvalQuestion, before: QueryOutcome, after: QueryOutcome) -> QuestionChange:
+    expected = expected_entries(question.relevant)
+    was = Answer(matched=before.matched, packed=tuple(before.packed))
+    now = Answer(matched=after.matched, packed=tuple(after.packed))
+    answered = bool(expected) and was.matched and is_hit(was.packed, question.relevant)
+    if not answered:
+        return QuestionChange(question.key, question.text, expected, was, now)
+    if not now.matched:
+        return QuestionChange(question.key, question.text, expected, was, now, REFUSED)
+    lost = tuple(entry_id for entry_id in expected if entry_id in was.packed and entry_id not in now.packed)
+    return QuestionChange(question.key, question.text, expected, was, now, LOST_EXPECTED if lost else None, lost)
+
+
+def _hit_rate(questions: Sequence[EvalQuestion], outcomes: Sequence[QueryOutcome]) -> float | None:
+    hits = [is_hit(o.packed, q.relevant) for q, o in zip(questions, outcomes, strict=True) if q.relevant]
+    return sum(hits) / len(hits) if hits else None
+
+
+def gate_verdict(
+    questions: Sequence[EvalQuestion],
+    before: Sequence[QueryOutcome],
+    after: Sequence[QueryOutcome],
+    *,
+    tolerance: float = HIT_RATE_TOLERANCE,
+) -> GateVerdict:
+    """Compare the serving release's answers (`before`) with the candidate's (`after`), question by question."""
+    changes = tuple(_question_change(q, b, a) for q, b, a in zip(questions, before, after, strict=True))
+    return GateVerdict(
+        questions=changes,
+        hit_rate_before=_hit_rate(questions, before),
+        hit_rate_after=_hit_rate(questions, after),
+        tolerance=tolerance,
+    )

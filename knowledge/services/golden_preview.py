@@ -1,0 +1,104 @@
+"""Which golden questions a version would change if it were published: the review page's preview.
+
+The namespace's published content is compiled twice in memory — as it is, and with this version in
+place of its entry's live one — and every golden question runs through both the way /api/context
+answers it; the questions whose pack or `matched` differ are the ones the version changes, and a
+regression among them is what the publish gate would hold. Both sides come from the same published
+state, so nothing but this version explains a difference. Nothing is stored; the result is cached per
+version content, published state and question set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import Any
+
+import orjson
+from django.core.cache import cache
+from django.utils import timezone
+
+from knowledge.models import EntryVersion, VersionState
+from knowledge.retrieval.contract.records import PUBLIC
+from knowledge.retrieval.evaluation import EvalQuestion
+from knowledge.retrieval.gate import gate_verdict
+from knowledge.retrieval.render.release import AnalysisCache, tier_index
+from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot, without_dead_links
+from knowledge.retrieval.tiers import visible
+from knowledge.selectors.evaluation import golden_questions_list
+from knowledge.selectors.serving import LoadedRelease, release_in_memory
+from knowledge.selectors.snapshots import entry_record, snapshot_read
+from knowledge.services.evaluation import questions_evaluate
+
+CACHE_SECONDS = 3600
+FINISHED = (VersionState.PUBLISHED, VersionState.SUPERSEDED, VersionState.WITHDRAWN)
+CACHE_KEY = "golden-preview:{version}:{digest}"
+
+
+@dataclass(frozen=True)
+class GoldenPreview:
+    """The gate's report (GateVerdict.to_json) on publishing the version, or why there is nothing to preview."""
+
+    report: dict[str, Any] | None
+    note: str = ""
+
+    @property
+    def held(self) -> bool:
+        return bool(self.report and self.report["held"])
+
+    @property
+    def changed(self) -> list[dict[str, Any]]:
+        """The questions whose answer would change, regressions first."""
+        questions = (self.report or {}).get("questions", [])
+        moved = [q for q in questions if q["regression"] or q["before"] != q["after"]]
+        return sorted(moved, key=lambda q: not q["regression"])
+
+
+def _with_version(snapshot: Snapshot, version: EntryVersion) -> Snapshot:
+    """The published state with `version` as its entry's live version (added when the entry is new)."""
+    record = entry_record(entry=version.entry, version=version)
+    entries = [e for e in snapshot.entries if e.id != record.id]
+    position = next((i for i, e in enumerate(snapshot.entries) if e.id == record.id), len(entries))
+    entries.insert(position, record)  # the same index positions for every other entry
+    return replace(snapshot, entries=without_dead_links(entries))
+
+
+def _in_memory(snapshot: Snapshot, stamp: ReleaseStamp, analysis: AnalysisCache) -> LoadedRelease:
+    index = tier_index(snapshot, stamp, PUBLIC, analysis=analysis)
+    return release_in_memory(snapshot=visible(snapshot, PUBLIC), stamp=stamp, index=index)
+
+
+def _digest(version: EntryVersion, questions: list[EvalQuestion], today: date) -> str:
+    """What the preview depends on: the published state (the namespace's content serial moves with every
+    publish, retirement and setting a release is built from), the version's content and the questions."""
+    asked = [(q.key, q.text, sorted(q.relevant.items())) for q in questions]
+    serial = version.entry.namespace.content_serial
+    inputs = orjson.dumps([serial, today.isoformat(), version.content_hash, version.sensitivity, asked])
+    return hashlib.sha256(inputs).hexdigest()[:32]
+
+
+def golden_preview(*, version: EntryVersion) -> GoldenPreview:
+    """The golden questions' answers before and after publishing `version`, as the gate compares them."""
+    if version.state in FINISHED or version.entry.retired_at is not None:
+        state = "retired" if version.entry.retired_at else version.get_state_display().lower()
+        return GoldenPreview(None, f"This version is {state}: nothing to preview.")
+    namespace = version.entry.namespace
+    questions = golden_questions_list(namespace=namespace)
+    if not questions:
+        return GoldenPreview(None, "The namespace has no golden questions.")
+    today = timezone.localdate()
+    key = CACHE_KEY.format(version=version.pk, digest=_digest(version, questions, today))
+    found = cache.get(key)
+    if isinstance(found, dict):
+        return GoldenPreview(found)
+    published = snapshot_read(namespace=namespace, today=today)
+    stamp = ReleaseStamp(sequence=0, knowledge_version="", revision=today.isoformat(), generated_at="")
+    analysis = AnalysisCache()  # the second compile analyses only the changed entry again
+    budget = namespace.default_budget
+    before = questions_evaluate(release=_in_memory(published, stamp, analysis), questions=questions, budget=budget)
+    candidate = _in_memory(_with_version(published, version), stamp, analysis)
+    after = questions_evaluate(release=candidate, questions=questions, budget=budget)
+    report = gate_verdict(questions, before.outcomes, after.outcomes).to_json()
+    cache.set(key, report, CACHE_SECONDS)
+    return GoldenPreview(report)
