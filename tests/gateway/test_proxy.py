@@ -3,7 +3,8 @@
 The shipped file runs as is but for the lines a deployment adapts (marked "deployment:" in it): the
 upstream, the listening addresses, the certificate and the static directory. gunicorn runs with one
 sync worker and production settings (EVERGREEN_DEBUG=0), trusting X-Forwarded-For from 127.0.0.1,
-the address nginx connects from; clients connect from other loopback addresses (127.0.0.2 …).
+the address nginx connects from; clients connect from other loopback addresses (127.0.0.2 …). Two
+instances behind one nginx prove the README's scaling out: a publish reaches both, the limit is shared.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,9 @@ import httpx
 import pytest
 import redis
 
-from knowledge.models import Namespace
+from knowledge.models import Entry, Namespace
+from knowledge.services.actors import system_actor
+from knowledge.services.entries import entry_retire
 from tests.services import missing
 from tests.worker import ROOT, free_port, gunicorn, wait_for
 
@@ -108,29 +112,62 @@ def nginx(config: Path, log: Path) -> Iterator[None]:
         process.wait(timeout=20)
 
 
-@pytest.fixture
-def stack(nginx_installed: None, demo: Namespace, tmp_path: Path) -> Iterator[Stack]:
-    upstream, http, https = free_port(), free_port(), free_port()
-    static = tmp_path / "static"
-    (static / "evergreen").mkdir(parents=True)
-    (static / "evergreen" / "site.css").write_text("body { color: green; }\n")
-    config = tmp_path / "nginx.conf"
+def proxy_config(tmp_path: Path, *, upstreams: list[int], http: int, https: int, static: Path) -> Path:
+    """The shipped configuration for this machine, one `server` line per instance (as when scaling out),
+    written to tmp_path; the rate-limit windows of the shared Redis are emptied for the test."""
     text = adapted(
         CONFIG.read_text(),
-        upstream=upstream,
+        upstream=upstreams[0],
         http=http,
         https=https,
         tls=self_signed(tmp_path / "tls"),
         static=static,
         run=tmp_path,
     )
-    config.write_text(text)
+    first = f"server 127.0.0.1:{upstreams[0]} "
+    more = "".join(f"server 127.0.0.1:{port} max_fails=3 fail_timeout=10s;\n        " for port in upstreams[1:])
+    config = tmp_path / "nginx.conf"
+    config.write_text(text.replace(first, more + first))
     shared = redis.Redis.from_url(os.environ["REDIS_URL"])
     for key in shared.scan_iter("evergreen:rl:*"):
         shared.delete(key)
+    return config
+
+
+@pytest.fixture
+def stack(nginx_installed: None, demo: Namespace, tmp_path: Path) -> Iterator[Stack]:
+    upstream, http, https = free_port(), free_port(), free_port()
+    static = tmp_path / "static"
+    (static / "evergreen").mkdir(parents=True)
+    (static / "evergreen" / "site.css").write_text("body { color: green; }\n")
+    config = proxy_config(tmp_path, upstreams=[upstream], http=http, https=https, static=static)
     with gunicorn(upstream, tmp_path / "gunicorn.log", env=PRODUCTION), nginx(config, tmp_path / "nginx.log"):
         wait_for(lambda: accepts(upstream) and accepts(https), what="gunicorn and nginx")
         yield Stack(upstream=upstream, http=http, https=https)
+
+
+@dataclass
+class Pair:
+    """Two gunicorn instances (one sync worker each) behind one nginx, as two web containers would be."""
+
+    upstreams: tuple[int, int]
+    https: int
+
+    def url(self, path: str) -> str:
+        return f"https://127.0.0.1:{self.https}{path}"
+
+
+@contextmanager
+def pair_of_instances(tmp_path: Path, env: dict[str, str]) -> Iterator[Pair]:
+    first, second, http, https = free_port(), free_port(), free_port(), free_port()
+    config = proxy_config(tmp_path, upstreams=[first, second], http=http, https=https, static=tmp_path)
+    with (
+        gunicorn(first, tmp_path / "first.log", env=env),
+        gunicorn(second, tmp_path / "second.log", env=env),
+        nginx(config, tmp_path / "nginx.log"),
+    ):
+        wait_for(lambda: accepts(first) and accepts(second) and accepts(https), what="two gunicorns and nginx")
+        yield Pair(upstreams=(first, second), https=https)
 
 
 def read_until_closed(conn: socket.socket) -> bytes:
@@ -220,3 +257,58 @@ def test_nginx_serves_static_files_and_the_health_check_passes_the_allowed_hosts
     # What the old health check did: ask as 127.0.0.1, which production settings refuse.
     with httpx.Client(timeout=30) as plain:
         assert plain.get(f"http://127.0.0.1:{stack.upstream}/healthz").status_code == 400
+
+
+def served_release(port: int) -> str:
+    """The release one instance serves, asked directly (as the proxy does) without the limiter."""
+    with httpx.Client(timeout=30) as direct:
+        answer = direct.get(f"http://127.0.0.1:{port}/llms.txt", headers={"Host": HOST, "X-Forwarded-Proto": "https"})
+    return answer.headers.get("Evergreen-Release", "")
+
+
+def serves(port: int, sequence: str) -> bool:
+    return served_release(port) == sequence
+
+
+def active_sequence(namespace: Namespace) -> str:
+    release = Namespace.objects.select_related("active_release").get(pk=namespace.pk).active_release
+    assert release is not None
+    return str(release.sequence)
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_a_publish_becomes_visible_on_both_instances_behind_the_proxy(
+    nginx_installed: None, demo: Namespace, tmp_path: Path
+) -> None:
+    before = active_sequence(demo)
+    with pair_of_instances(tmp_path, {**PRODUCTION, "EVERGREEN_RATE_LIMIT": "0"}) as pair:
+        assert [served_release(port) for port in pair.upstreams] == [before, before]
+
+        entry = Entry.objects.filter(namespace=demo, retired_at__isnull=True).order_by("number").first()
+        assert entry is not None
+        entry_retire(entry=entry, actor=system_actor(), reason="Withdrawn.", check_permission=False)
+        after = active_sequence(demo)
+        assert after != before
+
+        for port in pair.upstreams:  # each instance notices the new active release on its own
+            wait_for(partial(serves, port, after), what=f"release {after} on port {port}")
+        with client_from("127.0.0.2") as client:
+            through_proxy = {client.get(pair.url("/llms.txt")).headers["Evergreen-Release"] for _ in range(4)}
+    assert through_proxy == {after}
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_two_instances_behind_the_proxy_share_one_limit(nginx_installed: None, demo: Namespace, tmp_path: Path) -> None:
+    logged = {**PRODUCTION, "EVERGREEN_ACCESS_LOG": "1", "EVERGREEN_LOG_LEVEL": "INFO"}
+    with pair_of_instances(tmp_path, logged) as pair, client_from("127.0.0.2") as client:
+        # nginx takes turns between the two instances: each alone would admit 3 of these.
+        codes = [client.get(pair.url("/llms.txt")).status_code for _ in range(6)]
+    assert codes == [200, 200, 200, 429, 429, 429]
+    logs = [(tmp_path / log).read_text() for log in ("first.log", "second.log")]
+    answered = [
+        sum(" GET /llms.txt " in line for line in log.splitlines() if "evergreen.access" in line) for log in logs
+    ]
+    assert answered == [3, 3]  # both instances answered from the one shared window
+    assert all(" GET /llms.txt 429" in log for log in logs)  # and both refused once it was spent
