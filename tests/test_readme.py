@@ -15,7 +15,8 @@ import pytest
 from django.conf import settings
 from django.core.management import get_commands, load_command_class
 
-from tests.servingfixtures import demo  # noqa: F401  # the fixture the curl examples run against
+# The curl examples run against the demo, with the in-process caches of earlier tests cleared.
+from tests.servingfixtures import clean_serving_state, demo  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Final
 
 from knowledge.models import GateStatus, Namespace, Release, ReleaseActivation, ReleaseGate
+from knowledge.retrieval.evaluation import EvalQuestion, QueryOutcome
 from knowledge.retrieval.gate import GateVerdict, gate_verdict
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON, RenderedArtifact
@@ -58,10 +59,21 @@ def release_gate_check(*, namespace: Namespace, candidate: LoadedRelease) -> Gat
     if not questions:
         return GateCheck(GateStatus.SKIPPED, active, note="The namespace has no golden questions.")
     budget = namespace.default_budget
-    before = questions_evaluate(release=release_for_evaluation(release=active), questions=questions, budget=budget)
+    before = _serving_outcomes(active, questions, budget)
     after = questions_evaluate(release=candidate, questions=questions, budget=budget)
-    verdict = gate_verdict(questions, before.outcomes, after.outcomes)
+    verdict = gate_verdict(questions, before, after.outcomes)
     return GateCheck(GateStatus.HELD if verdict.held else GateStatus.PASSED, active, verdict)
+
+
+def _serving_outcomes(active: Release, questions: list[EvalQuestion], budget: int) -> list[QueryOutcome]:
+    """The serving release's answers, evaluated once per process while it serves and the questions stay:
+    a burst of builds evaluates only its candidates (kept with the loaded release, which never changes)."""
+    serving = release_for_evaluation(release=active)
+    asked = tuple((q.key, q.text, tuple(sorted(q.relevant.items()))) for q in questions)
+    return serving.memoized(
+        ("golden-gate", budget, asked),
+        lambda: questions_evaluate(release=serving, questions=questions, budget=budget).outcomes,
+    )
 
 
 def release_gate_record(*, release: Release, check: GateCheck, now: datetime) -> ReleaseGate:
