@@ -1,4 +1,4 @@
-"""Whole responses cached per (release, normalized request): in process first, then the shared reply cache.
+"""Whole responses cached per (release, normalized request): in process, and for some in the shared reply cache.
 
 Keys always include the release key, and releases are immutable, so an entry is never stale: a
 publish changes the release key and old entries simply stop being asked for.
@@ -15,11 +15,13 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import redis
 from django.conf import settings
 from django.core.cache import caches
 
+from gateway.writebehind import SharedWrite, shared_write
 from knowledge.retrieval.render.release import etag_of
 from knowledge.telemetry.metrics import CACHE, tallies
 
@@ -97,12 +99,18 @@ def _unavailable(error: Exception) -> None:
     logger.log(logging.DEBUG if isinstance(error, redis.RedisError) else logging.WARNING, "Response cache: %s", error)
 
 
-def reply_peek(key: str) -> Cached | None:
-    """The cached body and ETag, without computing anything (so If-None-Match is answered before ranking)."""
+def reply_peek(key: str, *, shared: bool = True) -> Cached | None:
+    """The cached body and ETag, without computing anything (so If-None-Match is answered before ranking).
+
+    `shared=False` looks in this process only (no Redis round trip: see reply_built).
+    """
     found = _memory().get(key)
     if found is not None:
         tallies.count(CACHE, "local")
         return found
+    if not shared:
+        tallies.count(CACHE, "miss")
+        return None
     try:
         shared = caches["replies"].get(KEY_PREFIX + key)
     except Exception as error:  # noqa: BLE001 - a cache outage is a miss, never an error
@@ -118,16 +126,40 @@ def reply_peek(key: str) -> Cached | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class Built:
+    """A freshly built answer, and what else goes to the shared cache with it (written behind, together)."""
+
+    body: bytes
+    etag: str
+    also: tuple[SharedWrite, ...] = ()
+
+
+def reply_built(key: str, build: Callable[[], Built], *, shared: bool = True) -> tuple[Cached, bool]:
+    """The cached body for `key`, building and storing it on a miss; and whether it was built here.
+
+    `shared=False` keeps the answer in this process only, for answers cheaper to build than a Redis
+    round trip is to wait for (a context pack: ranking and packing take about as long as a round trip
+    on a busy machine, and agents' topics are mostly distinct, so the shared read mostly missed).
+    What the answer writes besides (`also`) goes to the shared cache either way, written behind.
+    """
+    found = reply_peek(key, shared=shared)
+    if found is not None:
+        return found, False
+    built = build()
+    value = (built.body, built.etag)
+    _memory().put(key, value)
+    writes = [(KEY_PREFIX + key, built.body, SHARED_TIMEOUT_SECONDS)] if shared else []
+    if writes or built.also:
+        shared_write([*writes, *built.also])
+    return value, True
+
+
 def reply_cached(key: str, build: Callable[[], bytes]) -> Cached:
     """The cached body for `key`, building and storing it on a miss."""
-    found = reply_peek(key)
-    if found is not None:
-        return found
-    body = build()
-    value = (body, etag_of(body))
-    _memory().put(key, value)
-    try:
-        caches["replies"].set(KEY_PREFIX + key, body, timeout=SHARED_TIMEOUT_SECONDS)
-    except Exception as error:  # noqa: BLE001
-        _unavailable(error)
-    return value
+
+    def built() -> Built:
+        body = build()
+        return Built(body, etag_of(body))
+
+    return reply_built(key, built)[0]

@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from gateway.cache import Cached, reply_cached
-from gateway.packs import pack_remember
+from gateway.cache import Built, reply_built
+from gateway.packs import pack_record
 from knowledge.requestlog.records import Observed
 from knowledge.requestlog.records import context_observed as observed_from_context
 from knowledge.retrieval.payload import ContextQuery
@@ -33,10 +34,20 @@ _observed: OrderedDict[tuple[Any, ...], Observed] = OrderedDict()
 _observed_lock = threading.Lock()
 
 
+@dataclass(frozen=True, slots=True)
+class ContextAnswer:
+    """A pack's bytes and ETag; the document too when this request built it (so nothing parses the bytes back)."""
+
+    body: bytes
+    etag: str
+    document: dict[str, Any] | None = None
+
+
 def context_observed(
-    release: LoadedRelease, query: ContextQuery, body: bytes, etag: str, *, channel: str
+    release: LoadedRelease, query: ContextQuery, answer: ContextAnswer, *, channel: str
 ) -> Observed | None:
-    """What the request log records for this pack: parsed from the bytes once per process, then reused."""
+    """What the request log records for this pack: from the built document, else parsed from the bytes once per
+    process, then reused."""
     if release.namespace_id is None:
         return None
     key = (release.release_id, release.key, query, channel)
@@ -46,11 +57,11 @@ def context_observed(
             _observed.move_to_end(key)
             return found
     found = observed_from_context(
-        orjson.loads(body),
+        answer.document if answer.document is not None else orjson.loads(answer.body),
         namespace_id=release.namespace_id,
         release_id=release.release_id,
         channel=channel,
-        etag=etag,
+        etag=answer.etag,
         limit=query.limit,
     )
     with _observed_lock:
@@ -60,19 +71,26 @@ def context_observed(
     return found
 
 
-def context_body(release: LoadedRelease, query: ContextQuery) -> Cached:
+def context_answer(release: LoadedRelease, query: ContextQuery) -> ContextAnswer:
     """The serialized payload and its ETag; identical bytes for the same release and query.
 
-    A newly built pack is also remembered by ETag (gateway.packs), for citation checks against it.
+    Packs are cached in this process only (gateway.cache.reply_built says why). A newly built pack is
+    also remembered by ETag (gateway.packs), for citation checks against it, here and, written behind,
+    in the shared reply cache for the other workers.
     """
+    document: dict[str, Any] | None = None
 
-    def build() -> bytes:
+    def build() -> Built:
+        nonlocal document
         document = context_document(release, query)
         body = orjson.dumps(document)
-        if release.namespace_id is not None:
-            pack_remember(
-                namespace_id=release.namespace_id, release_id=release.release_id, etag=etag_of(body), document=document
-            )
-        return body
+        etag = etag_of(body)
+        if release.namespace_id is None:
+            return Built(body, etag)
+        record = pack_record(
+            namespace_id=release.namespace_id, release_id=release.release_id, etag=etag, document=document
+        )
+        return Built(body, etag, also=(record,))
 
-    return reply_cached(context_cache_key(release, query), build)
+    (body, etag), _ = reply_built(context_cache_key(release, query), build, shared=False)
+    return ContextAnswer(body, etag, document)

@@ -50,15 +50,13 @@ def _failed(what: str, etag: str, error: Exception) -> None:
     logger.log(level, "Could not %s pack %s: %s", what, etag, error)
 
 
-def pack_remember(*, namespace_id: int, release_id: int, etag: str, document: dict[str, Any]) -> None:
+def pack_record(*, namespace_id: int, release_id: int, etag: str, document: dict[str, Any]) -> tuple[str, bytes, int]:
+    """Keep a pack's record in this process; returns the shared cache write (key, value, timeout) for the caller."""
     ids = [entry["id"] for entry in document.get("entries", ())]
     key = KEY.format(namespace=namespace_id, etag=etag)
     value = orjson.dumps([release_id, ids])
     _keep(key, value)
-    try:
-        caches["replies"].set(key, value, PACK_MEMORY_SECONDS)
-    except Exception as error:  # noqa: BLE001 - a cache outage must not fail the request that built the pack
-        _failed("remember", etag, error)
+    return key, value, PACK_MEMORY_SECONDS
 
 
 def pack_recall(*, namespace_id: int, etag: str) -> PackRecord | None:

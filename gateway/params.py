@@ -140,7 +140,11 @@ def query_text_check(request: HttpRequest) -> None:
     Django and parse_qsl would silently turn such bytes into U+FFFD, so an agent would get an answer
     to a question it did not ask; a clear refusal is more useful (issue 9: no input is guessed at).
     """
-    raw = get_bytes_from_wsgi(request.META, "QUERY_STRING", "")
+    query_bytes_check(get_bytes_from_wsgi(request.META, "QUERY_STRING", ""))
+
+
+def query_bytes_check(raw: bytes) -> None:
+    """query_text_check on the raw query string (the replay layer has no request object)."""
     if not raw or (raw.isascii() and b"%" not in raw):
         return
     for pair in raw.split(b"&"):

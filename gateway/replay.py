@@ -12,7 +12,9 @@ answers a repeat — a 200, a HEAD or a 304 — without entering Django, as long
   PostgreSQL fails the cache's last answer holds, as it does in Django);
 - the namespace's rate limit admits the client (the same shared limiter; over it, Django answers 429).
 
-Everything else — misses, writes, errors, private namespaces — goes to Django unchanged.
+A miss of /api/context on a route Django has answered before is answered here too, with the headers
+Django gave that route (gateway.fastmiss). Everything else — other misses, writes, errors, private
+namespaces — goes to Django unchanged.
 """
 
 from __future__ import annotations
@@ -30,7 +32,17 @@ from django.utils.http import parse_etags
 
 from gateway import outages
 from gateway.clients import client_address_of
-from gateway.ratelimit import rate_for, rate_limit_hit
+from gateway.fastmiss import (
+    CONTEXT_ROUTE,
+    ContextShape,
+    ContextShapes,
+    fast_context,
+    fast_eligible,
+    remembered_replayable,
+    shape_key,
+    shapes,
+)
+from gateway.ratelimit import RateDecision, rate_for, rate_limit_hit
 from gateway.telemetry import access_log, channel_of
 from knowledge.requestlog.buffer import request_observed
 from knowledge.requestlog.records import Observed
@@ -147,9 +159,10 @@ memory = ReplayMemory()
 class ReplayApp:
     """Wraps Django's WSGI application (evergreen_site.wsgi)."""
 
-    def __init__(self, app: WsgiApp, *, remembered: ReplayMemory = memory) -> None:
+    def __init__(self, app: WsgiApp, *, remembered: ReplayMemory = memory, learnt: ContextShapes = shapes) -> None:
         self.app = app
         self.memory = remembered
+        self.shapes = learnt
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         started = time.perf_counter()
@@ -162,16 +175,31 @@ class ReplayApp:
                 if answer is not None:
                     self._observe(environ, found, answer, request_id, started)
                     return answer.body
+            elif fast_eligible(key[3], key[4]) and (shape := self.shapes.get(shape_key(key))) is not None:
+                fast = self._fast(environ, start_response, key, shape, request_id)
+                if fast is not None:
+                    self._observe(environ, *fast, request_id, started, memory=False)
+                    return fast[1].body
         environ[ids.ENVIRON_KEY] = request_id  # Django's TelemetryMiddleware answers and logs with it
         return self._through_django(environ, start_response, key)
 
     def _observe(
-        self, environ: dict[str, Any], found: Remembered, answer: Replayed, request_id: str, started: float
+        self,
+        environ: dict[str, Any],
+        found: Remembered,
+        answer: Replayed,
+        request_id: str,
+        started: float,
+        *,
+        memory: bool = True,
     ) -> None:
-        """Count and log an answer given from memory, as Django's path does (metrics, request log, access log)."""
+        """Count and log an answer given without Django, as Django's path does (metrics, request log, access log).
+
+        `memory`: replayed from memory (True), or a miss computed in front of Django (gateway.fastmiss).
+        """
         seconds = time.perf_counter() - started
         route = found.replayable.route
-        tallies.request(route, channel_of(route), answer.status, seconds, from_memory=True)
+        tallies.request(route, channel_of(route), answer.status, seconds, from_memory=memory)
         if found.replayable.observed is not None:
             request_observed(
                 found.replayable.observed,
@@ -189,7 +217,7 @@ class ReplayApp:
                 route=route,
                 seconds=seconds,
                 client=answer.client,
-                memory=True,
+                memory=memory,
             )
 
     def _replay(
@@ -207,13 +235,45 @@ class ReplayApp:
         if state is None or not state.is_public or state.release_key != found.replayable.release_key:
             self.memory.forget(key)
             return None
-        headers = [*found.headers, (ids.HEADER, request_id), *outages.degraded_headers().items()]
-        rate = rate_for(state.rate_limit)
         client = client_address_of(environ)
-        decision = rate_limit_hit(scope=state.slug, client=client, rate=rate)
+        decision = rate_limit_hit(scope=state.slug, client=client, rate=rate_for(state.rate_limit))
+        if decision is not None and not decision.admitted:
+            return None  # Django answers the 429 with every header
+        return self._send(environ, start_response, found, request_id, decision, state, client)
+
+    def _fast(
+        self,
+        environ: dict[str, Any],
+        start_response: StartResponse,
+        key: tuple[str, ...],
+        shape: ContextShape,
+        request_id: str,
+    ) -> tuple[Remembered, Replayed] | None:
+        """A /api/context miss answered with the route's shape (gateway.fastmiss), remembered for its repeats."""
+        fast = fast_context(environ, shape)
+        if fast is None:
+            return None
+        kept = tuple((name, value) for name, value in fast.headers if name.lower() not in PER_REQUEST_HEADERS)
+        replayable = remembered_replayable(shape, fast.observed)
+        remembered = Remembered(replayable, kept, fast.answer.body, fast.answer.etag)
+        if environ["REQUEST_METHOD"] == "GET":
+            self.memory.put(key, remembered)
+        sent = self._send(environ, start_response, remembered, request_id, fast.rate, fast.state, fast.client)
+        return remembered, sent
+
+    def _send(
+        self,
+        environ: dict[str, Any],
+        start_response: StartResponse,
+        found: Remembered,
+        request_id: str,
+        decision: RateDecision | None,
+        state: NamespaceState,
+        client: str,
+    ) -> Replayed:
+        """Answer with a remembered answer's headers and this request's: a 200, a HEAD or a 304."""
+        headers = [*found.headers, (ids.HEADER, request_id), *outages.degraded_headers().items()]
         if decision is not None:
-            if not decision.admitted:
-                return None  # Django answers the 429 with every header
             headers += decision.headers().items()
         conditional = environ.get("HTTP_IF_NONE_MATCH")
         if conditional and if_none_match(conditional, found.etag):
@@ -258,3 +318,5 @@ class ReplayApp:
             return
         kept = tuple((name, value) for name, value in headers if name.lower() not in PER_REQUEST_HEADERS)
         self.memory.put(key, Remembered(replayable, kept, bytes(response.content), etag))
+        if replayable.route == CONTEXT_ROUTE and fast_eligible(key[3], key[4]):
+            self.shapes.learn(shape_key(key), replayable, kept)

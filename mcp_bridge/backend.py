@@ -11,7 +11,7 @@ import orjson
 from django.conf import settings
 from django.http import HttpRequest
 
-from gateway.context import context_body, context_observed
+from gateway.context import context_answer, context_observed
 from gateway.entries import entry_lookup, normalize_entry_id
 from gateway.errors import BadParameterError
 from gateway.explain import explained_document, why_parse
@@ -139,9 +139,9 @@ class DjangoBackend:
             )
         except BadParameterError as error:
             raise ParamError(error.code, error.message, error.param or "query") from error
-        body, etag = context_body(self.release, query)
-        self._observed(context_observed(self.release, query, body, etag, channel=self.source))
-        document: dict[str, Any] = orjson.loads(body)
+        answer = context_answer(self.release, query)
+        self._observed(context_observed(self.release, query, answer, channel=self.source))
+        document: dict[str, Any] = orjson.loads(answer.body)
         return document
 
     def entry(self, *, entry_id: str, version: int | None) -> EntryLookup:

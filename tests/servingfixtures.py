@@ -12,6 +12,7 @@ import time_machine
 from django.core.cache import caches
 
 from gateway.cache import reply_cache_clear
+from gateway.fastmiss import shapes
 from gateway.ratelimit import limiter
 from knowledge.models import Namespace
 from knowledge.selectors.serving import serving_caches_clear
@@ -29,12 +30,14 @@ def clean_serving_state() -> Iterator[None]:
     """Each test starts with empty in-process caches, limiter windows and Django cache."""
     serving_caches_clear()
     reply_cache_clear()
+    shapes.clear()
     limiter.clear()
     for cache in caches.all():
         cache.clear()
     yield
     serving_caches_clear()
     reply_cache_clear()
+    shapes.clear()
     limiter.clear()
 
 

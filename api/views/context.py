@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 from django.http import HttpRequest
 
-from gateway.context import context_body, context_observed
+from gateway.context import context_answer, context_observed
 from gateway.explain import explain_asked, explained_document
 from gateway.gate import Gate
 from gateway.http import JSON, Reply
@@ -25,6 +25,6 @@ def context_get(request: HttpRequest, gate: Gate) -> Reply:
     explain, asked = explain_asked(query_string(request))
     if explain:
         return Reply(orjson.dumps(explained_document(gate, query, asked)), JSON, describedby=gate.path("llms.txt"))
-    body, etag = context_body(release, query)
-    observed = context_observed(release, query, body, etag, channel="rest")
-    return Reply(body, JSON, etag=etag, describedby=gate.path("llms.txt"), observed=observed)
+    answer = context_answer(release, query)
+    observed = context_observed(release, query, answer, channel="rest")
+    return Reply(answer.body, JSON, etag=answer.etag, describedby=gate.path("llms.txt"), observed=observed)

@@ -13,8 +13,16 @@ OTHER_WEIGHT = 0.28
 
 def estimate_tokens(text: str) -> int:
     """Estimate tokens as CJK characters x 1.0 + other characters x 0.28, rounded (seed §4)."""
-    cjk = len(_CJK.findall(text))
-    other = len(text) - cjk
+    cjk = cjk_characters(text)
+    return tokens_of(cjk=cjk, other=len(text) - cjk)
+
+
+def cjk_characters(text: str) -> int:
+    return len(_CJK.findall(text))
+
+
+def tokens_of(*, cjk: int, other: int) -> int:
+    """The estimate from the two counts (what changes when only some digits of a text do)."""
     return round(cjk * CJK_WEIGHT + other * OTHER_WEIGHT)
 
 

@@ -18,7 +18,8 @@ from django.core.cache import caches
 
 from gateway import cache as reply_cache
 from gateway.cache import ENTRY_OVERHEAD, ByteBoundedLru, reply_cached, reply_peek
-from gateway.packs import pack_recall, pack_remember
+from gateway.packs import pack_recall, pack_record
+from gateway.writebehind import shared_set_each, shared_writes_flush
 from tests.configure import configure
 from tests.faults.processes import PrivateRedis, private_redis
 
@@ -89,6 +90,7 @@ def test_answers_go_to_the_reply_cache_redis_which_evicts_instead_of_growing(
     for n in range(200):  # 200 distinct answers of 50 KB: 10 MB through a 4 MB server
         body = f"{n:04d}".encode() * 12_500
         reply_cached(f"ctx:evict:{n}", lambda body=body: body)  # type: ignore[misc]
+        shared_writes_flush()
         reply_cache.reply_cache_clear()  # the process level forgets, so every answer is also read back from Redis
 
     info = own.info("memory")
@@ -104,7 +106,7 @@ def test_answers_go_to_the_reply_cache_redis_which_evicts_instead_of_growing(
 
 @pytest.mark.services
 def test_pack_records_for_verify_live_in_the_reply_cache_too(evicting_redis: PrivateRedis) -> None:
-    pack_remember(namespace_id=7, release_id=3, etag='"abc"', document={"entries": [{"id": "EG-1"}]})
+    shared_set_each([pack_record(namespace_id=7, release_id=3, etag='"abc"', document={"entries": [{"id": "EG-1"}]})])
 
     assert any(redis.Redis.from_url(evicting_redis.url).scan_iter("*eg:pack:7:*"))
     assert caches["replies"].get('eg:pack:7:"abc"') is not None

@@ -70,9 +70,8 @@ def test_a_new_release_replaces_the_namespaces_previous_one_in_memory(
 
 
 def test_a_cache_outage_is_a_miss_not_an_error(client: Any, demo: Any, settings: Any) -> None:
-    settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:1/0"}
-    }
+    dead = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:1/0"}
+    settings.CACHES = {"default": dead, "replies": dead}
     first = client.get("/api/context", {"topic": "token 预算"})
 
     assert first.status_code == 200

@@ -11,7 +11,7 @@ from gateway.replay import ReplayApp, ReplayMemory
 from knowledge.models import Namespace
 from knowledge.telemetry.metrics import LATENCY_BUCKETS, histogram_add, tallies
 from tests.configure import configure
-from tests.gateway.test_replay import CountingDjango, call, django_app
+from tests.gateway.replaying import CountingDjango, call, django_app
 
 pytestmark = pytest.mark.django_db
 

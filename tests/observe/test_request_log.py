@@ -16,7 +16,7 @@ from knowledge.security_events import security_client_hash
 from knowledge.selectors.serving import serving_caches_clear
 from knowledge.services.request_log import request_logs_prune
 from tests.configure import configure
-from tests.gateway.test_replay import CountingDjango, call, django_app
+from tests.gateway.replaying import CountingDjango, call, django_app
 from tests.mcp_bridge.http_calls import post, tool
 from tests.observe.logged import logging_on, written
 

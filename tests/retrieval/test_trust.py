@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import orjson
 import pytest
 
 from knowledge.retrieval.contract.quoting import escape_delimiters, quoted_entry, untrusted
 from knowledge.retrieval.contract.records import INTERNAL, PUBLIC, RESTRICTED, Tombstone, clears
-from knowledge.retrieval.contract.shapes import is_stale
+from knowledge.retrieval.contract.shapes import is_stale, payload_tokens
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.leaks import leak_check, public_texts
 from knowledge.retrieval.payload import ContextQuery, ReleaseView, context_build
@@ -143,3 +144,25 @@ def test_past_valid_until_leaves_the_packs_and_past_review_by_is_stale() -> None
     assert packable((expired, current), revision=STAMP.revision) == (current,)
     assert is_stale("2026-08-01", revision="2026-09-02", review_by="2026-09-01") is True
     assert is_stale("2026-08-01", revision="2026-09-02", review_by="2026-09-02") is False
+
+
+def _payload_tokens_by_serializing_each_round(document: dict[str, Any]) -> int:
+    """The definition: serialize with the count, estimate, raise the count until it covers itself."""
+    counted = 0
+    while True:
+        document["payloadTokens"] = counted
+        estimate = estimate_tokens(orjson.dumps(document).decode())
+        if estimate <= counted:
+            return counted
+        counted = estimate
+
+
+@pytest.mark.parametrize("size", [0, 1, 5, 20, 25, 30, 300, 320, 340, 3500, 3560])
+@pytest.mark.parametrize("filler", ["a", "预", "a预 "])
+def test_payload_tokens_counts_once_what_serializing_each_round_counts(size: int, filler: str) -> None:
+    """Only the count's digits change between rounds, so one serialization gives the same fixed point
+    (sizes around 10, 100 and 1000 tokens, where the count gains a digit)."""
+    document = {"topic": filler * size, "entries": [{"id": "EG-1", "text": filler * (size // 3)}]}
+    expected = _payload_tokens_by_serializing_each_round(dict(document))
+
+    assert payload_tokens(document) == expected == document["payloadTokens"]
