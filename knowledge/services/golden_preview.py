@@ -19,9 +19,9 @@ import orjson
 from django.core.cache import cache
 from django.utils import timezone
 
-from knowledge.models import EntryVersion, VersionState
+from knowledge.models import EntryVersion, Namespace, VersionState
 from knowledge.retrieval.contract.records import PUBLIC
-from knowledge.retrieval.evaluation import EvalQuestion
+from knowledge.retrieval.evaluation import EvalQuestion, QueryOutcome
 from knowledge.retrieval.gate import gate_verdict
 from knowledge.retrieval.render.release import AnalysisCache, tier_index
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot, without_dead_links
@@ -30,6 +30,7 @@ from knowledge.selectors.evaluation import golden_questions_list
 from knowledge.selectors.serving import LoadedRelease, release_in_memory
 from knowledge.selectors.snapshots import entry_record, snapshot_read
 from knowledge.services.evaluation import questions_evaluate
+from knowledge.services.release_gate import serving_outcomes
 
 CACHE_SECONDS = 3600
 FINISHED = (VersionState.PUBLISHED, VersionState.SUPERSEDED, VersionState.WITHDRAWN)
@@ -69,6 +70,24 @@ def _in_memory(snapshot: Snapshot, stamp: ReleaseStamp, analysis: AnalysisCache)
     return release_in_memory(snapshot=visible(snapshot, PUBLIC), stamp=stamp, index=index)
 
 
+def _published_outcomes(
+    namespace: Namespace,
+    published: Snapshot,
+    questions: list[EvalQuestion],
+    budget: int,
+    stamp: ReleaseStamp,
+    analysis: AnalysisCache,
+) -> list[QueryOutcome]:
+    """The golden answers of the published state: the serving release's (evaluated once per process,
+    as the gate does) when it was built from exactly this state, else those of the state compiled here."""
+    active = namespace.active_release
+    if active is not None and active.inputs_hash == published.inputs_hash():
+        return serving_outcomes(active, questions, budget)
+    return questions_evaluate(
+        release=_in_memory(published, stamp, analysis), questions=questions, budget=budget
+    ).outcomes
+
+
 def _digest(version: EntryVersion, questions: list[EvalQuestion], today: date) -> str:
     """What the preview depends on: the published state (the namespace's content serial moves with every
     publish, retirement and setting a release is built from), the version's content and the questions."""
@@ -94,11 +113,11 @@ def golden_preview(*, version: EntryVersion) -> GoldenPreview:
         return GoldenPreview(found)
     published = snapshot_read(namespace=namespace, today=today)
     stamp = ReleaseStamp(sequence=0, knowledge_version="", revision=today.isoformat(), generated_at="")
-    analysis = AnalysisCache()  # the second compile analyses only the changed entry again
+    analysis = AnalysisCache()  # a second compile analyses only the changed entry again
     budget = namespace.default_budget
-    before = questions_evaluate(release=_in_memory(published, stamp, analysis), questions=questions, budget=budget)
+    before = _published_outcomes(namespace, published, questions, budget, stamp, analysis)
     candidate = _in_memory(_with_version(published, version), stamp, analysis)
     after = questions_evaluate(release=candidate, questions=questions, budget=budget)
-    report = gate_verdict(questions, before.outcomes, after.outcomes).to_json()
+    report = gate_verdict(questions, before, after.outcomes).to_json()
     cache.set(key, report, CACHE_SECONDS)
     return GoldenPreview(report)

@@ -59,13 +59,13 @@ def release_gate_check(*, namespace: Namespace, candidate: LoadedRelease) -> Gat
     if not questions:
         return GateCheck(GateStatus.SKIPPED, active, note="The namespace has no golden questions.")
     budget = namespace.default_budget
-    before = _serving_outcomes(active, questions, budget)
+    before = serving_outcomes(active, questions, budget)
     after = questions_evaluate(release=candidate, questions=questions, budget=budget)
     verdict = gate_verdict(questions, before, after.outcomes)
     return GateCheck(GateStatus.HELD if verdict.held else GateStatus.PASSED, active, verdict)
 
 
-def _serving_outcomes(active: Release, questions: list[EvalQuestion], budget: int) -> list[QueryOutcome]:
+def serving_outcomes(active: Release, questions: list[EvalQuestion], budget: int) -> list[QueryOutcome]:
     """The serving release's answers, evaluated once per process while it serves and the questions stay:
     a burst of builds evaluates only its candidates (kept with the loaded release, which never changes)."""
     serving = release_for_evaluation(release=active)

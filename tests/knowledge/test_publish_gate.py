@@ -279,3 +279,19 @@ def test_a_version_that_changes_no_answer_says_so(golden: Namespace, editor: Any
     assert preview.changed == []
     html = as_user(editor).get(reverse("admin:knowledge_entryversion_change", args=[same_answers.pk])).content
     assert "None of the 3 golden questions would change." in html.decode()
+
+
+def test_the_preview_compares_with_the_published_state_while_a_release_is_held(
+    golden: Namespace, editor: Any, reviewer: Any
+) -> None:
+    """The serving release still packs AL-002 for q-price, the published (held) AL-002 no longer answers
+    it: a draft's preview starts from what is published, not from what serves."""
+    publish_edit(golden, "AL-002", editor, reviewer, **UNRELATED)
+    assert latest(golden).gate.status == GateStatus.HELD
+    assert "AL-002" in served_ids("How much does alpha cost for agents?")
+    draft = draft_of(golden, "AL-001", editor, title="Bakery recipes", summary="Bread needs flour.", tags=[])
+    preview = golden_preview(version=draft)
+    assert preview.report is not None
+    answers = {q["key"]: q for q in preview.report["questions"]}
+    assert "AL-002" not in answers["q-price"]["before"]["packed"]
+    assert answers["q-ship"]["regression"] is not None  # AL-001 answered it in the published state
