@@ -7,6 +7,7 @@ registers its model admins, so this module must not import the package at load t
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import admin
@@ -16,6 +17,16 @@ from django.template.response import TemplateResponse
 from knowledge.charts.measures import RunPoint, quality_trend_chart
 from knowledge.models import Role
 from knowledge.selectors.dashboard import dashboard_get
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    """A dashboard row for a version of anything reviewed: its name, content line and review page."""
+
+    version: Any
+    label: str
+    title: str
+    url: str
 
 
 class EvergreenAdminSite(admin.AdminSite):
@@ -29,6 +40,10 @@ class EvergreenAdminSite(admin.AdminSite):
 
         roles = request_roles(request)
         board = dashboard_get(user=request.user, roles=roles)
+        for name in ("my_drafts", "rejected", "awaiting_review", "to_publish", "scheduled"):
+            panel = getattr(board, name)
+            if panel is not None:
+                panel.rows = [self.version_row(version) for version in panel.rows]
         by_namespace: dict[str, list[RunPoint]] = defaultdict(list)
         for run in board.trend:
             by_namespace[run.namespace.slug].append(RunPoint(f"#{run.release.sequence}", run.metrics))
@@ -41,3 +56,13 @@ class EvergreenAdminSite(admin.AdminSite):
             **(extra_context or {}),
         }
         return super().index(request, context)
+
+    def version_row(self, version: Any) -> VersionRow:
+        """Named by the version's own admin (see knowledge.admin.workflow), so every kind reads alike."""
+        model_admin: Any = self._registry[type(version)]
+        return VersionRow(
+            version=version,
+            label=f"{model_admin.subject_name(version)} v{version.number}",
+            title=model_admin.version_title(version),
+            url=model_admin.page_url(version),
+        )

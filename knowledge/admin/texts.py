@@ -183,7 +183,8 @@ class TextVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
 
     def version_title(self, version: TextVersion) -> str:
         content = version.content or {}
-        return str(content.get("title") or content.get("summary") or "")[:120]
+        first = next((content[name] for name in ("title", "summary", "template", "body") if content.get(name)), "")
+        return str(first).strip().split("\n", 1)[0][:120]
 
     def subject_name(self, version: TextVersion) -> str:
         return str(version.text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from knowledge.services.versions import (
     version_save,
     version_submit,
 )
+from tests.browser import PHONE, chromium_page
 from tests.factories import content
 
 
@@ -46,3 +48,15 @@ def revision(live: EntryVersion, editor: Any) -> EntryVersion:
         actor=editor,
     )
     return version_submit(version=draft, actor=editor)
+
+
+@pytest.fixture
+def page() -> Iterator[Any]:
+    """Chromium at 1280×800."""
+    yield from chromium_page()
+
+
+@pytest.fixture
+def phone() -> Iterator[Any]:
+    """Chromium at a 390×844 phone's size."""
+    yield from chromium_page(PHONE)

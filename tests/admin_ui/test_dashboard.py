@@ -10,11 +10,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from knowledge.models import EntryVersion, EvaluationRun, Feedback, Namespace, Release, VersionState
+from knowledge.models import EntryVersion, EvaluationRun, Feedback, Namespace, Release, Role, TextKind, VersionState
 from knowledge.services.entries import entry_create
+from knowledge.services.texts import text_draft, text_publish_as_system, text_save, text_submit
 from knowledge.services.versions import version_reject
 from tests.admin_ui.conftest import as_user
-from tests.factories import content
+from tests.factories import content, membership
 
 pytestmark = pytest.mark.django_db
 HOME = "/admin/"
@@ -74,6 +75,7 @@ def test_the_home_page_costs_the_same_with_many_rows(ns_a: Namespace, editor: An
     def add(count: int) -> None:
         for n in range(count):
             entry_create(namespace=ns_a, category=fact, content=content(title=f"Draft {n}"), actor=editor)
+            text_draft(namespace=ns_a, kind=TextKind.DOC, key=f"page-{n}", actor=editor)
             Feedback.objects.create(namespace=ns_a, kind="other", message=f"Report {n}")
 
     add(10)  # more than a panel shows, so each panel also counts its rows
@@ -111,3 +113,20 @@ def test_feedback_without_an_entry_prefills_a_new_entry(editor: Any, ns_a: Names
 def test_a_reviewer_cannot_draft_from_feedback(reviewer: Any, ns_a: Namespace) -> None:
     report = Feedback.objects.create(namespace=ns_a, kind="missing", message="Nothing on limits")
     assert as_user(reviewer).post(reverse("admin:knowledge_feedback_draft", args=[report.pk])).status_code == 403
+
+
+def test_texts_in_review_wait_on_their_reviewers_home_and_not_on_their_authors_or_outsiders(
+    ns_a: Namespace, editor: Any, reviewer: Any, outsider: Any
+) -> None:
+    text_publish_as_system(namespace=ns_a, kind=TextKind.PROMPT, key="chat", content={"template": "Old."}, note="t")
+    draft = text_draft(namespace=ns_a, kind=TextKind.PROMPT, key="chat", actor=editor)
+    text_save(version=draft, content={"template": "Cite entry IDs."}, expected_lock_version=0, actor=editor)
+    text_submit(version=draft, actor=editor)
+    label = "alpha/prompt/chat v2"
+    as_reviewer = as_user(reviewer).get(HOME).text
+    assert "Awaiting my review (1)" in as_reviewer and label in as_reviewer and "Cite entry IDs." in as_reviewer
+    assert reverse("admin:knowledge_textversion_change", args=[draft.pk]) in as_reviewer
+    membership(editor, ns_a, Role.REVIEWER)  # the author, now also a reviewer, is not asked to approve it
+    as_author = as_user(editor).get(HOME).text
+    assert "Awaiting my review (0)" in as_author and "My open versions (1)" in as_author and label in as_author
+    assert label not in as_user(outsider).get(HOME).text

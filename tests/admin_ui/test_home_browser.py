@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -10,20 +9,10 @@ import pytest
 from knowledge.models import EntryVersion, Feedback, Namespace
 from knowledge.services.releases import release_build
 from tests.accessibility import assert_accessible
-from tests.browser import PHONE, chromium_page, sideways_overflow
 from tests.browser import admin_log_in as log_in
+from tests.browser import sideways_overflow
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def page() -> Iterator[Any]:
-    yield from chromium_page()
-
-
-@pytest.fixture
-def phone() -> Iterator[Any]:
-    yield from chromium_page(PHONE)
 
 
 def test_the_editor_types_a_new_entry_and_sees_its_cost_and_a_near_duplicate(

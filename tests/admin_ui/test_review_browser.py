@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from knowledge.models import EntryVersion, VersionState
 from tests.accessibility import assert_accessible
-from tests.browser import PHONE, chromium_page, sideways_overflow
 from tests.browser import admin_log_in as log_in
+from tests.browser import sideways_overflow
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def page() -> Iterator[Any]:
-    yield from chromium_page()
 
 
 def inside_window(page: Any, selector: str) -> list[str]:
@@ -74,11 +68,6 @@ def test_submit_for_review_keeps_the_edit_typed_just_before(
     draft = live.entry.versions.get(number=2)
     assert draft.state == VersionState.IN_REVIEW
     assert draft.title == "Token budget discipline, retitled"
-
-
-@pytest.fixture
-def phone() -> Iterator[Any]:
-    yield from chromium_page(PHONE)
 
 
 def test_the_review_page_on_a_phone_fits_without_sideways_scrolling(
