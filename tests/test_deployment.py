@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
+from compose_spec import PyCompose
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = ROOT / "docker-compose.yml"
@@ -44,6 +45,35 @@ def test_compose_puts_nginx_in_front_and_publishes_only_the_proxy() -> None:
     assert "./deploy/nginx/nginx.conf:/etc/nginx/nginx.conf:ro" in services["proxy"]["volumes"]
     proxy_address = services["proxy"]["networks"]["backend"]["ipv4_address"]
     assert compose_environment("web")["EVERGREEN_TRUSTED_PROXIES"] == proxy_address
+
+
+def compose_parsed(text: str) -> Any:
+    """The file as docker compose reads it (YAML anchors and `<<` merges resolved), parsed by compose-spec,
+    a parser that enforces the Compose specification: unknown keys, values and durations are refused."""
+    return PyCompose.from_json(json.dumps(yaml.safe_load(text)))
+
+
+def test_the_compose_file_follows_the_compose_specification() -> None:
+    text = COMPOSE.read_text()
+    assert compose_parsed(text).service_names() == [
+        "proxy",
+        "postgres",
+        "redis",
+        "cache",
+        "migrate",
+        "web",
+        "worker",
+        "beat",
+    ]
+    # The check can fail: a misspelt key, an unknown restart policy or a bad duration is refused.
+    for wrong, refusal in (
+        (text.replace('    expose: ["8000"]', '    exposes: ["8000"]'), "`exposes`"),
+        (text.replace("restart: unless-stopped", "restart: sometimes", 1), "unknown variant `sometimes`"),
+        (text.replace("interval: 10s", "interval: ten", 1), "duration `ten`"),
+    ):
+        assert wrong != text
+        with pytest.raises(ValueError, match=refusal):
+            compose_parsed(wrong)
 
 
 def test_every_long_running_service_restarts_and_has_a_health_check() -> None:
