@@ -249,6 +249,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Token-budgeted, citable knowledge for AI agents.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Two choice sets are named `status` (feedback, the publish gate): name each enum after its owner.
+    "ENUM_NAME_OVERRIDES": {
+        "FeedbackStatusEnum": "knowledge.models.content.Feedback.Status",
+        "ReleaseGateStatusEnum": "knowledge.models.gate.GateStatus",
+    },
 }
 
 # EVERGREEN_LOG_FORMAT=json: one JSON object per line with the request's ID (knowledge.telemetry.logs).
