@@ -64,11 +64,11 @@ def sideways_overflow(page: Any) -> int:
 PASSWORD = "correct horse battery staple"  # every factory user's (tests/factories.py)
 
 
-def admin_log_in(page: Any, base: str, username: str) -> None:
+def admin_log_in(page: Any, base: str, username: str, password: str = PASSWORD) -> None:
     """Log in to the admin as `username`, from a clean cookie jar."""
     page.context.clear_cookies()
     page.goto(f"{base}/admin/login/")
     page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
+    page.fill("#id_password", password)
     page.click("input[type=submit]")
     page.wait_for_selector("#site-name")
