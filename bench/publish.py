@@ -256,6 +256,8 @@ class PublishSample:
     build: float  # the build in the worker, start to activation
     serve: float  # activation -> visible (namespace cache TTL, loading the release in the web worker)
     analysed: int  # entries the build analysed (the rest came from the worker's analysis cache)
+    files_bytes: int  # the new release's files, all of them
+    stored_bytes: int  # what storing them added: contents no earlier release of the namespace had
 
 
 @dataclass(frozen=True)
@@ -316,6 +318,8 @@ def measure_publish(stack: BenchStack, *, rounds: int) -> PublishReport:
                     build=build["finished"] - build["started"],
                     serve=visible - build["finished"],
                     analysed=_analysed(worker.log, slug),
+                    files_bytes=build["files_bytes"],
+                    stored_bytes=build["stored_bytes"],
                 )
             )
     return PublishReport(build=times, samples=samples, coalesce_seconds=_coalesce_seconds())
@@ -340,6 +344,12 @@ def format_publish(report: PublishReport) -> str:
             report.median(name, first=first) for name in ("to_visible", "queued", "build", "serve")
         )
         lines.append(f"{label:28} {visible:>10.2f} {queued:>7.2f} {build:>7.2f} {serve:>7.2f} {analysed:>8}")
+    growth = statistics.median(s.stored_bytes for s in report.samples)
+    files = statistics.median(s.files_bytes for s in report.samples)
+    lines.append(
+        f"release storage growth per publish (median): {growth / 1e6:.2f} MB stored of {files / 1e6:.2f} MB of "
+        f"files ({growth / files:.0%}; files are shared between releases by content hash)"
+    )
     lines.append(
         f"(queued includes EVERGREEN_BUILD_COALESCE_SECONDS={report.coalesce_seconds:g}; serve = up to 1 s of "
         "namespace cache + loading the release in the web worker; analysed = entries not reused from the "
@@ -374,11 +384,22 @@ def _child_publish(slug: str, entry_id: str, marker: str) -> dict[str, Any]:
 
 
 def _child_last_build(slug: str) -> dict[str, Any]:
-    from knowledge.models import ReleaseBuild
+    from django.db.models import Sum
+
+    from knowledge.models import Artifact, ArtifactBlob, ReleaseBuild
 
     build = ReleaseBuild.objects.filter(namespace__slug=slug, release__isnull=False).order_by("-pk").first()
-    assert build is not None and build.finished_at is not None
-    return {"started": build.started_at.timestamp(), "finished": build.finished_at.timestamp()}
+    assert build is not None and build.finished_at is not None and build.release is not None
+    release = build.release
+    files = Artifact.objects.filter(release=release)
+    earlier = Artifact.objects.filter(release__namespace=release.namespace, release__sequence__lt=release.sequence)
+    stored = ArtifactBlob.objects.filter(pk__in=files.values("blob")).exclude(pk__in=earlier.values("blob"))
+    return {
+        "started": build.started_at.timestamp(),
+        "finished": build.finished_at.timestamp(),
+        "files_bytes": files.aggregate(total=Sum("size"))["total"] or 0,
+        "stored_bytes": stored.aggregate(total=Sum("size"))["total"] or 0,
+    }
 
 
 CHILD_ACTIONS: dict[str, Callable[..., dict[str, Any]]] = {
