@@ -39,6 +39,7 @@ KEY_ORDER: Final = (
     "aliases",
     "updated",
     "paths",
+    "overrides",
 )
 SUFFIX: Final = ".md"
 

@@ -25,7 +25,7 @@ from knowledge.models import (
     VersionState,
 )
 from knowledge.retrieval.paths import GLOB_MAX_LENGTH, GLOBS_MAX, globs_normalize
-from knowledge.services.content import VersionContent
+from knowledge.services.content import VersionContent, overridden_id_normalize
 from knowledge.services.gate_override import REASON_MAX
 from knowledge.services.release_gate import HELD_CODE
 
@@ -60,6 +60,7 @@ class VersionSerializer(serializers.ModelSerializer):
             "aliases",
             "links",
             "paths",
+            "overrides",
             "confidence",
             "updated",
             "tokens",
@@ -170,10 +171,23 @@ class ContentSerializer(serializers.Serializer):
         default=list,
         help_text="Path globs of the files the entry applies to (src/api/**/*.py, *.sql); empty: everywhere.",
     )
+    overrides = serializers.CharField(
+        max_length=32,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="In a namespace built on bases: the ID of the base entry this one replaces (e.g. AC-101).",
+    )
     confidence = serializers.DecimalField(
         max_digits=3, decimal_places=2, min_value=ZERO, max_value=ONE, required=False, default=Decimal("0.90")
     )
     updated = serializers.DateField(required=False, help_text="The date agents see; default today.")
+
+    def validate_overrides(self, value: str) -> str:
+        try:
+            return overridden_id_normalize(value)
+        except ValueError as error:
+            raise serializers.ValidationError(str(error), code="invalid_overrides") from error
 
     def validate_paths(self, value: list[str]) -> list[str]:
         try:
@@ -192,6 +206,7 @@ class ContentSerializer(serializers.Serializer):
                 "aliases": base.aliases,
                 "links": base.links,
                 "paths": base.paths,
+                "overrides": base.overrides,
                 "confidence": base.confidence,
                 "updated": base.updated,
             }

@@ -104,6 +104,7 @@ class EntryAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
                             "review_by",
                             "valid_until",
                             "paths",
+                            "overrides",
                         ]
                     },
                 )

@@ -9,7 +9,7 @@ from django import forms
 from knowledge.errors import STALE_DRAFT
 from knowledge.models import Entry, EntryVersion, Sensitivity
 from knowledge.retrieval.paths import globs_normalize
-from knowledge.services.content import VersionContent
+from knowledge.services.content import VersionContent, overridden_id_normalize
 
 
 class CommaListField(forms.CharField):
@@ -60,6 +60,7 @@ CONTENT_FIELDS = [
     "review_by",
     "valid_until",
     "paths",
+    "overrides",
 ]
 
 
@@ -78,6 +79,12 @@ class ContentFormMixin(forms.Form):
         "the paths they work on get this entry first when a glob matches, and never when none does. "
         "Empty: the entry applies everywhere.",
     )
+    overrides = forms.CharField(
+        required=False,
+        max_length=32,
+        help_text="Only in a namespace built on base namespaces: the ID of the base entry this one replaces "
+        "(e.g. AC-101). Agents then get this entry and never the base one.",
+    )
     sensitivity = forms.ChoiceField(
         choices=Sensitivity.choices,
         required=False,
@@ -89,6 +96,12 @@ class ContentFormMixin(forms.Form):
         # A form posted without it keeps the draft's level (never silently public).
         data["sensitivity"] = data["sensitivity"] or getattr(getattr(self, "instance", None), "sensitivity", "public")
         return VersionContent.build(**data)
+
+    def clean_overrides(self) -> str:
+        try:
+            return overridden_id_normalize(self.cleaned_data["overrides"] or "")
+        except ValueError as error:
+            raise forms.ValidationError(str(error), code="invalid_overrides") from error
 
 
 class EntryCreateForm(ContentFormMixin, forms.ModelForm):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
@@ -20,7 +21,9 @@ from knowledge.admin.access import MembershipInline, memberships_save
 from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline, ServiceErrorsShown, namespace_action
 from knowledge.admin.live import live_preview
 from knowledge.models import Category, IdBlock, Membership, Namespace, NamespaceHost, ReviewedText, Role, TextKind
+from knowledge.selectors.layers import bases_list
 from knowledge.services.build_queue import build_requests_pending, release_request_build
+from knowledge.services.layers import namespace_bases_set
 from knowledge.services.namespace_settings import (
     namespace_create,
     namespace_host_add,
@@ -49,8 +52,39 @@ def hosts_save(request: HttpRequest, formset: Any, namespace: Namespace) -> None
         namespace_host_add(namespace=namespace, host=host.host, actor=request.user)
 
 
+class NamespaceForm(forms.ModelForm):
+    """The settings, plus the base namespaces (issue 16 §1): one slug a line, the first has priority."""
+
+    bases = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Base namespaces this one builds on, one slug a line, the most important first. Releases "
+        "include their published entries (with their own IDs) after this namespace's own; an entry here "
+        "overrides a base entry by naming its ID in its Overrides field. A public namespace cannot build on "
+        "a private one; cycles are refused.",
+    )
+
+    class Meta:
+        model = Namespace
+        fields = ("name",)  # the admin's fieldsets decide the fields shown
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.initial["bases"] = "\n".join(base.slug for base in bases_list(namespace=self.instance))
+
+    def clean_bases(self) -> list[Namespace]:
+        slugs = [line.strip() for line in (self.cleaned_data["bases"] or "").splitlines() if line.strip()]
+        found = {ns.slug: ns for ns in Namespace.objects.filter(slug__in=slugs)}
+        unknown = [slug for slug in slugs if slug not in found]
+        if unknown:
+            raise forms.ValidationError(f"No namespace {', '.join(unknown)}.", code="unknown_namespace")
+        return [found[slug] for slug in slugs]
+
+
 @admin.register(Namespace)
 class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
+    form = NamespaceForm
     namespace_path = "pk"
     change_role = Role.ADMIN
     list_display = ["slug", "name", "prefix", "language", "is_public", "active_release", "release_state"]
@@ -73,6 +107,7 @@ class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
             {"fields": ["profile_text", *PROFILE_FIELDS]},
         ),
         ("Review", {"fields": ["allow_self_approval"]}),
+        ("Layers (base namespaces)", {"fields": ["bases"]}),
         (
             "Retrieval and limits",
             {
@@ -123,6 +158,8 @@ class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
         if change:
             changes = {name: form.cleaned_data[name] for name in form.changed_data if name in settable_fields()}
             namespace_update(namespace=obj, actor=request.user, changes=changes)
+            if "bases" in form.changed_data:
+                namespace_bases_set(namespace=obj, bases=form.cleaned_data["bases"], actor=request.user)
             return
         fields = {
             name: form.cleaned_data[name]

@@ -14,6 +14,7 @@ from knowledge.retrieval.contract.shapes import ENTRY, Served
 from knowledge.retrieval.paths import glob_example
 from knowledge.retrieval.render.safe_html import markdown_to_safe_html
 from knowledge.retrieval.snapshot import ReleaseStamp
+from knowledge.selectors.layers import layers_below
 from knowledge.selectors.snapshots import entry_record, namespace_info
 
 
@@ -63,6 +64,25 @@ def paths_preview_html(globs: list[str]) -> SafeString:
     )
 
 
+OVERRIDES_NOTHING = (
+    "Overrides {id}, which is no live entry of a namespace this one builds on ({bases}): it replaces nothing "
+    "and is served as itself."
+)
+
+
+def override_warnings(version: EntryVersion) -> list[str]:
+    """An override must name a live entry of a base (issue 16 §1); anything else would silently do nothing."""
+    if not version.overrides:
+        return []
+    below = layers_below(namespace=version.entry.namespace)
+    live = Entry.objects.filter(
+        namespace__in=below, public_id=version.overrides, retired_at__isnull=True, live_version__isnull=False
+    ).exists()
+    if live:
+        return []
+    return [OVERRIDES_NOTHING.format(id=version.overrides, bases=", ".join(b.slug for b in below) or "no base")]
+
+
 def warnings_html(version: EntryVersion) -> SafeString:
     entries = Entry.objects.filter(namespace_id=version.entry.namespace_id, public_id__in=version.links)
     states = {e.public_id: "retired" if e.retired_at else "live" for e in entries}
@@ -75,6 +95,7 @@ def warnings_html(version: EntryVersion) -> SafeString:
         links=tuple(version.links),
     )
     warnings = authoring_warnings(draft, link_states=states, today=timezone.localdate())
+    warnings += override_warnings(version)
     if not warnings:
         return mark_safe("<p>None.</p>")
     return format_html(

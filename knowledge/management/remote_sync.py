@@ -119,6 +119,7 @@ def _body(content: VersionContent) -> dict[str, Any]:
         "aliases": list(content.aliases),
         "links": list(content.links),
         "paths": list(content.paths),
+        "overrides": content.overrides,
         "confidence": str(content.confidence),
         "updated": content.updated.isoformat(),
     }

@@ -6,6 +6,7 @@ from knowledge.models.content import DocPage, EvaluationRun, Feedback, GoldenQue
 from knowledge.models.entry import Entry, EntryVersion, VersionState
 from knowledge.models.freshness import DueItem
 from knowledge.models.gate import GateStatus, ReleaseGate
+from knowledge.models.layers import NamespaceBase
 from knowledge.models.namespace import (
     ApiKey,
     Category,
@@ -54,6 +55,7 @@ __all__ = [
     "KnowledgeGap",
     "Membership",
     "Namespace",
+    "NamespaceBase",
     "NamespaceHost",
     "PersonalToken",
     "PromptPack",

@@ -103,6 +103,11 @@ class EntryVersion(UndeletableModel):
         help_text="Path globs of the files this entry applies to (src/api/**/*.py, *.sql); empty: everywhere. "
         "A request with paths loads it first when one matches and leaves it out when none does.",
     )
+    overrides = models.CharField(
+        max_length=32,
+        blank=True,
+        help_text="The ID of a base namespace's entry this one replaces (e.g. AC-101): only this one is served.",
+    )
     tokens = models.PositiveIntegerField(editable=False, help_text="Seed §4 estimate of title+summary+body.")
     content_hash = models.CharField(max_length=64, editable=False)
 

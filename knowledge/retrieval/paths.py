@@ -125,6 +125,9 @@ class Scoped(Protocol):
     @property
     def confidence(self) -> float: ...
 
+    @property
+    def layer(self) -> str | None: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Applicable:
@@ -143,10 +146,13 @@ class PathScope:
 
     def __init__(self, entries: Sequence[Scoped]) -> None:
         self.scoped = np.array([bool(e.paths) for e in entries], dtype=bool)
-        # Priority order (issue 16 §2): the higher confidence first, then ID order (index position).
-        ranked = sorted((-e.confidence, position) for position, e in enumerate(entries) if e.paths)
+        # Priority order (issue 16 §2): the namespace's own layer before its bases, in their declared
+        # order (issue 16 §1); within a layer the higher confidence first, then ID order (index position).
+        ranks: dict[str | None, int] = {}
+        layer = [ranks.setdefault(e.layer, len(ranks)) for e in entries]
+        ranked = sorted((layer[p], -e.confidence, p) for p, e in enumerate(entries) if e.paths)
         self._matchers = [
-            (position, glob.compile(list(entries[position].paths), flags=FLAGS)) for _, position in ranked
+            (position, glob.compile(list(entries[position].paths), flags=FLAGS)) for _, _, position in ranked
         ]
 
     def __bool__(self) -> bool:

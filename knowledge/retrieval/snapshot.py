@@ -68,6 +68,10 @@ class EntryRecord:
     valid_until: str | None = None  # ISO date: past it, the entry leaves the packs
     # Conditional loading (issue 16 §2): the globs of the files the entry applies to; () = everywhere.
     paths: tuple[str, ...] = ()
+    # Overlays (issue 16 §1): the namespace the entry came from (None: a namespace without bases), and
+    # the base entry it replaces in this namespace.
+    layer: str | None = None
+    overrides: str | None = None
 
     def as_document(self) -> Document:
         return Document(

@@ -28,6 +28,8 @@ def entries_export_rows(*, namespace: Namespace, include_drafts: bool = False) -
             trust["validUntil"] = version.valid_until.isoformat()
         if version.paths:
             trust["paths"] = version.paths
+        if version.overrides:
+            trust["overrides"] = version.overrides
         yield {
             "id": entry.public_id,
             "title": version.title,

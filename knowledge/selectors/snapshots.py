@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from knowledge.models import DocPage, Entry, EntryVersion, Namespace, PromptPack, SynonymSet
 from knowledge.retrieval.contract.records import REVIEWED, SELF_APPROVED, UNRECORDED, Tombstone
+from knowledge.retrieval.layers import layers_compose
 from knowledge.retrieval.snapshot import (
     CategoryInfo,
     DocRecord,
@@ -20,6 +21,7 @@ from knowledge.retrieval.snapshot import (
 from knowledge.retrieval.synonyms import SynonymSet as SynonymRule
 from knowledge.retrieval.tiers import expired
 from knowledge.retrieval.timestamps import rfc3339
+from knowledge.selectors.layers import layers_read
 
 
 def namespace_info(*, namespace: Namespace) -> NamespaceInfo:
@@ -68,6 +70,7 @@ def entry_record(*, entry: Entry, version: EntryVersion) -> EntryRecord:
         review_by=version.review_by.isoformat() if version.review_by else None,
         valid_until=version.valid_until.isoformat() if version.valid_until else None,
         paths=tuple(version.paths),
+        overrides=version.overrides or None,
     )
 
 
@@ -114,7 +117,7 @@ def snapshot_read(*, namespace: Namespace, today: date | None = None) -> Snapsho
     )
     day = (today or timezone.localdate()).isoformat()
     due = tuple(e.id for e in records if (e.review_by is not None and e.review_by < day) or expired(e, revision=day))
-    return Snapshot(
+    own = Snapshot(
         namespace=namespace_info(namespace=namespace),
         due=due,
         entries=without_dead_links(records),
@@ -124,6 +127,7 @@ def snapshot_read(*, namespace: Namespace, today: date | None = None) -> Snapsho
         ranking=ranking,
         synonyms=published_synonyms(namespace=namespace),
     )
+    return layers_compose(own, layers_read(namespace=namespace))
 
 
 def published_synonyms(*, namespace: Namespace) -> tuple[SynonymRule, ...]:

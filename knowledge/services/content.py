@@ -9,8 +9,19 @@ from decimal import Decimal
 
 import orjson
 
+from knowledge.ids import ID_PATTERN
 from knowledge.retrieval.paths import globs_normalize
 from knowledge.retrieval.tokens import entry_tokens
+
+OVERRIDES_NOT_AN_ID = "overrides must be one entry ID of a base namespace, such as AC-101."
+
+
+def overridden_id_normalize(value: str) -> str:
+    """The ID an override names, upper-cased; raises ValueError when it is not an entry ID."""
+    text = value.strip().upper()
+    if text and not ID_PATTERN.match(text):
+        raise ValueError(OVERRIDES_NOT_AN_ID)
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +40,7 @@ class VersionContent:
     review_by: date | None = None
     valid_until: date | None = None
     paths: tuple[str, ...] = ()
+    overrides: str = ""
 
     @classmethod
     def build(
@@ -46,8 +58,9 @@ class VersionContent:
         review_by: date | None = None,
         valid_until: date | None = None,
         paths: list[str] | tuple[str, ...] = (),
+        overrides: str | None = "",
     ) -> VersionContent:
-        """Normalised content; raises ValueError naming a path glob that cannot be used."""
+        """Normalised content; raises ValueError naming a path glob or an overridden ID that cannot be used."""
         return cls(
             title=title.strip(),
             summary=summary.strip(),
@@ -61,6 +74,7 @@ class VersionContent:
             review_by=review_by,
             valid_until=valid_until,
             paths=globs_normalize(paths),
+            overrides=overridden_id_normalize(overrides or ""),
         )
 
     @property
@@ -87,6 +101,8 @@ class VersionContent:
             canonical["validUntil"] = self.valid_until.isoformat()
         if self.paths:  # issue 16: where the entry applies is reviewed content too
             canonical["paths"] = list(self.paths)
+        if self.overrides:  # and which base entry it replaces
+            canonical["overrides"] = self.overrides
         return hashlib.sha256(orjson.dumps(canonical, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
     def model_fields(self) -> dict[str, object]:
@@ -103,6 +119,7 @@ class VersionContent:
             "review_by": self.review_by,
             "valid_until": self.valid_until,
             "paths": list(self.paths),
+            "overrides": self.overrides,
             "tokens": self.tokens,
             "content_hash": self.content_hash,
         }

@@ -44,6 +44,7 @@ FIELDS = {
     "reviewBy",
     "validUntil",
     "paths",
+    "overrides",
 }
 SENSITIVITIES = ("public", "internal", "restricted")
 MAX_TITLE = 500
@@ -139,9 +140,17 @@ def _parse_line(line_no: int, raw: str, *, today: date) -> ImportLine:
         review_by=_optional_date(data, "reviewBy"),
         valid_until=_optional_date(data, "validUntil"),
         paths=_string_list(data.get("paths"), "paths"),
+        overrides=_overrides(data),
     )
-    given = frozenset(name for name in ("sensitivity", "reviewBy", "validUntil", "paths") if name in data)
+    given = frozenset(name for name in ("sensitivity", "reviewBy", "validUntil", "paths", "overrides") if name in data)
     return ImportLine(line_no, public_id, category, content, updated_raw is not None, given)
+
+
+def _overrides(data: dict[str, Any]) -> str:
+    value = data.get("overrides", "")
+    if not isinstance(value, str):
+        raise ValueError("“overrides” must be an entry ID of a base namespace, such as AC-101")
+    return value
 
 
 def _sensitivity(data: dict[str, Any]) -> str:
@@ -244,6 +253,8 @@ class _Batch:
             kept["valid_until"] = current.valid_until
         if "paths" not in item.trust_given:  # a file from before path globs keeps the entry's
             kept["paths"] = current.paths
+        if "overrides" not in item.trust_given:
+            kept["overrides"] = current.overrides
         content = VersionContent.build(**{**_content_kwargs(content), **kept})
         live_is_current = entry.live_version_id == current.pk
         if content.content_hash == current.content_hash and (not self.publish or live_is_current):
@@ -394,6 +405,7 @@ def _content_kwargs(content: VersionContent) -> dict[str, Any]:
         "review_by": content.review_by,
         "valid_until": content.valid_until,
         "paths": content.paths,
+        "overrides": content.overrides,
     }
 
 

@@ -18,6 +18,7 @@ from knowledge.models import Namespace, NamespaceHost, Role
 from knowledge.services.access import refusal, require_role
 from knowledge.services.audit import audit_record
 from knowledge.services.build_queue import release_request_build
+from knowledge.services.layers import layers_privacy_check
 
 # Public IDs and URLs are built from these: they never change once the namespace exists.
 FIXED_FIELDS: Final = frozenset({"slug", "prefix"})
@@ -74,6 +75,8 @@ def namespace_update(*, namespace: Namespace, actor: Actor, changes: Mapping[str
     changed = [name for name, value in changes.items() if before[name] != value]
     if not changed:
         return locked
+    if "is_public" in changed:
+        layers_privacy_check(namespace=locked, is_public=bool(changes["is_public"]))
     for name in changed:
         setattr(locked, name, changes[name])
     try:

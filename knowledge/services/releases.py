@@ -51,6 +51,7 @@ from knowledge.services.build_queue import (
     build_requests_ask_rollback,
     build_requests_satisfy,
 )
+from knowledge.services.layers import layers_rebuild_dependants
 from knowledge.services.release_gate import (
     candidate_from_artifacts,
     existing_release_check,
@@ -220,6 +221,8 @@ def release_build(
             status=BuildStatus.FAILED, finished_at=timezone.now(), error=f"{type(error).__name__}: {error}"
         )
         raise
+    if outcome.activated:  # issue 16 §1: the namespaces built on this one take the change in their next build
+        layers_rebuild_dependants(namespace_id=namespace_id)
     status = BuildStatus.SUCCEEDED if outcome.created or outcome.activated else BuildStatus.UNCHANGED
     status = BuildStatus.HELD if outcome.held else status
     ReleaseBuild.objects.filter(pk=build.pk).update(status=status, release=outcome.release, finished_at=timezone.now())

@@ -39,7 +39,18 @@ UNCHANGED: Final = "unchanged"  # the live version is the file
 MISSING: Final = "missing"  # in the namespace, not in the folder: reported, never retired
 DIFFERENT: Final = frozenset({NEW, CHANGE, SUBMIT, PENDING, MISSING})
 WRITES: Final = frozenset({NEW, CHANGE, SUBMIT})
-CONTENT_FIELDS: Final = ("title", "summary", "body", "tags", "aliases", "links", "confidence", "updated", "paths")
+CONTENT_FIELDS: Final = (
+    "title",
+    "summary",
+    "body",
+    "tags",
+    "aliases",
+    "links",
+    "confidence",
+    "updated",
+    "paths",
+    "overrides",
+)
 
 
 class SyncFolderError(InvalidInputError):

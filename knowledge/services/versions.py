@@ -114,6 +114,7 @@ def version_draft_for_entry(*, entry: Entry, actor: Actor, base: EntryVersion | 
         sensitivity=base.sensitivity,
         valid_until=base.valid_until,
         paths=base.paths,
+        overrides=base.overrides,
         tokens=base.tokens,
         content_hash=base.content_hash,
     )

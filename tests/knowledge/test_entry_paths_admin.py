@@ -58,7 +58,7 @@ def test_an_editor_writes_one_glob_a_line_and_the_preview_says_what_an_agent_get
     page = as_user(editor).get(url).text
     assert "Applies to <strong>src/api/**/*.py, *.{ts,tsx}</strong>" in page
     assert "With <code>paths=src/api/x.py, paths=x.ts</code> an agent gets this entry first" in page
-    assert "<h4>paths</h4>" in page
+    assert '<section class="eg-diff-field" aria-label="paths">' in page  # the diff shows the globs
 
 
 def test_a_glob_that_cannot_work_is_a_form_error_and_nothing_is_saved(editor: Any, draft: EntryVersion) -> None:

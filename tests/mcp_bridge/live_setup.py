@@ -196,6 +196,21 @@ def _paths() -> dict[str, Any]:
     return {"slug": "rules"}
 
 
+def _layers() -> dict[str, Any]:
+    """The layered demo (acme, acme-cloud, acme-payments) as load_demo ships it, each release built."""
+    from django.contrib.auth import get_user_model
+
+    from knowledge.services.demo import DEMO_USERS
+    from knowledge.services.demo_layers import demo_layers_load
+    from knowledge.services.releases import release_build
+
+    users = get_user_model().objects
+    layered = demo_layers_load(people={name: users.get(username=name) for name, _ in DEMO_USERS})
+    for namespace in layered.namespaces:
+        release_build(namespace_id=namespace.pk)
+    return {"slugs": [namespace.slug for namespace in layered.namespaces]}
+
+
 def main(command: str, *args: str) -> None:
     import django
 
@@ -207,6 +222,7 @@ def main(command: str, *args: str) -> None:
         "session": _session,
         "publish": _publish,
         "paths": _paths,
+        "layers": _layers,
     }
     result = commands[command](*args)
     sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")

@@ -1,13 +1,16 @@
-"""manage.py load_demo: the demo namespace, its three users and its first release."""
+"""manage.py load_demo: the demo namespace, its three users and its first release; then the layered demo
+(issue 16): the company namespace acme and the products acme-cloud and acme-payments (private) built on it."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 
-from knowledge.services.demo import demo_load
+from knowledge.services.demo import DEMO_USERS, demo_load
+from knowledge.services.demo_layers import demo_layers_load
 from knowledge.services.releases import release_build
 
 
@@ -30,6 +33,11 @@ class Command(BaseCommand):
         release = namespace.active_release
         where = f"release #{release.sequence} v{release.knowledge_version}" if release else "no release"
         self.stdout.write(f"Demo namespace “{namespace.slug}” ready ({where}).")
+        users = get_user_model().objects
+        layered = demo_layers_load(people={name: users.get(username=name) for name, _ in DEMO_USERS})
+        for each in layered.namespaces:  # bases first: a product's release includes its base's
+            built = release_build(namespace_id=each.pk)
+            self.stdout.write(f"Layered demo namespace “{each.slug}” ready (release #{built.release.sequence}).")
         if result.created_password:
             self.stdout.write(
                 "Demo users editor, reviewer and admin were created with the password "

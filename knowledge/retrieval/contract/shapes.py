@@ -211,6 +211,22 @@ PATH_GLOBS_DESCRIPTION: Final = (
     "without / matches the file name at any depth, case-sensitive, / separates). GET /api/context?paths= "
     "loads it when one of them matches and leaves it out when none does."
 )
+_LAYER: Final[Field[Served]] = Field(
+    "layer",
+    described(
+        {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"},
+        "Only in a namespace built on base namespaces: the namespace (layer) the entry comes from, its own "
+        "or a base's. An entry keeps the ID its own namespace gave it.",
+    ),
+    lambda s: s.entry.layer,
+    optional=True,
+)
+_OVERRIDES: Final[Field[Served]] = Field(
+    "overrides",
+    described(ID, "Only for an override: the base entry it replaces here (that ID answers 410 naming this one)."),
+    lambda s: s.entry.overrides,
+    optional=True,
+)
 _PATHS: Final[Field[Served]] = Field(
     "paths",
     described(array(STRING, minItems=1), PATH_GLOBS_DESCRIPTION),
@@ -249,7 +265,7 @@ CITATION: Final[Shape[Served]] = Shape(
 
 ENTRY: Final[Shape[Served]] = Shape(
     "Entry",
-    (*_SEED, _VERSION, _CONTENT_HASH, *_PROVENANCE, _LINKS, _URL, _PATHS),
+    (*_SEED, _VERSION, _CONTENT_HASH, *_PROVENANCE, _LINKS, _URL, _PATHS, _LAYER, _OVERRIDES),
     description="One published entry, as listed in /context.json.",
     closed=True,
 )
@@ -288,6 +304,8 @@ PACKED_ENTRY: Final[Shape[Packed]] = Shape(
             optional=True,
         ),
         _of_packed(_PATHS),
+        _of_packed(_LAYER),
+        _of_packed(_OVERRIDES),
         Field(
             "matchedPaths",
             described(

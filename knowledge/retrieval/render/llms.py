@@ -34,11 +34,16 @@ def _info_line(text: str) -> str:
     return "\\" + line if line.startswith("#") else line
 
 
+def _layer_note(entry: EntryRecord) -> str:
+    """Issue 16 §1: in a namespace built on bases, which layer (namespace) the entry comes from."""
+    return f", layer {entry.layer}" if entry.layer else ""
+
+
 def _entry_link(snapshot: Snapshot, entry: EntryRecord) -> str:
     url = snapshot.namespace.url(f"api/entries/{entry.id}.md")
     notes = (
         f"{_one_line(entry.summary)} ({entry.tokens} tokens, confidence {entry.confidence:.2f}, "
-        f"updated {entry.updated})"
+        f"updated {entry.updated}{_layer_note(entry)})"
     )
     return f"- [{entry.id} {_link_text(entry.title)}]({url}): {notes}"
 
@@ -169,7 +174,8 @@ def render_llms_full_txt(snapshot: Snapshot, stamp: ReleaseStamp, *, cap: int = 
             text = f"{_info_line(entry.summary)}\n\n{_demote_headings(entry.body)}"
             lines += [
                 f"**[{entry.id}] {one_line(entry.title)}** — confidence {entry.confidence:.2f} · "
-                f"{entry.tokens} tokens · updated {entry.updated} · tags {', '.join(entry.tags) or '-'}",
+                f"{entry.tokens} tokens · updated {entry.updated} · tags {', '.join(entry.tags) or '-'}"
+                + (f" · layer {entry.layer}" if entry.layer else ""),
                 "",
                 quoted_entry(entry, text=text),
                 "",

@@ -67,6 +67,8 @@ def _entry(data: dict[str, Any], aliases: dict[str, list[str]]) -> EntryRecord:
         review_by=data.get("reviewBy"),
         valid_until=data.get("validUntil"),
         paths=tuple(data.get("paths", ())),
+        layer=data.get("layer"),
+        overrides=data.get("overrides"),
     )
 
 

@@ -1,0 +1,90 @@
+"""Overlays (issue 16 §1): a namespace's release holds its own entries, then its bases' published entries.
+
+A namespace declares base namespaces in priority order (a company-wide namespace under each product's
+one). Its snapshot is its own entries, then each base's served entries in that order, each keeping the
+ID its own namespace gave it and saying which layer it came from (``layer``: the namespace's slug).
+An own entry that ``overrides`` a base entry replaces it: only the override is served, and the base ID
+answers as a tombstone that names the override. A base's retired entries (its tombstones) come along,
+so a retirement reaches every namespace built on it with their next release.
+
+Pure: the bases' snapshots are read from their active releases by ``knowledge.selectors.layers``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from knowledge.retrieval.contract.records import Tombstone
+from knowledge.retrieval.snapshot import CategoryInfo, EntryRecord, Snapshot, without_dead_links
+
+OVERRIDDEN = "Overridden in {namespace} by {id}: {title}"
+
+
+@dataclass(frozen=True, slots=True)
+class Base:
+    """One base namespace as its active release serves it (its own bases already folded in)."""
+
+    slug: str
+    snapshot: Snapshot
+
+
+def _layered(entry: EntryRecord, slug: str) -> EntryRecord:
+    return entry if entry.layer else replace(entry, layer=slug)
+
+
+def layers_compose(own: Snapshot, bases: Sequence[Base]) -> Snapshot:
+    """The namespace's snapshot with its bases' entries and tombstones, in priority order.
+
+    An ID appears once: the first layer that has it wins (own entries first), so a base listed
+    twice through two paths, or an entry a higher base already overrode, is not served twice.
+    """
+    if not bases:
+        return own
+    slug = own.namespace.slug
+    overrides = {entry.overrides: entry for entry in own.entries if entry.overrides}
+    entries: list[EntryRecord] = [_layered(entry, slug) for entry in own.entries]
+    stones: list[Tombstone] = list(own.tombstones)
+    seen = {entry.id for entry in entries} | {stone.id for stone in stones}
+    for base in bases:
+        for entry in base.snapshot.entries:
+            if entry.id in seen:
+                continue
+            seen.add(entry.id)
+            override = overrides.get(entry.id)
+            if override is None:
+                entries.append(_layered(entry, base.slug))
+            else:
+                stones.append(_overridden(entry, override, namespace=own.namespace.name))
+        for stone in base.snapshot.tombstones:
+            if stone.id not in seen:
+                seen.add(stone.id)
+                stones.append(stone)
+    categories = _categories(own, bases)
+    return replace(
+        own,
+        namespace=replace(own.namespace, categories=categories),
+        entries=without_dead_links(entries),
+        tombstones=tuple(stones),
+    )
+
+
+def _overridden(entry: EntryRecord, override: EntryRecord, *, namespace: str) -> Tombstone:
+    """The base entry's ID in the overriding namespace: gone, replaced by the override."""
+    return Tombstone(
+        id=entry.id,
+        title=entry.title,
+        retired_at=override.approved_at or "1970-01-01T00:00:00Z",
+        reason=OVERRIDDEN.format(namespace=namespace, id=override.id, title=override.title),
+        replaced_by=override.id,
+        sensitivity=entry.sensitivity,
+    )
+
+
+def _categories(own: Snapshot, bases: Sequence[Base]) -> tuple[CategoryInfo, ...]:
+    """The own categories, then the bases' categories the own namespace does not have (for ?category=)."""
+    found = {category.slug: category for category in own.namespace.categories}
+    for base in bases:
+        for category in base.snapshot.namespace.categories:
+            found.setdefault(category.slug, category)
+    return tuple(found.values())

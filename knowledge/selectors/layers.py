@@ -1,0 +1,69 @@
+"""Read a namespace's bases for its release build (issue 16 §1): each base as its active release serves it."""
+
+from __future__ import annotations
+
+from knowledge.models import Artifact, Namespace
+from knowledge.models.layers import NamespaceBase
+from knowledge.retrieval.layers import Base
+from knowledge.retrieval.render.release import CONTEXT_JSON, SITE_JSON
+from knowledge.retrieval.render.site import snapshot_complete, snapshot_from_artifacts
+from knowledge.retrieval.tiers import PROTECTED_JSON
+
+
+def bases_list(*, namespace: Namespace) -> list[Namespace]:
+    """The namespace's declared bases, in priority order."""
+    links = NamespaceBase.objects.filter(namespace=namespace).select_related("base").order_by("position")
+    return [link.base for link in links]
+
+
+def layers_below(*, namespace: Namespace) -> list[Namespace]:
+    """Every namespace this one builds on, directly or through a base, nearest first (each once)."""
+    found: list[Namespace] = []
+    queue = bases_list(namespace=namespace)
+    while queue:
+        base = queue.pop(0)
+        if base.pk != namespace.pk and all(base.pk != seen.pk for seen in found):
+            found.append(base)
+            queue += bases_list(namespace=base)
+    return found
+
+
+def dependants_list(*, namespace: Namespace) -> list[Namespace]:
+    """The namespaces that declare this one as a base (directly)."""
+    return list(Namespace.objects.filter(base_links__base=namespace).order_by("slug"))
+
+
+def layers_read(*, namespace: Namespace) -> list[Base]:
+    """The bases' published entries and tombstones, from each base's active release (what it serves).
+
+    A base without a release adds nothing yet; a private base under a public namespace (which the
+    services refuse to declare, but a base may turn private later) adds nothing: its text never
+    reaches a public namespace's files.
+    """
+    found: list[Base] = []
+    for base in bases_list(namespace=namespace):
+        if base.active_release_id is None or (namespace.is_public and not base.is_public):
+            continue
+        names = (CONTEXT_JSON, SITE_JSON, PROTECTED_JSON)
+        files = dict(
+            Artifact.objects.filter(release_id=base.active_release_id, name__in=names).values_list(
+                "name", "blob__content"
+            )
+        )
+        snapshot, _ = snapshot_from_artifacts(
+            site_json=bytes(files[SITE_JSON]), context_json=bytes(files[CONTEXT_JSON])
+        )
+        if PROTECTED_JSON in files:
+            snapshot = snapshot_complete(snapshot, bytes(files[PROTECTED_JSON]))
+        found.append(Base(slug=base.slug, snapshot=snapshot))
+    return found
+
+
+def layer_graph() -> dict[int, list[int]]:
+    """Every declared base link, as namespace id -> base ids (for the cycle check)."""
+    graph: dict[int, list[int]] = {}
+    for namespace_id, base_id in NamespaceBase.objects.order_by("namespace_id", "position").values_list(
+        "namespace_id", "base_id"
+    ):
+        graph.setdefault(namespace_id, []).append(base_id)
+    return graph

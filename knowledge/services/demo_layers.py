@@ -1,0 +1,55 @@
+"""The layered demo (issue 16): a company namespace and two product namespaces built on it, one private.
+
+``acme`` holds what every product shares (policies, engineering rules, some for certain files only);
+``acme-cloud`` (public) and ``acme-payments`` (private) build on it: each adds its own entries, and
+Acme Cloud overrides Acme's support hours. ``manage.py load_demo`` loads it after the main demo;
+running it again changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+
+from knowledge.models import Membership, Namespace, Role
+from knowledge.services.imports import entries_import, entries_parse
+from knowledge.services.layers import namespace_bases_set
+from knowledge.services.namespaces import namespace_apply_spec
+
+LAYERS_SPEC = Path(__file__).resolve().parent.parent / "demo" / "layers" / "layers.json"
+
+
+@dataclass(frozen=True, slots=True)
+class LayeredDemo:
+    """The namespaces in build order: every base before the namespaces built on it."""
+
+    namespaces: tuple[Namespace, ...]
+
+
+@transaction.atomic
+def demo_layers_load(*, people: dict[str, Any]) -> LayeredDemo:
+    """Create or refresh the three namespaces, their people, entries and bases (`people`: editor, reviewer, admin)."""
+    spec = json.loads(LAYERS_SPEC.read_text(encoding="utf-8"))
+    loaded: dict[str, Namespace] = {}
+    for item in spec["namespaces"]:
+        namespace = namespace_apply_spec(spec=item, source="the layered demo")
+        for username, role in (("editor", Role.EDITOR), ("reviewer", Role.REVIEWER), ("admin", Role.ADMIN)):
+            Membership.objects.get_or_create(user=people[username], namespace=namespace, role=role)
+        items = entries_parse(json.dumps(row, ensure_ascii=False) for row in spec["entries"][namespace.slug])
+        entries_import(
+            namespace=namespace,
+            items=items,
+            actor=people["editor"],
+            reviewer=people["reviewer"],
+            publish=True,
+            source="demo",
+        )
+        loaded[namespace.slug] = namespace
+    for item in spec["namespaces"]:
+        bases = [loaded[slug] for slug in item["bases"]]
+        namespace_bases_set(namespace=loaded[item["slug"]], bases=bases, actor=people["admin"])
+    return LayeredDemo(namespaces=tuple(loaded[item["slug"]] for item in spec["namespaces"]))

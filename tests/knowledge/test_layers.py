@@ -1,0 +1,290 @@
+"""Overlays (issue 16 §1): a product namespace built on a company namespace, from declaration to every read."""
+
+from __future__ import annotations
+
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+
+from gateway.cache import reply_cache_clear
+from knowledge.admin.preview import OVERRIDES_NOTHING, override_warnings
+from knowledge.errors import InvalidInputError, NotAllowedError
+from knowledge.models import AuditRecord, Entry, Namespace, NamespaceBase, Role
+from knowledge.selectors.layers import bases_list
+from knowledge.selectors.serving import serving_caches_clear
+from knowledge.services.api_keys import api_key_create
+from knowledge.services.entries import entry_retire
+from knowledge.services.layers import namespace_bases_set
+from knowledge.services.namespace_settings import namespace_update
+from knowledge.services.releases import release_build
+from tests.factories import NamespaceFactory, UserFactory, membership
+from tests.knowledge.adminforms import admin_form, as_user
+from tests.servingfixtures import publish
+
+pytestmark = pytest.mark.django_db
+
+COMPANY = [
+    {
+        "id": "CO-101",
+        "category": "fact",
+        "title": "Support hours",
+        "summary": "Support answers on weekdays.",
+        "body": "Support answers tickets on weekdays from 08:00 to 18:00.",
+        "confidence": 0.9,
+        "updated": "2026-08-01",
+    },
+    {
+        "id": "CO-102",
+        "category": "fact",
+        "title": "Legacy status page",
+        "summary": "The old status page.",
+        "body": "The old status page lived at status-old.example.com.",
+        "confidence": 0.8,
+        "updated": "2026-08-01",
+    },
+    {
+        "id": "CO-201",
+        "category": "rule",
+        "title": "SQL migrations are reversible",
+        "summary": "Every migration has a reverse step.",
+        "body": "Every SQL migration has a tested reverse step.",
+        "paths": ["*.sql", "src/**/*.py"],
+        "confidence": 0.99,
+        "updated": "2026-08-01",
+    },
+]
+PRODUCT = [
+    {
+        "id": "PR-001",
+        "category": "fact",
+        "title": "Round the clock support",
+        "summary": "Product support answers around the clock.",
+        "body": "Product support answers tickets around the clock, every day.",
+        "overrides": "CO-101",
+        "confidence": 0.95,
+        "updated": "2026-08-01",
+    },
+    {
+        "id": "PR-201",
+        "category": "rule",
+        "title": "API handlers validate input",
+        "summary": "Handlers validate input.",
+        "body": "Every API handler validates its input.",
+        "paths": ["src/api/**/*.py"],
+        "confidence": 0.7,
+        "updated": "2026-08-01",
+    },
+]
+
+
+@pytest.fixture
+def boss(db: Any) -> Any:
+    """A superuser: declares bases of any namespace."""
+    return UserFactory(username="boss", is_superuser=True, is_staff=True)
+
+
+@pytest.fixture
+def company(db: Any) -> Namespace:
+    return publish(NamespaceFactory.create(slug="company", prefix="CO", name="Company"), COMPANY)
+
+
+@pytest.fixture
+def product(company: Namespace, boss: Any) -> Namespace:
+    product = NamespaceFactory.create(slug="product", prefix="PR", name="Product")
+    namespace_bases_set(namespace=product, bases=[company], actor=boss)
+    return publish(product, PRODUCT)
+
+
+def rebuild(namespace: Namespace) -> None:
+    """Build the namespace's release and forget what this process serves from memory."""
+    release_build(namespace_id=namespace.pk)
+    serving_caches_clear()
+    reply_cache_clear()
+
+
+def get(path: str, **headers: str) -> Any:
+    return Client().get(path, headers=headers)
+
+
+def test_a_release_holds_its_own_entries_then_its_bases_each_with_its_own_id_and_layer(product: Namespace) -> None:
+    knowledge = get("/t/product/context.json").json()
+
+    assert [(e["id"], e["layer"]) for e in knowledge["entries"]] == [
+        ("PR-001", "product"),
+        ("PR-201", "product"),
+        ("CO-102", "company"),
+        ("CO-201", "company"),
+    ]
+    entry = get("/t/product/api/entries/CO-201").json()
+    assert entry["layer"] == "company" and entry["url"].endswith("/api/entries/CO-201")
+    pack = get("/t/product/api/context?topic=status%20page").json()
+    assert pack["entries"][0]["id"] == "CO-102" and pack["entries"][0]["layer"] == "company"
+    assert pack["citations"][0]["marker"] == "[CO-102]"
+
+
+def test_an_override_is_served_instead_of_the_base_entry(product: Namespace) -> None:
+    pack = get("/t/product/api/context?topic=support%20hours").json()
+    served = [e["id"] for e in pack["entries"]]
+
+    assert "PR-001" in served and "CO-101" not in served
+    assert pack["entries"][served.index("PR-001")]["overrides"] == "CO-101"
+    gone = get("/t/product/api/entries/CO-101")
+    assert gone.status_code == 410
+    assert gone.json()["replacedBy"] == "PR-001" and "Overridden in Product by PR-001" in gone.json()["reason"]
+    # The company itself still serves its own entry.
+    assert get("/t/company/api/entries/CO-101").status_code == 200
+
+
+def test_a_base_retirement_reaches_the_dependant_with_its_next_release(product: Namespace, company: Namespace) -> None:
+    assert get("/t/product/api/entries/CO-102").status_code == 200
+    entry_retire(entry=Entry.objects.get(public_id="CO-102"), actor=None, reason="Replaced.", check_permission=False)
+    rebuild(company)
+    assert get("/t/company/api/entries/CO-102").status_code == 410
+    assert get("/t/product/api/entries/CO-102").status_code == 200  # until the product's next release
+
+    rebuild(product)
+
+    gone = get("/t/product/api/entries/CO-102")
+    assert gone.status_code == 410 and gone.json()["reason"] == "Replaced."
+
+
+def test_with_paths_the_own_layer_comes_before_the_bases(product: Namespace) -> None:
+    pack = get("/t/product/api/context?paths=src/api/users.py").json()
+
+    # CO-201 has the higher confidence, but the product's own rule has priority over its base's.
+    assert [(e["id"], e["layer"]) for e in pack["entries"]] == [("PR-201", "product"), ("CO-201", "company")]
+
+
+def test_other_namespaces_never_see_a_layer_they_do_not_build_on(product: Namespace, ns_b: Namespace) -> None:
+    publish(ns_b, [{**COMPANY[0], "id": "BE-001", "title": "Beta hours"}])
+
+    assert get("/t/beta/api/entries/CO-201").status_code == 404
+    assert all(e["id"].startswith("BE-") for e in get("/t/beta/context.json").json()["entries"])
+    assert get("/t/company/api/entries/PR-001").status_code == 404  # nothing flows down to a base
+    assert "layer" not in get("/t/company/api/entries/CO-201").json()  # a namespace without bases has no layers
+
+
+def test_cycles_are_refused_naming_the_chain(product: Namespace, company: Namespace, boss: Any) -> None:
+    with pytest.raises(InvalidInputError, match=r"company cannot build on product: .*product → company"):
+        namespace_bases_set(namespace=company, bases=[product], actor=boss)
+    third = NamespaceFactory.create(slug="third", prefix="TH", name="Third")
+    namespace_bases_set(namespace=third, bases=[product], actor=boss)
+    with pytest.raises(InvalidInputError, match="third → product → company"):
+        namespace_bases_set(namespace=company, bases=[third], actor=boss)
+    with pytest.raises(InvalidInputError, match="itself"):
+        namespace_bases_set(namespace=company, bases=[company], actor=boss)
+    assert not NamespaceBase.objects.filter(namespace=company).exists()
+
+
+def test_a_public_namespace_cannot_build_on_a_private_one(company: Namespace, boss: Any) -> None:
+    secret = NamespaceFactory.create(slug="secret", prefix="SE", name="Secret", is_public=False)
+    public = NamespaceFactory.create(slug="open", prefix="OP", name="Open")
+
+    with pytest.raises(InvalidInputError, match="public namespace open cannot build on the private namespace"):
+        namespace_bases_set(namespace=public, bases=[secret], actor=boss)
+    namespace_bases_set(namespace=public, bases=[company], actor=boss)
+    with pytest.raises(InvalidInputError, match="cannot become private while public namespaces build on it: open"):
+        namespace_update(namespace=company, actor=boss, changes={"is_public": False})
+    assert Namespace.objects.get(pk=company.pk).is_public is True
+
+
+def test_a_private_product_on_a_private_base_serves_it_only_with_its_own_key(boss: Any) -> None:
+    base = publish(
+        NamespaceFactory.create(slug="inner", prefix="IN", name="Inner", is_public=False),
+        [{**COMPANY[0], "id": "IN-101"}],
+    )
+    base_key = api_key_create(namespace=base, name="inner", actor=None, check_permission=False)[1]
+    vault = NamespaceFactory.create(slug="vault", prefix="VA", name="Vault", is_public=False)
+    outsider = membership(UserFactory(username="outsider"), vault, Role.ADMIN)
+
+    with pytest.raises(InvalidInputError, match="only its members"):
+        namespace_bases_set(namespace=vault, bases=[base], actor=outsider)
+    membership(outsider, base, Role.EDITOR)
+    namespace_bases_set(namespace=vault, bases=[base], actor=outsider)
+    publish(vault, [{**PRODUCT[1], "id": "VA-201"}])
+    key = api_key_create(namespace=vault, name="vault", actor=None, check_permission=False)[1]
+
+    assert get("/t/vault/api/entries/IN-101").status_code == 404  # no key: like a namespace that does not exist
+    assert get("/t/vault/api/entries/IN-101", Authorization=f"Bearer {base_key}").status_code == 404
+    entry = get("/t/vault/api/entries/IN-101", Authorization=f"Bearer {key}").json()
+    assert entry["layer"] == "inner"
+    with pytest.raises(InvalidInputError, match="cannot become public while it builds on private namespaces"):
+        namespace_update(namespace=vault, actor=boss, changes={"is_public": True})
+
+
+def test_only_the_namespace_admin_declares_bases_and_it_is_audited(company: Namespace, boss: Any) -> None:
+    product = NamespaceFactory.create(slug="product", prefix="PR", name="Product")
+    editor = membership(UserFactory(username="ed"), product, Role.EDITOR)
+
+    with pytest.raises(NotAllowedError):
+        namespace_bases_set(namespace=product, bases=[company], actor=editor)
+    namespace_bases_set(namespace=product, bases=[company], actor=boss)
+
+    record = AuditRecord.objects.get(namespace=product, action="namespace-bases")
+    assert (record.old_value, record.new_value) == ([], ["company"])
+
+
+def test_a_base_with_the_same_id_prefix_is_refused(company: Namespace, boss: Any) -> None:
+    twin = NamespaceFactory.create(slug="twin", prefix="CO", name="Twin")
+
+    with pytest.raises(InvalidInputError, match="uses the ID prefix CO"):
+        namespace_bases_set(namespace=twin, bases=[company], actor=boss)
+
+
+def test_load_demo_ships_a_company_and_two_products_one_private(db: Any) -> None:
+    out = StringIO()
+    call_command("load_demo", stdout=out)
+    call_command("load_demo", stdout=out)  # again: nothing changes
+
+    cloud, payments = Namespace.objects.get(slug="acme-cloud"), Namespace.objects.get(slug="acme-payments")
+    assert [base.slug for base in bases_list(namespace=cloud)] == ["acme"]
+    assert [base.slug for base in bases_list(namespace=payments)] == ["acme"]
+    assert cloud.is_public and not payments.is_public
+    assert cloud.active_release is not None
+    served = {item["id"] for item in cloud.active_release.manifest["entries"]}
+    assert {"CL-001", "CL-101", "AC-102", "AC-201"} <= served and "AC-101" not in served
+    assert cloud.releases.count() == 1 and "Layered demo namespace “acme-cloud” ready" in out.getvalue()
+
+
+def test_llms_txt_names_the_layer_of_each_entry(product: Namespace) -> None:
+    index = get("/t/product/llms.txt").text
+    full = get("/t/product/llms-full.txt").text
+
+    assert "CO-201 SQL migrations are reversible" in index and "layer company)" in index
+    assert "layer product)" in index
+    assert "· layer company" in full
+
+
+def test_an_override_of_nothing_is_an_authoring_warning(product: Namespace) -> None:
+    live = Entry.objects.get(public_id="PR-001").live_version
+    assert live is not None and override_warnings(live) == []
+
+    live.overrides = "CO-999"
+    assert override_warnings(live) == [OVERRIDES_NOTHING.format(id="CO-999", bases="company")]
+
+
+def test_the_admin_declares_bases_one_slug_a_line_and_shows_a_refusal(company: Namespace, boss: Any) -> None:
+    product = NamespaceFactory.create(slug="product", prefix="PR", name="Product")
+    keeper = membership(UserFactory(username="kim"), product, Role.ADMIN)
+    page = reverse("admin:knowledge_namespace_change", args=[product.pk])
+    client = as_user(keeper)
+    data = admin_form(client, page)
+
+    data["bases"] = ["company\n"]
+    assert client.post(page, data).status_code == 302
+    assert [base.slug for base in bases_list(namespace=product)] == ["company"]
+    assert "company" in admin_form(client, page)["bases"][0]
+
+    data["bases"] = ["nowhere"]
+    assert "No namespace nowhere." in client.post(page, data).text
+    company_page = reverse("admin:knowledge_namespace_change", args=[company.pk])
+    boss_client = as_user(boss)
+    circular = admin_form(boss_client, company_page)
+    circular["bases"] = ["product"]
+    refused = boss_client.post(company_page, circular, follow=True)
+    assert "cannot build on product: product already builds on company (product → company)" in refused.text
+    assert bases_list(namespace=company) == []
