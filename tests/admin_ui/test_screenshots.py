@@ -12,13 +12,14 @@ from typing import Any
 
 import pytest
 
+from knowledge.admin.forms import CONTENT_FIELDS
 from knowledge.models import Entry, Namespace, TextKind, VersionState
 from knowledge.services.content import VersionContent
 from knowledge.services.texts import text_draft, text_save, text_submit
 from knowledge.services.versions import version_draft_for_entry, version_save, version_submit
 from tests.accessibility import assert_accessible
-from tests.browser import admin_log_in as log_in
 from tests.browser import PHONE, sideways_overflow
+from tests.browser import admin_log_in as log_in
 from tests.servingfixtures import demo, no_rate_limit
 
 __all__ = ["demo", "no_rate_limit"]
@@ -46,17 +47,10 @@ def _revision_in_review(demo: Namespace) -> Any:
     editor = get_user_model().objects.get(username="editor")
     entry = Entry.objects.get(namespace=demo, public_id="EG-202")
     draft = version_draft_for_entry(entry=entry, actor=editor)
-    fields = {name: getattr(draft, name) for name in ("title", "summary", "tags", "aliases", "links", "paths")}
+    fields = {name: getattr(draft, name) for name in CONTENT_FIELDS}  # what the admin's form posts
     fields["body"] = draft.body.replace("2000", "3000", 1) + "\n\nMeasure the budget with the scan before raising it."
     fields["tags"] = [*draft.tags, "budget-scan"]
-    content = VersionContent.build(
-        **fields,
-        confidence=draft.confidence,
-        updated=draft.updated,
-        sensitivity=draft.sensitivity,
-        review_by=draft.review_by,
-        valid_until=draft.valid_until,
-    )
+    content = VersionContent.build(**fields)
     version_save(version=draft, content=content, expected_lock_version=draft.lock_version, actor=editor)
     return version_submit(version=draft, actor=editor)
 
