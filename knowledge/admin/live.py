@@ -1,8 +1,10 @@
 """While an editor types: the token cost, the Markdown as agents' readers will see it, the authoring warnings
-and existing entries like this one (from the serving release), answered as JSON to the admin's script."""
+and existing entries like this one (from the serving release), answered as JSON to the admin's script.
+Doc pages and prompt packs get the cost and the Markdown (warnings and near duplicates are about entries)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse
@@ -12,7 +14,7 @@ from knowledge.admin.forms import CommaListField
 from knowledge.models import Entry, Namespace
 from knowledge.retrieval.authoring import Draft, authoring_warnings
 from knowledge.retrieval.render.safe_html import markdown_to_safe_html
-from knowledge.retrieval.tokens import entry_tokens
+from knowledge.retrieval.tokens import entry_tokens, estimate_tokens
 from knowledge.selectors.similar import similar_entries
 
 TEXT_MAX = 200_000  # a body longer than this is not previewed (the form itself refuses nothing here)
@@ -58,5 +60,26 @@ def live_preview(request: HttpRequest, *, namespace: Namespace, exclude: str = "
             "html": markdown_to_safe_html(body),
             "warnings": authoring_warnings(draft, link_states=states, today=timezone.localdate()),
             "similar": [{"id": s.id, "title": s.title, "nearDuplicate": s.near_duplicate} for s in similar],
+        }
+    )
+
+
+# A reviewed text's fields agents read (and pay tokens for), and the one shown rendered from Markdown.
+TEXT_READ_FIELDS = ("title", "summary", "body", "template")
+MARKDOWN_FIELDS = ("body", "template")
+
+
+def text_live_preview(request: HttpRequest, *, fields: Sequence[str]) -> HttpResponse:
+    """A doc page's or prompt pack's draft while typed: its token cost and its Markdown rendered. Nothing is saved."""
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    typed = {name: request.POST.get(name, "")[:TEXT_MAX] for name in TEXT_READ_FIELDS if name in fields}
+    markdown = next((typed[name] for name in MARKDOWN_FIELDS if name in typed), "")
+    return JsonResponse(
+        {
+            "tokens": estimate_tokens("".join(typed.values())),
+            "html": markdown_to_safe_html(markdown),
+            "warnings": [],
+            "similar": [],
         }
     )

@@ -13,12 +13,13 @@ from typing import Any
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from knowledge.admin.base import NamespaceScopedAdmin, ServiceErrorsShown, namespace_action
 from knowledge.admin.findings import findings_html
+from knowledge.admin.live import MARKDOWN_FIELDS, TEXT_READ_FIELDS, text_live_preview
 from knowledge.admin.text_forms import TextCreateForm, TextVersionForm, text_fieldnames
 from knowledge.admin.workflow import ReviewWorkflowAdmin
 from knowledge.errors import ServiceError
@@ -188,6 +189,24 @@ class TextVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
 
     def subject_name(self, version: TextVersion) -> str:
         return str(version.text)
+
+    def get_urls(self) -> list[Any]:
+        view = self.admin_site.admin_view(self.live_preview_view)
+        return [path("<int:pk>/live-preview/", view, name=self.url_name("livepreview")), *super().get_urls()]
+
+    def render_change_form(self, request: HttpRequest, context: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        obj = kwargs.get("obj")
+        if obj is not None and any(name in MARKDOWN_FIELDS for name in text_fieldnames(obj.text)):
+            context["live_preview_url"] = self.page_url(obj, "livepreview")
+            read = [name for name in text_fieldnames(obj.text) if name in TEXT_READ_FIELDS]
+            context["live_tokens_of"] = " and ".join(read)
+        return super().render_change_form(request, context, *args, **kwargs)
+
+    def live_preview_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """The token cost and rendered Markdown of the text being typed (nothing is saved)."""
+        version = self._version(request, pk)
+        self.require(request, version, Role.EDITOR)
+        return text_live_preview(request, fields=text_fieldnames(version.text))
 
     def revise(self, request: HttpRequest, version: TextVersion) -> TextVersion:
         text = version.text

@@ -49,6 +49,10 @@ def test_a_prompt_pack_goes_through_review_and_nobody_else_sees_it(
     log_in(page, base, "edna")
     page.goto(url)
     page.fill("#id_template", SECOND)
+    page.wait_for_function(  # the live panel renders what is typed and what it costs
+        "() => document.getElementById('eg-live-preview').textContent.includes('in square brackets')"
+    )
+    assert int(page.inner_text("#eg-live-tokens")) > 0
     assert page.query_selector("button.evergreen-approve") is None
     assert_accessible(page)
     page.click("button.evergreen-submit")

@@ -6,9 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from knowledge.models import Namespace, Role, SynonymVersion, TextKind, TextVersion, VersionState
+from knowledge.retrieval.tokens import estimate_tokens
 from knowledge.services.synonyms import (
     SynonymContent,
     synonym_approve,
@@ -137,3 +140,44 @@ def test_a_synonym_sets_reviewer_sees_the_added_phrase_and_four_eyes_hides_appro
     )
     assert as_author_comment.status_code == 302
     assert "Fine by me." in _page(reviewer, synonyms_in_review).text
+
+
+def test_a_review_pages_queries_do_not_grow_with_its_history(ns_a: Namespace, editor: Any, reviewer: Any) -> None:
+    def publish(count: int) -> None:
+        for n in range(count):
+            content = {"template": f"Answer from ${{base_url}}, revision {n}."}
+            text_publish_as_system(namespace=ns_a, kind=TextKind.PROMPT, key="chat", content=content, note="t")
+
+    def queries(version: TextVersion) -> int:
+        client = as_user(reviewer)
+        url = reverse("admin:knowledge_textversion_change", args=[version.pk])
+        client.get(url)  # warm the session
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(url).status_code == 200
+        return len(captured)
+
+    publish(2)
+    latest = TextVersion.objects.filter(text__key="chat").order_by("-number").first()
+    assert latest is not None
+    few = queries(latest)
+    publish(10)
+    latest = TextVersion.objects.filter(text__key="chat").order_by("-number").first()
+    assert latest is not None and latest.number == 12
+    assert queries(latest) == few <= 16  # the admin pages' budget (tests/knowledge/test_admin_queries.py)
+
+
+def test_a_doc_pages_draft_shows_its_cost_and_markdown_while_typed(
+    ns_a: Namespace, editor: Any, reviewer: Any, outsider: Any
+) -> None:
+    draft = text_draft(namespace=ns_a, kind=TextKind.DOC, key="guide", actor=editor)
+    assert "eg-live" in _page(editor, draft).text and "tokens: title and body" in _page(editor, draft).text
+    url = reverse("admin:knowledge_textversion_livepreview", args=[draft.pk])
+    typed = {"title": "Guide", "body": "Read **the entries** first.<script>alert(1)</script>", "position": "0"}
+    answer = as_user(editor).post(url, typed).json()
+    assert answer["tokens"] == estimate_tokens("GuideRead **the entries** first.<script>alert(1)</script>")
+    assert "<strong>the entries</strong>" in answer["html"] and "<script" not in answer["html"]  # sanitised
+    assert as_user(reviewer).post(url, typed).status_code == 403  # an editor's help, not a reviewer's
+    assert as_user(outsider).post(url, typed).status_code == 404
+    assert as_user(editor).get(url).status_code == 405
+    draft.refresh_from_db()
+    assert draft.content == {"title": "", "body": "", "position": 0}  # nothing was saved

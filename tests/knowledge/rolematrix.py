@@ -160,6 +160,7 @@ CUSTOM_URLS: dict[str, str | dict[str, str]] = {
     "knowledge_textversion_compare": ANY,
     "knowledge_textversion_comment": ANY,
     "knowledge_textversion_revise": EDITOR,
+    "knowledge_textversion_livepreview": EDITOR,
     "knowledge_synonymversion_compare": ANY,
     "knowledge_synonymversion_comment": ANY,
     "knowledge_synonymversion_revise": EDITOR,

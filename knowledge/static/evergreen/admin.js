@@ -2,8 +2,10 @@
    Served from this origin (the admin's CSP allows no inline script). */
 (function () {
   "use strict";
-  const form = document.getElementById("entryversion_form") || document.getElementById("entry_form");
-  if (!form || !form.querySelector("textarea[name=body], input[name=title]")) return;
+  const form = ["entryversion_form", "entry_form", "textversion_form", "synonymversion_form"]
+    .map(function (id) { return document.getElementById(id); })
+    .find(function (node) { return node !== null; });
+  if (!form || !form.querySelector("textarea, input[type=text]")) return;
 
   let dirty = false;
   form.addEventListener("input", function () { dirty = true; });
