@@ -386,6 +386,12 @@ def paths(*, categories: Sequence[str] | None, scenarios: Sequence[str] | None) 
         "/llms-full/{category}.txt": _category_file(
             "llms_full_category_get", "One category's llms-full.txt", categories
         ),
+        "/themes/{theme}.md": _get(
+            "theme_md_get",
+            "One theme's entries in full (linked from llms.txt's Themes section)",
+            {"200": ok("The theme file.", {MARKDOWN: {"schema": shapes.STRING}})},
+            parameters=[path_param("theme", SLUG, "A theme of the namespace (others answer 404).")],
+        ),
         "/context.json": _file(
             "context_json_get", "The whole knowledge base (see /schemas/knowledge.schema.json)", JSON, json_object
         ),

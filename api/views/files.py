@@ -14,6 +14,7 @@ from gateway.http import JSON, TEXT, Reply, not_modified
 from gateway.views import not_replayed, read_view
 from knowledge.retrieval.contract.shapes import knowledge_schema
 from knowledge.retrieval.render.llms import category_file
+from knowledge.retrieval.render.themes import theme_file
 from knowledge.selectors.quality import metrics_document
 
 SCENARIO_MISSING = "scenario must be one of: {known}."
@@ -50,6 +51,14 @@ def category_artifact_view(kind: str) -> Callable[..., HttpResponse]:
     view.__name__ = f"category_{kind.replace('-', '_')}"
     view.csrf_exempt = True  # type: ignore[attr-defined]
     return view
+
+
+def theme_artifact_view(request: HttpRequest, theme: str, namespace: str | None = None) -> HttpResponse:
+    """/themes/<slug>.md (issue 16 §3): one theme's entries in full, as llms.txt's Themes section links."""
+    return artifact_view(theme_file(theme))(request, namespace=namespace)
+
+
+theme_artifact_view.csrf_exempt = True  # type: ignore[attr-defined]
 
 
 @cache

@@ -50,6 +50,7 @@ def _content_fields() -> dict[str, forms.Field]:
         "rules": RulesField(required=False, help_text="One rule per line; every response carries them."),
         "faq": FaqField(required=False, help_text=FAQ_HELP),
         "body": forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 18}), help_text="Markdown."),
+        "entries": RulesField(required=False, help_text="The theme's entry IDs, one per line (e.g. EG-202)."),
         "position": forms.IntegerField(min_value=0, max_value=32767, required=False, initial=0),
         "template": forms.CharField(
             required=False,

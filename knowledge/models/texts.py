@@ -20,6 +20,7 @@ class TextKind(models.TextChoices):
     PROFILE = "profile", "Namespace profile (title, summary, contact, rules, FAQ)"
     DOC = "doc", "Doc page"
     PROMPT = "prompt", "Prompt pack"
+    THEME = "theme", "Theme (a title, a short description and the entries in it)"
 
 
 class ReviewedText(models.Model):

@@ -100,6 +100,16 @@ def without_dead_links(entries: Sequence[EntryRecord]) -> tuple[EntryRecord, ...
 
 
 @dataclass(frozen=True, slots=True)
+class ThemeRecord:
+    """An editor-defined theme (issue 16 §3): the first layer of a two-layer index over the entries."""
+
+    slug: str
+    title: str
+    summary: str
+    entries: tuple[str, ...]  # entry IDs, in the editor's order
+
+
+@dataclass(frozen=True, slots=True)
 class DocRecord:
     slug: str
     title: str
@@ -131,6 +141,7 @@ class Snapshot:
     # IDs past review-by or valid-until on the snapshot's date (issue 12 §6): only in the inputs hash,
     # so the day an entry turns stale builds a new release although no content changed.
     due: tuple[str, ...] = ()
+    themes: tuple[ThemeRecord, ...] = ()
 
     def inputs_hash(self) -> str:
         """A content hash of the snapshot and engine: equal hashes build byte-identical releases."""

@@ -6,7 +6,16 @@ from datetime import date
 
 from django.utils import timezone
 
-from knowledge.models import DocPage, Entry, EntryVersion, Namespace, PromptPack, SynonymSet
+from knowledge.models import (
+    DocPage,
+    Entry,
+    EntryVersion,
+    Namespace,
+    PromptPack,
+    ReviewedText,
+    SynonymSet,
+    TextKind,
+)
 from knowledge.retrieval.contract.records import REVIEWED, SELF_APPROVED, UNRECORDED, Tombstone
 from knowledge.retrieval.layers import layers_compose
 from knowledge.retrieval.snapshot import (
@@ -16,6 +25,7 @@ from knowledge.retrieval.snapshot import (
     NamespaceInfo,
     RankingSettings,
     Snapshot,
+    ThemeRecord,
     without_dead_links,
 )
 from knowledge.retrieval.synonyms import SynonymSet as SynonymRule
@@ -126,8 +136,20 @@ def snapshot_read(*, namespace: Namespace, today: date | None = None) -> Snapsho
         prompt_packs=packs,
         ranking=ranking,
         synonyms=published_synonyms(namespace=namespace),
+        themes=published_themes(namespace=namespace),
     )
     return layers_compose(own, layers_read(namespace=namespace))
+
+
+def published_themes(*, namespace: Namespace) -> tuple[ThemeRecord, ...]:
+    """The live version of each theme (issue 16 §3), by position then slug."""
+    texts = ReviewedText.objects.filter(namespace=namespace, kind=TextKind.THEME, live_version__isnull=False)
+    themes = [(t.key, t.live_version.content) for t in texts.select_related("live_version") if t.live_version]
+    themes.sort(key=lambda item: (item[1].get("position", 0), item[0]))
+    return tuple(
+        ThemeRecord(slug=key, title=c["title"], summary=c.get("summary", ""), entries=tuple(c.get("entries", ())))
+        for key, c in themes
+    )
 
 
 def published_synonyms(*, namespace: Namespace) -> tuple[SynonymRule, ...]:

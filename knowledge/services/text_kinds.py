@@ -14,6 +14,7 @@ from typing import Any, Final
 import orjson
 
 from knowledge.errors import InvalidInputError
+from knowledge.ids import ID_PATTERN
 from knowledge.models import PromptPack, TextKind
 
 TEXT_MAX: Final = 100_000
@@ -85,6 +86,22 @@ def _doc(content: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+NEEDS_IDS: Final = "“entries” must list entry IDs such as EG-202, one each."
+
+
+def _theme(content: Mapping[str, Any]) -> dict[str, Any]:
+    """Issue 16 §3: a theme groups entries under a short description; llms.txt links one file per theme."""
+    entries = [item.upper() for item in _texts(content, "entries")]
+    if not all(ID_PATTERN.match(item) for item in entries):
+        raise InvalidInputError(NEEDS_IDS)
+    return {
+        "title": _text(content, "title", limit=200, required=True),
+        "summary": _text(content, "summary", limit=300),
+        "entries": list(dict.fromkeys(entries)),
+        "position": _position(content),
+    }
+
+
 def _prompt(content: Mapping[str, Any]) -> dict[str, Any]:
     return {"template": _text(content, "template", required=True)}
 
@@ -104,6 +121,11 @@ KINDS: Final[dict[str, KindSpec]] = {
     ),
     TextKind.DOC: KindSpec(("title", "body", "position"), _doc, {"title": "", "body": "", "position": 0}),
     TextKind.PROMPT: KindSpec(("template",), _prompt, {"template": ""}),
+    TextKind.THEME: KindSpec(
+        ("title", "summary", "entries", "position"),
+        _theme,
+        {"title": "", "summary": "", "entries": [], "position": 0},
+    ),
 }
 
 
@@ -118,6 +140,8 @@ def text_key_check(*, kind: str, key: str) -> str:
         raise InvalidInputError(BAD_KEY.format(key=key, kind=label, hint=f"one of {scenarios}"))
     if kind == TextKind.DOC and not key:
         raise InvalidInputError(BAD_KEY.format(key=key, kind=label, hint="a doc page needs its slug"))
+    if kind == TextKind.THEME and not key:
+        raise InvalidInputError(BAD_KEY.format(key=key, kind=label, hint="a theme needs its slug"))
     return key
 
 

@@ -213,7 +213,9 @@ def _served_content(text: ReviewedText) -> dict[str, Any]:
         page = DocPage.objects.filter(namespace=namespace, slug=text.key).first()
         if page is not None:
             return {"title": page.title, "body": page.body, "position": page.position}
-    elif (pack := PromptPack.objects.filter(namespace=namespace, scenario=text.key).first()) is not None:
+    elif text.kind == TextKind.PROMPT and (
+        pack := PromptPack.objects.filter(namespace=namespace, scenario=text.key).first()
+    ):
         return {"template": pack.template}
     return dict(KINDS[text.kind].empty)
 
@@ -231,9 +233,10 @@ def _serve(*, text: ReviewedText, content: Mapping[str, Any]) -> None:
         PromptPack.objects.update_or_create(
             namespace=namespace, scenario=text.key, defaults={"template": content["template"]}
         )
-    else:
+    elif text.kind == TextKind.PROFILE:
         fields = KINDS[TextKind.PROFILE].fields
         Namespace.objects.filter(pk=namespace.pk).update(**{name: content[name] for name in fields})
+    # A theme has no row of its own: releases read its live version (knowledge.selectors.snapshots).
 
 
 @transaction.atomic

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from knowledge.retrieval.contract.quoting import DATA_NOTICE, one_line, quoted_entry
 from knowledge.retrieval.contract.shapes import agent_rules
+from knowledge.retrieval.render.themes import theme_lines
 from knowledge.retrieval.snapshot import DocRecord, EntryRecord, ReleaseStamp, Snapshot
 
 DOC_NOTE_MAX_CHARS = 160
@@ -132,7 +133,7 @@ def render_llms_txt(snapshot: Snapshot, stamp: ReleaseStamp, *, cap: int = LLMS_
     ns = snapshot.namespace
     sections = list(_by_category(snapshot, cap))
     shown = sum(len(entries) for _, entries in sections)
-    lines = _header(snapshot, stamp) + _omission(snapshot, shown, cap) + _rules(snapshot)
+    lines = _header(snapshot, stamp) + _omission(snapshot, shown, cap) + _rules(snapshot) + theme_lines(snapshot)
     for heading, entries in sections:
         lines += [f"## {heading}", "", *(_entry_link(snapshot, e) for e in entries), ""]
     if snapshot.docs:

@@ -17,6 +17,7 @@ from knowledge.retrieval.snapshot import (
     RankingSettings,
     ReleaseStamp,
     Snapshot,
+    ThemeRecord,
 )
 from knowledge.retrieval.synonyms import SynonymSet
 
@@ -31,6 +32,7 @@ def render_site_json(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
         # Search-only content that agents do not receive (context.json leaves it out).
         "aliases": {e.id: list(e.aliases) for e in snapshot.entries if e.aliases},
         "synonyms": [asdict(s) for s in snapshot.synonyms],
+        "themes": [asdict(t) for t in snapshot.themes],
     }
     return orjson.dumps(document)
 
@@ -72,6 +74,10 @@ def _entry(data: dict[str, Any], aliases: dict[str, list[str]]) -> EntryRecord:
     )
 
 
+def _theme(data: dict[str, Any]) -> ThemeRecord:
+    return ThemeRecord(slug=data["slug"], title=data["title"], summary=data["summary"], entries=tuple(data["entries"]))
+
+
 def _tombstone(data: dict[str, Any]) -> Tombstone:
     return Tombstone(
         id=data["id"],
@@ -95,6 +101,7 @@ def snapshot_from_artifacts(*, site_json: bytes, context_json: bytes) -> tuple[S
         prompt_packs=tuple((str(s), str(t)) for s, t in site["promptPacks"]),
         ranking=RankingSettings(**site["ranking"]),
         synonyms=tuple(SynonymSet(phrases=tuple(s["phrases"]), two_way=s["two_way"]) for s in site.get("synonyms", ())),
+        themes=tuple(_theme(t) for t in site.get("themes", ())),
     )
     return snapshot, ReleaseStamp(**site["stamp"])
 
