@@ -25,10 +25,12 @@ from knowledge.models import (
     ReleaseActivation,
     ReleaseBuild,
     Role,
+    TokenScope,
 )
 from knowledge.services.entries import entry_create
 from knowledge.services.gate_override import ReasonRequiredError, ReleaseNotHeldError, release_gate_override
 from knowledge.services.golden_preview import golden_preview
+from knowledge.services.personal_tokens import personal_token_create
 from knowledge.services.releases import release_build
 from knowledge.services.versions import (
     version_approve,
@@ -295,3 +297,34 @@ def test_the_preview_compares_with_the_published_state_while_a_release_is_held(
     answers = {q["key"]: q for q in preview.report["questions"]}
     assert "AL-002" not in answers["q-price"]["before"]["packed"]
     assert answers["q-ship"]["regression"] is not None  # AL-001 answered it in the published state
+
+
+def test_the_management_api_shows_release_held_and_activates_with_a_reason(
+    golden: Namespace, editor: Any, reviewer: Any
+) -> None:
+    publish_edit(golden, "AL-002", editor, reviewer, **UNRELATED)
+    held = latest(golden)
+    _, raw = personal_token_create(
+        user=reviewer, name="rita", namespaces=[golden], scope=TokenScope.REVIEWER, expires_at=None
+    )
+    api = Client(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    base = "/t/alpha/api/manage/releases/"
+
+    listed = {r["sequence"]: r for r in api.get(base).json()["results"]}
+    assert listed[held.sequence]["gate"]["code"] == "release_held"
+    assert listed[held.sequence]["active"] is False
+    detail = api.get(f"{base}{held.sequence}/").json()
+    assert detail["gate"]["report"]["questions"][0]["key"] == "q-budget"
+
+    refused = api.post(f"{base}{held.sequence}/activate/", {}, content_type="application/json")
+    assert (refused.status_code, refused.json()["error"]["param"]) == (400, "reason")
+    with committed():
+        done = api.post(f"{base}{held.sequence}/activate/", {"reason": "Expected."}, content_type="application/json")
+    assert done.status_code == 200
+    assert (done.json()["active"], done.json()["gate"]["status"], done.json()["gate"]["code"]) == (
+        True,
+        "overridden",
+        None,
+    )
+    again = api.post(f"{base}{held.sequence}/activate/", {"reason": "Again."}, content_type="application/json")
+    assert (again.status_code, again.json()["error"]["code"]) == (409, "release_not_held")
