@@ -15,6 +15,7 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -24,6 +25,8 @@ from pathlib import Path
 from bench import engine, evaluate_datasets, quality
 from bench.datasets import COLLECTIONS
 from bench.http import FULL_ROUNDS, QUICK_ROUNDS, format_http, measure_http
+from bench.mcp import TARGET_RATIO as MCP_TARGET_RATIO
+from bench.mcp import format_mcp, measure_mcp
 from bench.memory import FULL_SIZE, QUICK_SIZE, format_memory, measure_memory
 from bench.publish import (
     BENCH_REDIS,
@@ -270,9 +273,13 @@ def run_http(report: Report, stack: BenchStack, *, quick: bool) -> None:
     log("== HTTP")
     rounds, seconds = QUICK_ROUNDS if quick else FULL_ROUNDS
     scenarios = {s.name: s for s in measure_http(stack, rounds=rounds, seconds=seconds)}
+    miss = scenarios["context, miss"]
+    log("== MCP search_context vs /api/context, cache misses")
+    rate = statistics.median(run.rps for run in miss.evergreen)
+    mcp = measure_mcp(stack, rounds=rounds, seconds=seconds, rate=rate)
     report.section(
-        "HTTP: Evergreen under gunicorn vs a minimal WSGI app serving the same bytes (bench.http)",
-        format_http(list(scenarios.values())),
+        "HTTP: Evergreen under gunicorn vs a minimal WSGI app serving the same bytes (bench.http, bench.mcp)",
+        format_http(list(scenarios.values())) + "\n\n" + format_mcp(mcp),
         [
             Check(
                 "http",
@@ -282,6 +289,14 @@ def run_http(report: Report, stack: BenchStack, *, quick: bool) -> None:
                 _ge(0.5),
             ),
             Check("http", "304 req/s (EG / minimal app)", scenarios["context, 304"].ratio, ">= 0.6", _ge(0.6)),
+            Check("http", "cache-miss req/s (EG / minimal app; stretch 0.5)", miss.ratio, ">= 0.35", _ge(0.35)),
+            Check(
+                "http",
+                "MCP search_context cost / the same /api/context miss",
+                mcp.ratio,
+                f"<= {MCP_TARGET_RATIO}",
+                lambda v: v <= MCP_TARGET_RATIO,
+            ),
         ],
     )
 
@@ -381,7 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             scaling_section(report, engine_rows)
         if "publish" in parts:
             run_publish(report, stack, quick=args.quick)
-    print("\n== Targets (issues 6, 11, 12 and 14) " + "=" * 63)
+    print("\n== Targets (issues 6, 11, 12, 14 and 18) " + "=" * 56)
     print(f"{'target':52} {'measured':>12} {'wanted':>12}  verdict")
     for check in report.checks:
         print(check.line())

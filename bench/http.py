@@ -149,8 +149,17 @@ class WrkRun:
         return self.requests / self.seconds
 
 
-def wrk(port: int, target: str, *, seconds: float, headers: Sequence[str] = (), paths: Path | None = None) -> WrkRun:
-    script = WRK_DIR / ("miss.lua" if paths else "report.lua")
+def wrk(
+    port: int,
+    target: str,
+    *,
+    seconds: float,
+    headers: Sequence[str] = (),
+    paths: Path | None = None,
+    post: bool = False,
+) -> WrkRun:
+    """One wrk run; `paths`: a file of distinct paths to GET in turn, or with `post` of bodies to POST to `target`."""
+    script = WRK_DIR / ("post.lua" if post else "miss.lua" if paths else "report.lua")
     command = [WRK, "-t1", f"-c{CONNECTIONS}", f"-d{seconds:g}s", "--timeout", "10s", "-s", str(script)]
     for header in headers:
         command += ["-H", header]

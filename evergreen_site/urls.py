@@ -31,8 +31,10 @@ urlpatterns = [
     path("api/manage/", include((manage.urlpatterns, "manage"), namespace="manage")),
     path("t/<slug:namespace>/api/manage/", include((manage.urlpatterns, "manage"), namespace="tenant-manage")),
     path("", include((agents.deployment_urlpatterns, "deployment"), namespace="deployment")),
-    path("", include((public.urlpatterns, "public"), namespace="public")),
-    path("t/<slug:namespace>/", include((public.urlpatterns, "public"), namespace="tenant")),
+    # The agent routes (six, none shared with the public ones) before the public ones (thirty): an MCP or
+    # A2A call reaches Django on every request, so its URL is found without trying the others first.
     path("", include((agents.urlpatterns, "agents"), namespace="agents")),
     path("t/<slug:namespace>/", include((agents.urlpatterns, "agents"), namespace="tenant-agents")),
+    path("", include((public.urlpatterns, "public"), namespace="public")),
+    path("t/<slug:namespace>/", include((public.urlpatterns, "public"), namespace="tenant")),
 ]

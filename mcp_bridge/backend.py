@@ -141,6 +141,8 @@ class DjangoBackend:
             raise ParamError(error.code, error.message, error.param or "query") from error
         answer = context_answer(self.release, query)
         self._observed(context_observed(self.release, query, answer, channel=self.source))
+        if answer.document is not None:  # built by this call: the bytes need not be parsed back
+            return answer.document
         document: dict[str, Any] = orjson.loads(answer.body)
         return document
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Final, Literal, cast
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
@@ -97,10 +98,14 @@ class Tool:
     failures: str = ""
     validator: Draft202012Validator = field(init=False, repr=False, compare=False)
     output_validator: Draft202012Validator = field(init=False, repr=False, compare=False)
+    # Checking a whole context pack with the Python validator cost more than building it; the compiled
+    # one confirms valid payloads, and the Python one still judges (and words) any it doubts.
+    output_check: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "validator", Draft202012Validator(self.input_schema))
         object.__setattr__(self, "output_validator", Draft202012Validator(self.output_schema))
+        object.__setattr__(self, "output_check", jsonschema_rs.Draft202012Validator(self.output_schema))
 
     def mcp_description(self) -> str:
         """MCP tools.mdx §Error Handling: both kinds of problem come back as ``isError`` results."""
@@ -460,7 +465,7 @@ def call_tool(tool: Tool, arguments: Mapping[str, Any], backend: Backend) -> Too
     except ParamError as exc:
         note = INVALID_ARGUMENTS_MESSAGE.format(tool=tool.name, where=f"$.{exc.param}", problem=exc.message)
         return _failure("invalid_arguments", note, {"error": exc.code, "param": exc.param})
-    if result.structured is not None:
+    if result.structured is not None and not tool.output_check.is_valid(result.structured):
         mismatch = best_match(tool.output_validator.iter_errors(result.structured))
         if mismatch is not None:
             logger.error("%s returned a payload outside its outputSchema: %s", tool.name, mismatch.message)
