@@ -22,6 +22,7 @@ from knowledge.admin.roles import request_roles
 from knowledge.admin.workflow import ReviewWorkflowAdmin
 from knowledge.models import EntryVersion, Feedback, Role, VersionState
 from knowledge.models.review import ReviewItem
+from knowledge.selectors.dashboard import texts_and_sets_awaiting
 from knowledge.services.golden_preview import golden_preview
 from knowledge.services.versions import (
     ACTION_ROLES,
@@ -248,7 +249,8 @@ class ReviewQueueAdmin(VersionAdminBase):
         return False
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
-        """The queue also shows open agent feedback: reports wait here for a person, never act alone."""
+        """The queue also shows reviewed texts and synonym sets in review, and open agent feedback (reports wait
+        here for a person, never act alone)."""
         feedback = Feedback.objects.filter(status=Feedback.Status.OPEN)
         roles = request_roles(request)
         if not roles.is_superuser:
@@ -257,6 +259,10 @@ class ReviewQueueAdmin(VersionAdminBase):
             **(extra_context or {}),
             "open_feedback": feedback.select_related("namespace")[:FEEDBACK_SHOWN],
             "open_feedback_count": feedback.count(),
+            "texts_waiting": [
+                self.admin_site.version_row(version)  # type: ignore[attr-defined]  # EvergreenAdminSite
+                for version in texts_and_sets_awaiting(user=request.user, roles=roles)
+            ],
         }
         return super().changelist_view(request, extra_context=context)
 

@@ -97,6 +97,13 @@ def _reviewable(version: Any, user: Any, roles: NamespaceRoles, state: str) -> b
     return version.namespace.allow_self_approval or not wrote
 
 
+def texts_and_sets_awaiting(*, user: Any, roles: NamespaceRoles) -> list[Any]:
+    """Reviewed texts' and synonym sets' versions in review that this person may approve, oldest first."""
+    since = timezone.now() - REJECTED_WITHIN
+    waiting = [v for v in _texts_and_sets(user, roles, since) if _reviewable(v, user, roles, VersionState.IN_REVIEW)]
+    return sorted(waiting, key=lambda version: version.submitted_at or timezone.now())
+
+
 def dashboard_get(*, user: Any, roles: NamespaceRoles, today: date | None = None) -> Dashboard:
     """The panels this person's roles call for: editors' panels to editors, reviewers' to reviewers.
 

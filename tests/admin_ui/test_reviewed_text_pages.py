@@ -181,3 +181,15 @@ def test_a_doc_pages_draft_shows_its_cost_and_markdown_while_typed(
     assert as_user(editor).get(url).status_code == 405
     draft.refresh_from_db()
     assert draft.content == {"title": "", "body": "", "position": 0}  # nothing was saved
+
+
+def test_the_review_queue_lists_texts_and_synonym_sets_waiting(
+    prompt_in_review: TextVersion, synonyms_in_review: SynonymVersion, reviewer: Any, editor: Any, ns_a: Namespace
+) -> None:
+    queue = reverse("admin:knowledge_reviewitem_changelist")
+    page = as_user(reviewer).get(queue).text
+    assert "sets waiting (2)" in page
+    assert reverse("admin:knowledge_textversion_change", args=[prompt_in_review.pk]) in page
+    assert reverse("admin:knowledge_synonymversion_change", args=[synonyms_in_review.pk]) in page
+    membership(editor, ns_a, Role.REVIEWER)  # their author reviews too, but not their own
+    assert 'id="evergreen-texts-waiting"' not in as_user(editor).get(queue).text
