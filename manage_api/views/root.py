@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from knowledge.models import Namespace
+from knowledge.selectors.layers import bases_list
 from manage_api.base import ManageViewSet
 from manage_api.schema import errors
 
@@ -44,6 +45,10 @@ WHOAMI = inline_serializer(
                 },
             )
         ),
+        "bases": serializers.ListField(
+            child=serializers.CharField(),
+            help_text="The base namespaces this one builds on, highest priority first (issue 16; set in the admin).",
+        ),
         "user": serializers.CharField(),
         "roles": serializers.ListField(child=serializers.CharField(), help_text="Roles this request may use."),
         "held": serializers.ListField(child=serializers.CharField(), help_text="Roles the person holds."),
@@ -77,6 +82,7 @@ class RootViewSet(ManageViewSet):
                     {"slug": c.slug, "name": c.name, "blocks": [[b.start, b.end] for b in c.blocks.all()]}
                     for c in access.namespace.categories.prefetch_related("blocks")
                 ],
+                "bases": [base.slug for base in bases_list(namespace=access.namespace)],
                 "user": request.user.get_username(),
                 "roles": sorted(access.roles),
                 "held": sorted(access.held),

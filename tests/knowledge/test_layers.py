@@ -13,13 +13,14 @@ from django.urls import reverse
 from gateway.cache import reply_cache_clear
 from knowledge.admin.preview import OVERRIDES_NOTHING, override_warnings
 from knowledge.errors import InvalidInputError, NotAllowedError
-from knowledge.models import AuditRecord, Entry, Namespace, NamespaceBase, Role
+from knowledge.models import AuditRecord, Entry, Namespace, NamespaceBase, Role, TokenScope
 from knowledge.selectors.layers import bases_list
 from knowledge.selectors.serving import serving_caches_clear
 from knowledge.services.api_keys import api_key_create
 from knowledge.services.entries import entry_retire
 from knowledge.services.layers import namespace_bases_set
 from knowledge.services.namespace_settings import namespace_update
+from knowledge.services.personal_tokens import personal_token_create
 from knowledge.services.releases import release_build
 from tests.factories import NamespaceFactory, UserFactory, membership
 from tests.knowledge.adminforms import admin_form, as_user
@@ -288,3 +289,12 @@ def test_the_admin_declares_bases_one_slug_a_line_and_shows_a_refusal(company: N
     refused = boss_client.post(company_page, circular, follow=True)
     assert "cannot build on product: product already builds on company (product → company)" in refused.text
     assert bases_list(namespace=company) == []
+
+
+def test_the_management_api_root_names_the_bases_in_priority_order(product: Namespace) -> None:
+    keeper = membership(UserFactory(username="kim"), product, Role.EDITOR)
+    raw = personal_token_create(user=keeper, name="k", namespaces=[product], scope=TokenScope.READ, expires_at=None)[1]
+
+    root = Client(HTTP_AUTHORIZATION=f"Bearer {raw}").get("/t/product/api/manage/").json()
+
+    assert root["bases"] == ["company"]
