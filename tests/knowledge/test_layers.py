@@ -298,3 +298,11 @@ def test_the_management_api_root_names_the_bases_in_priority_order(product: Name
     root = Client(HTTP_AUTHORIZATION=f"Bearer {raw}").get("/t/product/api/manage/").json()
 
     assert root["bases"] == ["company"]
+
+
+def test_the_markdown_of_an_entry_names_its_layer_override_and_paths(product: Namespace) -> None:
+    own = get("/t/product/api/entries/PR-001.md").text
+    base = get("/t/product/api/entries/CO-201.md").text
+
+    assert "- layer: `product` · overrides [CO-101]" in own
+    assert "- layer: `company`" in base and "- paths: `*.sql`, `src/**/*.py`" in base

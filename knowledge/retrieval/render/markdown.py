@@ -29,6 +29,10 @@ def entry_markdown(entry: EntryRecord, *, namespace: NamespaceInfo, stamp: Relea
         f"- {label['tags']}: {', '.join(entry.tags) or '-'}",
         f"- {label['cite']}: [{entry.id}] — {namespace.url(f'entries/{entry.id}')}",
     ]
+    if entry.layer:  # issue 16 §1: which namespace (layer) the entry comes from
+        lines.append(f"- layer: `{entry.layer}`" + (f" · overrides [{entry.overrides}]" if entry.overrides else ""))
+    if entry.paths:  # issue 16 §2: the files it applies to
+        lines.append("- paths: " + ", ".join(f"`{glob}`" for glob in entry.paths))
     if entry.links:
         lines.append(
             "- links: " + ", ".join(f"[{link}]({namespace.url(f'entries/{link}.md')})" for link in entry.links)
