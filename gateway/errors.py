@@ -8,6 +8,7 @@ NAMESPACE_NOT_FOUND = "No such namespace here (or it needs an API key: send Auth
 RATE_LIMITED = "Too many requests: at most {limit} per {window} seconds. Retry after {retry_after} seconds."
 METHOD_NOT_ALLOWED = "Only GET and HEAD are allowed here."
 NOT_FOUND = "Nothing is served at this path."
+RANGE_NOT_SATISFIABLE = "The range starts past the end of the file ({size} bytes); ask for bytes=0- or less."
 
 
 class GatewayError(Exception):
@@ -54,6 +55,14 @@ class GoneError(GatewayError):
 class MethodNotAllowedError(GatewayError):
     status = 405
     code = "method_not_allowed"
+
+
+class RangeNotSatisfiableError(GatewayError):
+    status = 416
+
+    def __init__(self, *, size: int) -> None:
+        super().__init__(RANGE_NOT_SATISFIABLE.format(size=size), param="Range", code="range_not_satisfiable")
+        self.headers = {"Content-Range": f"bytes */{size}"}
 
 
 class RateLimitedError(GatewayError):

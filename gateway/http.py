@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 import orjson
-from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.utils.http import parse_etags
 
 from gateway.errors import GatewayError
@@ -59,6 +61,8 @@ class Reply:
     services: str | None = None  # the namespace's path prefix: HTML pages link its MCP, A2A and OpenAPI documents
     headers: dict[str, str] = field(default_factory=dict)
     observed: Observed | None = None  # what the request log records (knowledge.requestlog)
+    stream: Iterator[bytes] | None = None  # a large file's bytes, sent as they are read (then `body` is empty)
+    length: int = 0  # the streamed bytes' length
 
 
 def json_reply(document: object, *, status: int = 200) -> Reply:
@@ -157,13 +161,20 @@ def finish(
         headers.update(extra)
 
     if 200 <= reply.status < 300 and not_modified(request, etag):
-        response: HttpResponse = HttpResponseNotModified()
+        response: HttpResponseBase = HttpResponseNotModified()
         for name, value in headers.items():
             response[name] = value
-        return response
-    response = HttpResponse(b"" if request.method == "HEAD" else reply.body, status=reply.status)
+        return cast(HttpResponse, response)
+    if reply.stream is not None:
+        response = StreamingHttpResponse(reply.stream, status=reply.status)
+        length = reply.length
+    else:
+        response = HttpResponse(b"" if request.method == "HEAD" else reply.body, status=reply.status)
+        length = len(reply.body)
     response["Content-Type"] = reply.content_type
-    response["Content-Length"] = str(len(reply.body))
+    response["Content-Length"] = str(length)
     for name, value in headers.items():
         response[name] = value
-    return response
+    # A streamed file is a StreamingHttpResponse: callers only set headers and hand it to Django, which
+    # serves both kinds, so the views keep their HttpResponse signatures.
+    return cast(HttpResponse, response)

@@ -92,8 +92,8 @@ def replay_key(environ: dict[str, Any]) -> tuple[str, ...] | None:
     """What selects an answer; None when the request must go to Django."""
     if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
         return None
-    if "HTTP_AUTHORIZATION" in environ or "HTTP_COOKIE" in environ:
-        return None
+    if "HTTP_AUTHORIZATION" in environ or "HTTP_COOKIE" in environ or "HTTP_RANGE" in environ:
+        return None  # keys, the admin and byte ranges (gateway.ranges) always go through Django
     return (
         environ.get("wsgi.url_scheme", "http"),
         environ.get("HTTP_X_FORWARDED_PROTO", ""),

@@ -33,6 +33,11 @@ HEADERS: dict[str, Any] = {
         "schema": shapes.STRING,
     },
     "Allow": {"description": "The methods the route answers.", "schema": shapes.STRING},
+    "Accept-Ranges": {"description": "bytes: release files answer Range requests.", "schema": {"const": "bytes"}},
+    "Content-Range": {
+        "description": "bytes <first>-<last>/<size> on a 206; bytes */<size> on a 416.",
+        "schema": shapes.STRING,
+    },
 }
 SECTION_10 = ("ETag", "Cache-Control", "X-Content-Type-Options")
 

@@ -15,6 +15,7 @@ from api.openapi.components import (
     HTML,
     JSON,
     MARKDOWN,
+    READ_HEADERS,
     RELEASE,
     SECTION_10,
     TEXT,
@@ -81,16 +82,38 @@ def _get(
     return {"get": operation}
 
 
+FILE_HEADERS = (*READ_HEADERS, "Accept-Ranges")
+RANGES = (
+    "Large files stream from storage. `Range: bytes=<first>-<last>` (one range; `bytes=<first>-` for the rest, "
+    "`bytes=-<n>` for the last n) answers 206 with those bytes, so a client that lost a download asks for the rest; "
+    "`If-Range` with another ETag answers the whole current file."
+)
+
+
+def _file_responses(summary: str, content: dict[str, Any]) -> dict[str, Any]:
+    """200, and 206/416 for byte ranges (gateway.ranges)."""
+    return {
+        "200": ok(summary, content, headers=FILE_HEADERS),
+        "206": ok("The byte range asked for.", content, headers=(*FILE_HEADERS, "Content-Range")),
+        "416": error_response(
+            "The range starts past the end of the file.",
+            ["range_not_satisfiable"],
+            headers=(*SECTION_10, "Content-Range"),
+        ),
+    }
+
+
 def _file(operation_id: str, summary: str, media: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
     """A release artifact served byte for byte (its stored ETag)."""
-    return _get(operation_id, summary, {"200": ok(summary, {media: {"schema": schema or shapes.STRING}})})
+    responses = _file_responses(summary, {media: {"schema": schema or shapes.STRING}})
+    return _get(operation_id, summary, responses, description=RANGES)
 
 
 def _category_file(operation_id: str, summary: str, categories: Sequence[str] | None) -> dict[str, Any]:
     schema = {"type": "string", "enum": list(categories)} if categories is not None else SLUG
     parameters = [path_param("category", schema, "A category of the namespace (others answer 404).")]
-    responses = {"200": ok(summary, {MARKDOWN: {"schema": shapes.STRING}})}
-    return _get(operation_id, summary, responses, parameters=parameters)
+    responses = _file_responses(summary, {MARKDOWN: {"schema": shapes.STRING}})
+    return _get(operation_id, summary, responses, parameters=parameters, description=RANGES)
 
 
 def _page(content: dict[str, Any] | None = None) -> dict[str, Any]:

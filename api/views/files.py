@@ -8,9 +8,10 @@ from functools import cache
 import orjson
 from django.http import HttpRequest, HttpResponse
 
-from gateway.errors import BadParameterError, NotFoundError
+from gateway.errors import BadParameterError, NotFoundError, RangeNotSatisfiableError
 from gateway.gate import Gate
 from gateway.http import JSON, TEXT, Reply, not_modified
+from gateway.ranges import ByteRange, RangeNotSatisfiable, byte_range
 from gateway.views import not_replayed, read_view
 from knowledge.retrieval.contract.shapes import knowledge_schema
 from knowledge.retrieval.render.llms import category_file
@@ -31,11 +32,35 @@ def artifact_view(name: str, *, describedby: bool = True) -> Callable[..., HttpR
         if artifact is None:
             raise NotFoundError(NO_SUCH_FILE.format(name=name))
         link = gate.path("llms.txt") if describedby else None
+        ranges = {"Accept-Ranges": "bytes"}
         if request.method == "HEAD" or not_modified(request, artifact.etag):
             # Answered from the ETag alone: a large file is never read from the database for a 304 or HEAD.
-            length = {"Content-Length": str(artifact.size)}
+            length = {"Content-Length": str(artifact.size), **ranges}
             return Reply(b"", artifact.content_type, etag=artifact.etag, describedby=link, headers=length)
-        return Reply(artifact.content, artifact.content_type, etag=artifact.etag, describedby=link)
+        try:
+            wanted = byte_range(
+                request.META.get("HTTP_RANGE"),
+                artifact.size,
+                if_range=request.META.get("HTTP_IF_RANGE"),
+                etag=artifact.etag,
+            )
+        except RangeNotSatisfiable:
+            raise RangeNotSatisfiableError(size=artifact.size) from None
+        if wanted is None and artifact.held is not None:
+            return Reply(artifact.held, artifact.content_type, etag=artifact.etag, describedby=link, headers=ranges)
+        part = wanted or ByteRange(0, artifact.size - 1)
+        if wanted is not None:
+            ranges["Content-Range"] = wanted.content_range(artifact.size)
+        return Reply(
+            b"",
+            artifact.content_type,
+            status=206 if wanted is not None else 200,
+            etag=artifact.etag,
+            describedby=link,
+            headers=ranges,
+            stream=artifact.stream(part.start, part.end),
+            length=part.length,
+        )
 
     view.__name__ = f"artifact_{name.replace('.', '_').replace('-', '_')}"
     return view

@@ -12,14 +12,16 @@ from __future__ import annotations
 import threading
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import orjson
+from django.db.models import BinaryField
+from django.db.models.functions import Substr
 
 from knowledge.ids import ID_PATTERN
-from knowledge.models import ApiKey, Artifact, Namespace, NamespaceHost, Release
+from knowledge.models import ApiKey, Artifact, ArtifactBlob, Namespace, NamespaceHost, Release
 from knowledge.models.namespace import api_key_digest
 from knowledge.resilience.stale import StaleCache
 from knowledge.retrieval.contract.records import PUBLIC, Tombstone
@@ -38,6 +40,7 @@ TTL_CACHE_MAX = 10_000
 # Artifacts above this size are served from the database on a full GET (their ETag stays in memory):
 # at 100k entries llms-full.txt and context.json are ~100 MB each, which no worker should hold twice.
 HELD_ARTIFACT_BYTES = 4 * 1024 * 1024
+STREAM_CHUNK_BYTES = 1024 * 1024  # a large file is read and sent a slice at a time
 LOAD_ONLY = (CONTEXT_JSON, SITE_JSON, SEARCH_INDEX)  # read at load time to rebuild the snapshot and index
 NEAREST_COUNT = 3  # seed §6 / §5: an unknown ID answers with the three nearest existing IDs
 
@@ -77,6 +80,28 @@ class ServedArtifact:
             "blob__content", flat=True
         )
         return bytes(found.get())
+
+    def stream(self, start: int, end: int) -> Iterator[bytes]:
+        """Bytes `start`..`end` (inclusive) in slices of STREAM_CHUNK_BYTES, read from the database one slice at a
+        time, so a 100 MB file never sits whole in a worker. Which stored bytes it reads is settled here, before
+        the answer starts (a pruned or missing file fails now, not half-way through the answer)."""
+        if self.held is not None:
+            return iter((self.held[start : end + 1],))
+        blob = Artifact.objects.filter(release_id=self.release_id, name=self.name).values_list("blob_id", flat=True)
+        blob_id = blob.get()
+        if blob_id is None:
+            raise Artifact.DoesNotExist(f"The files of release {self.release_id} were pruned.")
+        return _slices(blob_id, start, end)
+
+
+def _slices(blob_id: int, start: int, end: int) -> Iterator[bytes]:
+    position = start
+    while position <= end:
+        length = min(STREAM_CHUNK_BYTES, end - position + 1)
+        part = Substr("content", position + 1, length, output_field=BinaryField())  # SQL counts from 1
+        found = ArtifactBlob.objects.filter(pk=blob_id).values_list(part, flat=True).get()
+        yield bytes(found)
+        position += length
 
 
 @dataclass

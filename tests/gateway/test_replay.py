@@ -117,3 +117,14 @@ def test_a_proxys_request_id_is_kept_and_a_strange_one_replaced(
     assert through_django[1]["X-Request-ID"] == "edge-42"
     assert from_memory[1]["X-Request-ID"] == "edge-43"
     assert forged[1]["X-Request-ID"] not in ("", "bad id\nwith a line break")
+
+
+def test_a_range_request_is_never_answered_from_replay_memory(
+    served: Namespace, app: ReplayApp, django_app: CountingDjango
+) -> None:
+    whole = call(app, "/t/alpha/robots.txt")
+    call(app, "/t/alpha/robots.txt")
+    part = call(app, "/t/alpha/robots.txt", range="bytes=0-9")
+
+    assert django_app.calls == 2  # the first read, and the range (the repeat came from memory)
+    assert part[0] == "206 Partial Content" and part[2] == whole[2][:10]
