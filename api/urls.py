@@ -37,5 +37,6 @@ urlpatterns: list[URLPattern] = [
     path("ai.txt", files.artifact_view(names.AI_TXT), name="ai-txt"),
     path("ai-policy.json", files.artifact_view(names.AI_POLICY_JSON), name="ai-policy-json"),
     path("sitemap.xml", files.artifact_view(names.SITEMAP_XML), name="sitemap-xml"),
+    path("sitemaps/<int:number>.xml", files.sitemap_part_view, name="sitemap-part"),
     path("schemas/knowledge.schema.json", files.knowledge_schema_get, name="knowledge-schema"),
 ]

@@ -412,8 +412,9 @@ def paths(*, categories: Sequence[str] | None, scenarios: Sequence[str] | None) 
         "/themes/{theme}.md": _get(
             "theme_md_get",
             "One theme's entries in full (linked from llms.txt's Themes section)",
-            {"200": ok("The theme file.", {MARKDOWN: {"schema": shapes.STRING}})},
+            _file_responses("The theme file.", {MARKDOWN: {"schema": shapes.STRING}}),
             parameters=[path_param("theme", SLUG, "A theme of the namespace (others answer 404).")],
+            description=RANGES,
         ),
         "/context.json": _file(
             "context_json_get", "The whole knowledge base (see /schemas/knowledge.schema.json)", JSON, json_object
@@ -424,7 +425,24 @@ def paths(*, categories: Sequence[str] | None, scenarios: Sequence[str] | None) 
         "/ai-policy.json": _file("ai_policy_get", "The AI usage policy", JSON, json_object),
         "/ai.txt": _file("ai_txt_get", "The statement for AI crawlers", TEXT),
         "/robots.txt": _file("robots_txt_get", "Crawler rules (AI agents allowed)", TEXT),
-        "/sitemap.xml": _file("sitemap_get", "The sitemap", "application/xml"),
+        "/sitemap.xml": _file(
+            "sitemap_get",
+            "The sitemap; above 50,000 URLs a sitemap index of /sitemaps/{number}.xml (sitemaps.org)",
+            "application/xml",
+        ),
+        "/sitemaps/{number}.xml": _get(
+            "sitemap_part_get",
+            "One file of the sitemap index, at most 50,000 URLs",
+            _file_responses("The sitemap file.", {"application/xml": {"schema": shapes.STRING}}),
+            parameters=[
+                path_param(
+                    "number",
+                    {"type": "integer", "minimum": 0},
+                    "1, 2 … as sitemap.xml lists them; a namespace with one sitemap file has none (404).",
+                )
+            ],
+            description=RANGES,
+        ),
         "/.well-known/agent-card.json": {
             **_get(
                 "agent_card_get",

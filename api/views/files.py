@@ -15,6 +15,7 @@ from gateway.ranges import ByteRange, RangeNotSatisfiable, byte_range
 from gateway.views import not_replayed, read_view
 from knowledge.retrieval.contract.shapes import knowledge_schema
 from knowledge.retrieval.render.llms import category_file
+from knowledge.retrieval.render.sitemap import sitemap_part
 from knowledge.retrieval.render.themes import theme_file
 from knowledge.selectors.quality import metrics_document
 
@@ -84,6 +85,14 @@ def theme_artifact_view(request: HttpRequest, theme: str, namespace: str | None 
 
 
 theme_artifact_view.csrf_exempt = True  # type: ignore[attr-defined]
+
+
+def sitemap_part_view(request: HttpRequest, number: int, namespace: str | None = None) -> HttpResponse:
+    """/sitemaps/<n>.xml: the n-th file of a sitemap index (a namespace with more than 50,000 URLs)."""
+    return artifact_view(sitemap_part(number))(request, namespace=namespace)
+
+
+sitemap_part_view.csrf_exempt = True  # type: ignore[attr-defined]
 
 
 @cache

@@ -33,7 +33,7 @@ from knowledge.retrieval.render.llms import (
 from knowledge.retrieval.render.markdown import render_index_md
 from knowledge.retrieval.render.policy import render_ai_policy_json, render_ai_txt, render_robots_txt
 from knowledge.retrieval.render.site import render_protected_json, render_site_json
-from knowledge.retrieval.render.sitemap import render_sitemap_xml
+from knowledge.retrieval.render.sitemap import render_sitemaps
 from knowledge.retrieval.render.themes import render_theme_md, theme_file
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
 from knowledge.retrieval.tiers import PROTECTED_JSON, PUBLIC, PUBLIC_INDEX, index_name, packable, tier_levels, visible
@@ -239,7 +239,7 @@ def render_release(
         RenderedArtifact(ROBOTS_TXT, TEXT, render_robots_txt(public, stamp)),
         RenderedArtifact(AI_TXT, TEXT, render_ai_txt(public, stamp)),
         RenderedArtifact(AI_POLICY_JSON, JSON, render_ai_policy_json(public, stamp)),
-        RenderedArtifact(SITEMAP_XML, XML, render_sitemap_xml(public, stamp)),
+        *(RenderedArtifact(name, XML, body) for name, body in render_sitemaps(public, stamp)),
         *variants,
         *(
             RenderedArtifact(theme_file(theme.slug), MARKDOWN, render_theme_md(public, stamp, theme))

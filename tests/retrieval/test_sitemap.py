@@ -1,0 +1,50 @@
+"""sitemap.xml keeps to the sitemaps protocol: above SITEMAP_MAX_URLS URLs it is an index of files that size."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from xml.etree import ElementTree
+
+import pytest
+
+from knowledge.retrieval.render import sitemap
+from knowledge.retrieval.render.sitemap import SITEMAP_XML, render_sitemaps, sitemap_part
+from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
+from tests.retrieval.helpers import demo_namespace, demo_records
+
+NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+
+
+def locs(xml: bytes, item: str = "url") -> list[str]:
+    root = ElementTree.fromstring(xml)
+    return [element.findtext(f"{NS}loc") or "" for element in root.iter(f"{NS}{item}")]
+
+
+@pytest.fixture
+def demo() -> tuple[Snapshot, ReleaseStamp]:
+    stamp = ReleaseStamp(
+        sequence=1, knowledge_version="1.0.0", revision="2026-09-02", generated_at="2026-09-02T00:00:00Z"
+    )
+    return Snapshot(namespace=demo_namespace(), entries=demo_records()), stamp
+
+
+def test_a_small_namespace_keeps_one_sitemap_file(demo: Any) -> None:
+    files = render_sitemaps(*demo)
+
+    assert [name for name, _ in files] == [SITEMAP_XML]
+    assert ElementTree.fromstring(files[0][1]).tag == f"{NS}urlset"
+
+
+def test_above_the_limit_sitemap_xml_is_an_index_of_files_within_it(demo: Any, monkeypatch: Any) -> None:
+    whole = locs(render_sitemaps(*demo)[0][1])
+    monkeypatch.setattr(sitemap, "SITEMAP_MAX_URLS", 7)
+
+    files = dict(render_sitemaps(*demo))
+    index = files.pop(SITEMAP_XML)
+    parts = [files[sitemap_part(n)] for n in range(1, len(files) + 1)]
+
+    assert ElementTree.fromstring(index).tag == f"{NS}sitemapindex"
+    assert [re.sub(r"^.*/sitemaps/", "sitemaps/", loc) for loc in locs(index, "sitemap")] == list(files)
+    assert all(0 < len(locs(part)) <= 7 for part in parts)
+    assert [loc for part in parts for loc in locs(part)] == whole  # every URL once, in the same order
