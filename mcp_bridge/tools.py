@@ -101,11 +101,13 @@ class Tool:
     # Checking a whole context pack with the Python validator cost more than building it; the compiled
     # one confirms valid payloads, and the Python one still judges (and words) any it doubts.
     output_check: Any = field(init=False, repr=False, compare=False)
+    input_check: Any = field(init=False, repr=False, compare=False)  # the same for arguments
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "validator", Draft202012Validator(self.input_schema))
         object.__setattr__(self, "output_validator", Draft202012Validator(self.output_schema))
         object.__setattr__(self, "output_check", jsonschema_rs.Draft202012Validator(self.output_schema))
+        object.__setattr__(self, "input_check", jsonschema_rs.Draft202012Validator(self.input_schema))
 
     def mcp_description(self) -> str:
         """MCP tools.mdx §Error Handling: both kinds of problem come back as ``isError`` results."""
@@ -429,6 +431,8 @@ def find_tool(tools: Sequence[Tool], name: str) -> Tool | None:
 
 
 def _argument_problem(tool: Tool, arguments: Mapping[str, Any]) -> ToolResult | None:
+    if tool.input_check.is_valid(arguments):
+        return None
     error = best_match(tool.validator.iter_errors(arguments))
     if error is None:
         return None
