@@ -8,8 +8,8 @@ previous release keeps serving until a reviewer activates it (knowledge.services
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Final
 
@@ -55,7 +55,7 @@ def release_gate_check(*, namespace: Namespace, candidate: LoadedRelease) -> Gat
     active = Namespace.objects.select_related("active_release").get(pk=namespace.pk).active_release
     if active is None:
         return GateCheck(GateStatus.SKIPPED, None, note="No release served yet: nothing to compare with.")
-    questions = golden_questions_list(namespace=namespace)
+    questions = without_withdrawn(golden_questions_list(namespace=namespace), withdrawn=candidate.tombstones.keys())
     if not questions:
         return GateCheck(GateStatus.SKIPPED, active, note="The namespace has no golden questions.")
     budget = namespace.default_budget
@@ -63,6 +63,19 @@ def release_gate_check(*, namespace: Namespace, candidate: LoadedRelease) -> Gat
     after = questions_evaluate(release=candidate, questions=questions, budget=budget)
     verdict = gate_verdict(questions, before, after.outcomes)
     return GateCheck(GateStatus.HELD if verdict.held else GateStatus.PASSED, active, verdict)
+
+
+def without_withdrawn(questions: list[EvalQuestion], *, withdrawn: Iterable[str]) -> list[EvalQuestion]:
+    """The questions as the candidate can answer them: an entry it retires or replaces was withdrawn by a
+    reviewed change, so losing it is that change's point, not a regression. A question that expected only
+    withdrawn entries is left out of the comparison (rather than becoming one that nothing covers)."""
+    gone = set(withdrawn)
+    kept: list[EvalQuestion] = []
+    for question in questions:
+        relevant = {entry: grade for entry, grade in question.relevant.items() if entry not in gone}
+        if relevant or not question.relevant:
+            kept.append(replace(question, relevant=relevant))
+    return kept
 
 
 def serving_outcomes(active: Release, questions: list[EvalQuestion], budget: int) -> list[QueryOutcome]:

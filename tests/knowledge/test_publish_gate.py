@@ -27,7 +27,7 @@ from knowledge.models import (
     Role,
     TokenScope,
 )
-from knowledge.services.entries import entry_create
+from knowledge.services.entries import entry_create, entry_retire
 from knowledge.services.gate_override import ReasonRequiredError, ReleaseNotHeldError, release_gate_override
 from knowledge.services.golden_preview import golden_preview
 from knowledge.services.personal_tokens import personal_token_create
@@ -150,6 +150,19 @@ def test_a_regressing_publish_is_held_and_the_serving_release_keeps_serving(
     outcome = release_build(namespace_id=golden.pk)
     assert (outcome.release, outcome.created, outcome.activated, outcome.held) == (held, False, False, True)
     assert serving(golden) == before
+
+
+def test_retiring_an_entry_a_golden_question_expects_is_not_held(golden: Namespace, reviewer: Any) -> None:
+    # A retirement is a reviewed withdrawal: losing the entry is its point, so the gate lets it through.
+    before = serving(golden)
+    with committed():
+        entry_retire(entry=Entry.objects.get(namespace=golden, public_id="AL-002"), actor=reviewer, reason="Sold out")
+
+    release = serving(golden)
+    assert release.sequence == before.sequence + 1
+    assert release.gate.status == GateStatus.PASSED
+    assert "q-price" not in {q["key"] for q in release.gate.report["questions"]}
+    assert Client().get("/t/alpha/api/entries/AL-002").status_code == 410
 
 
 def test_a_reviewer_activates_a_held_release_with_a_reason(golden: Namespace, editor: Any, reviewer: Any) -> None:
