@@ -13,7 +13,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline, ServiceErrorsShown
-from knowledge.admin.forms import EntryCreateForm, RetireForm
+from knowledge.admin.forms import CONTENT_FIELDS, EntryCreateForm, RetireForm
 from knowledge.admin.roles import request_roles
 from knowledge.errors import ServiceError
 from knowledge.models import Entry, EntryVersion, Role, VersionState
@@ -89,24 +89,7 @@ class EntryAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
             return [
                 (
                     None,
-                    {
-                        "fields": [
-                            "category",
-                            "title",
-                            "summary",
-                            "body",
-                            "tags",
-                            "aliases",
-                            "confidence",
-                            "links",
-                            "updated",
-                            "sensitivity",
-                            "review_by",
-                            "valid_until",
-                            "paths",
-                            "overrides",
-                        ]
-                    },
+                    {"fields": ["category", *CONTENT_FIELDS]},
                 )
             ]
         return [(None, {"fields": self.readonly_fields})]
