@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 LIVE_PASSWORD = "live-demo-password"  # a throwaway user in a throwaway database
@@ -171,8 +171,8 @@ PATH_RULES = [
 ]
 
 
-def _paths() -> dict[str, Any]:
-    """A public namespace ``rules`` whose entries carry path globs (issue 16 §2); idempotent."""
+def _public_namespace(slug: str, prefix: str, rows: Sequence[object]) -> dict[str, Any]:
+    """A public namespace of `rows`, imported by the editor, reviewed and built; idempotent."""
     from django.contrib.auth import get_user_model
 
     from knowledge.models import Namespace
@@ -180,20 +180,37 @@ def _paths() -> dict[str, Any]:
     from knowledge.services.namespaces import namespace_for_import
     from knowledge.services.releases import release_build
 
-    if not Namespace.objects.filter(slug="rules").exists():
-        rules = namespace_for_import(slug="rules", prefix="RU", digits=3, categories=["fact"])
+    if not Namespace.objects.filter(slug=slug).exists():
+        namespace = namespace_for_import(slug=slug, prefix=prefix, digits=3, categories=["fact"])
         users = get_user_model().objects
-        items = entries_parse(json.dumps(row) for row in PATH_RULES)
         entries_import(
-            namespace=rules,
-            items=items,
+            namespace=namespace,
+            items=entries_parse(json.dumps(row) for row in rows),
             actor=users.get(username="editor"),
             reviewer=users.get(username="reviewer"),
             publish=True,
             source="live",
         )
-        release_build(namespace_id=rules.pk)
-    return {"slug": "rules"}
+        release_build(namespace_id=namespace.pk)
+    return {"slug": slug}
+
+
+def _paths() -> dict[str, Any]:
+    """A public namespace ``rules`` whose entries carry path globs (issue 16 §2)."""
+    return _public_namespace("rules", "RU", PATH_RULES)
+
+
+# Entries as bench.synthetic makes them from the Cranfield collection: some have an empty body.
+BLANK_ROWS = [
+    {"id": "BL-001", "category": "fact", "title": "investigation of boundary layer transition", "body": ""},
+    {"id": "BL-002", "category": "fact", "title": "boundary layer transition at supersonic speeds", "body": " "},
+    {"id": "BL-003", "category": "fact", "title": "heat transfer", "body": "Boundary layer heat transfer rates."},
+]
+
+
+def _blank() -> dict[str, Any]:
+    """A public namespace ``blank`` whose entries have empty bodies, as the bench's synthetic ones do."""
+    return _public_namespace("blank", "BL", BLANK_ROWS)
 
 
 def _layers() -> dict[str, Any]:
@@ -223,6 +240,7 @@ def main(command: str, *args: str) -> None:
         "publish": _publish,
         "paths": _paths,
         "layers": _layers,
+        "blank": _blank,
     }
     result = commands[command](*args)
     sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
