@@ -14,11 +14,12 @@ from django.core.cache import caches
 from gateway.cache import reply_cache_clear
 from gateway.fastmiss import shapes
 from gateway.ratelimit import limiter
-from knowledge.models import Namespace
+from knowledge.models import Namespace, TextKind
 from knowledge.selectors.serving import serving_caches_clear
 from knowledge.services.demo import demo_load
 from knowledge.services.imports import entries_import, entries_parse
 from knowledge.services.releases import release_build
+from knowledge.services.texts import text_publish_as_system
 from tests.configure import configure
 from tests.factories import UserFactory
 
@@ -68,6 +69,13 @@ def publish(
         )
     release_build(namespace_id=namespace.pk, now=now)
     namespace.refresh_from_db()
+    return namespace
+
+
+def bases_declare(namespace: Namespace, *bases: Namespace) -> Namespace:
+    """Publish the namespace's list of bases as set-up from files does (the reviewed path is tested apart)."""
+    content = {"bases": [base.slug for base in bases]}
+    text_publish_as_system(namespace=namespace, kind=TextKind.BASES, content=content, note="test set-up")
     return namespace
 
 

@@ -23,7 +23,6 @@ from knowledge.admin.live import live_preview
 from knowledge.models import Category, IdBlock, Membership, Namespace, NamespaceHost, ReviewedText, Role, TextKind
 from knowledge.selectors.layers import bases_list
 from knowledge.services.build_queue import build_requests_pending, release_request_build
-from knowledge.services.layers import namespace_bases_set
 from knowledge.services.namespace_settings import (
     namespace_create,
     namespace_host_add,
@@ -53,33 +52,19 @@ def hosts_save(request: HttpRequest, formset: Any, namespace: Namespace) -> None
 
 
 class NamespaceForm(forms.ModelForm):
-    """The settings, plus the base namespaces (issue 16 §1): one slug a line, the first has priority."""
-
-    bases = forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Base namespaces this one builds on, one slug a line, the most important first. Releases "
-        "include their published entries (with their own IDs) after this namespace's own; an entry here "
-        "overrides a base entry by naming its ID in its Overrides field. A public namespace cannot build on "
-        "a private one; cycles are refused.",
-    )
-
     class Meta:
         model = Namespace
         fields = ("name",)  # the admin's fieldsets decide the fields shown
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if self.instance.pk:
-            self.initial["bases"] = "\n".join(base.slug for base in bases_list(namespace=self.instance))
 
-    def clean_bases(self) -> list[Namespace]:
-        slugs = [line.strip() for line in (self.cleaned_data["bases"] or "").splitlines() if line.strip()]
-        found = {ns.slug: ns for ns in Namespace.objects.filter(slug__in=slugs)}
-        unknown = [slug for slug in slugs if slug not in found]
-        if unknown:
-            raise forms.ValidationError(f"No namespace {', '.join(unknown)}.", code="unknown_namespace")
-        return [found[slug] for slug in slugs]
+def _text_link(namespace: Namespace, kind: str, *, write: str) -> SafeString:
+    """A link to the namespace's reviewed text of `kind`, or to opening its first draft."""
+    text = ReviewedText.objects.filter(namespace=namespace, kind=kind).first()
+    if text is None:
+        url = reverse("admin:knowledge_reviewedtext_add") + f"?namespace={namespace.pk}&kind={kind}"
+        return format_html('<a href="{}">{}</a>', url, write)
+    url = reverse("admin:knowledge_reviewedtext_change", args=[text.pk])
+    return format_html('<a href="{}">{} (edit through review)</a>', url, text)
 
 
 @admin.register(Namespace)
@@ -96,6 +81,8 @@ class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
         "created_at",
         *PROFILE_FIELDS,
         "profile_text",
+        "bases",
+        "bases_text",
     ]
     inlines = [HostInline, MembershipInline]
     actions = ["build_release"]
@@ -107,7 +94,7 @@ class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
             {"fields": ["profile_text", *PROFILE_FIELDS]},
         ),
         ("Review", {"fields": ["allow_self_approval"]}),
-        ("Layers (base namespaces)", {"fields": ["bases"]}),
+        ("Layers (base namespaces, changed through review)", {"fields": ["bases", "bases_text"]}),
         (
             "Retrieval and limits",
             {
@@ -135,13 +122,17 @@ class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
         return request.user.is_superuser
 
     @admin.display(description="Reviewed text")
-    def profile_text(self, obj: Namespace) -> SafeString | str:
-        text = ReviewedText.objects.filter(namespace=obj, kind=TextKind.PROFILE).first()
-        if text is None:
-            url = reverse("admin:knowledge_reviewedtext_add") + f"?namespace={obj.pk}&kind={TextKind.PROFILE}"
-            return format_html('<a href="{}">Write the profile (a draft for review)</a>', url)
-        url = reverse("admin:knowledge_reviewedtext_change", args=[text.pk])
-        return format_html('<a href="{}">{} (edit through review)</a>', url, text)
+    def profile_text(self, obj: Namespace) -> SafeString:
+        return _text_link(obj, TextKind.PROFILE, write="Write the profile (a draft for review)")
+
+    @admin.display(description="Builds on")
+    def bases(self, obj: Namespace) -> str:
+        """What the releases are built from now (issue 16 §1), most important first."""
+        return " → ".join(base.slug for base in bases_list(namespace=obj)) or "—"
+
+    @admin.display(description="Reviewed text")
+    def bases_text(self, obj: Namespace) -> SafeString:
+        return _text_link(obj, TextKind.BASES, write="Propose base namespaces (a draft for review)")
 
     @admin.display(description="Release")
     def release_state(self, obj: Namespace) -> str:
@@ -158,8 +149,6 @@ class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
         if change:
             changes = {name: form.cleaned_data[name] for name in form.changed_data if name in settable_fields()}
             namespace_update(namespace=obj, actor=request.user, changes=changes)
-            if "bases" in form.changed_data:
-                namespace_bases_set(namespace=obj, bases=form.cleaned_data["bases"], actor=request.user)
             return
         fields = {
             name: form.cleaned_data[name]

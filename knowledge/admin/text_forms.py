@@ -51,6 +51,13 @@ def _content_fields() -> dict[str, forms.Field]:
         "faq": FaqField(required=False, help_text=FAQ_HELP),
         "body": forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 18}), help_text="Markdown."),
         "entries": RulesField(required=False, help_text="The theme's entry IDs, one per line (e.g. EG-202)."),
+        "bases": RulesField(
+            required=False,
+            help_text="Base namespaces this one builds on, one slug a line, the most important first. Releases "
+            "include their published entries (with their own IDs) after this namespace's own; an entry here "
+            "overrides a base entry by naming its ID in its Overrides field. A public namespace cannot build on "
+            "a private one; cycles are refused. Takes effect with the first release after it is published.",
+        ),
         "position": forms.IntegerField(min_value=0, max_value=32767, required=False, initial=0),
         "template": forms.CharField(
             required=False,

@@ -1,4 +1,4 @@
-"""Admin for reviewed texts: prompt packs, doc pages and namespace profiles, edited as drafts and reviewed.
+"""Admin for reviewed texts (prompt packs, doc pages, profiles, themes, bases), edited as drafts and reviewed.
 
 The served rows (DocPage, PromptPack, the namespace's profile fields) are read-only elsewhere in the
 admin: publishing a reviewed version is the only way to change them.
@@ -185,6 +185,8 @@ class TextVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
     def version_title(self, version: TextVersion) -> str:
         content = version.content or {}
         first = next((content[name] for name in ("title", "summary", "template", "body") if content.get(name)), "")
+        if "bases" in content:
+            first = " → ".join(content["bases"]) or "(no bases)"
         return str(first).strip().split("\n", 1)[0][:120]
 
     def subject_name(self, version: TextVersion) -> str:

@@ -1,9 +1,10 @@
-"""Reviewed texts: everything agents read beside entries (prompt packs, doc pages, the namespace profile).
+"""Reviewed texts: everything agents read beside entries (prompt packs, doc pages, the profile, themes, bases).
 
 One text is one (namespace, kind, key); its content changes only through versions that follow the
 same workflow and four-eyes rule as entry versions. Publishing a version copies its content into the
-row agents are served from (a DocPage, a PromptPack, the namespace's profile fields), so nothing else
-writes those rows and nothing unreviewed reaches a release.
+row agents are served from (a DocPage, a PromptPack, the namespace's profile fields, its NamespaceBase
+rows; a theme is read from its live version), so nothing else writes those rows and nothing
+unreviewed reaches a release.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ class TextKind(models.TextChoices):
     DOC = "doc", "Doc page"
     PROMPT = "prompt", "Prompt pack"
     THEME = "theme", "Theme (a title, a short description and the entries in it)"
+    BASES = "bases", "Base namespaces (the layers this namespace builds on, in priority order)"
 
 
 class ReviewedText(models.Model):

@@ -15,10 +15,10 @@ from typing import Any
 
 from django.db import transaction
 
-from knowledge.models import Membership, Namespace, Role
+from knowledge.models import Membership, Namespace, Role, TextKind
 from knowledge.services.imports import entries_import, entries_parse
-from knowledge.services.layers import namespace_bases_set
 from knowledge.services.namespaces import namespace_apply_spec
+from knowledge.services.texts import text_publish_as_system
 
 LAYERS_SPEC = Path(__file__).resolve().parent.parent / "demo" / "layers" / "layers.json"
 
@@ -50,6 +50,10 @@ def demo_layers_load(*, people: dict[str, Any]) -> LayeredDemo:
         )
         loaded[namespace.slug] = namespace
     for item in spec["namespaces"]:
-        bases = [loaded[slug] for slug in item["bases"]]
-        namespace_bases_set(namespace=loaded[item["slug"]], bases=bases, actor=people["admin"])
+        text_publish_as_system(
+            namespace=loaded[item["slug"]],
+            kind=TextKind.BASES,
+            content={"bases": item["bases"]},
+            note="The layered demo's bases (knowledge/demo/layers/layers.json).",
+        )
     return LayeredDemo(namespaces=tuple(loaded[item["slug"]] for item in spec["namespaces"]))

@@ -1,27 +1,27 @@
-"""Overlays (issue 16 §1): declaring base namespaces, and rebuilding the namespaces built on a base.
+"""Overlays (issue 16 §1, §4): checking and applying a namespace's reviewed list of bases, and rebuilding
+the namespaces built on a base.
 
-A namespace's admin declares its bases in priority order. Refused: a cycle (A on B on A), a public
-namespace on a private base (private knowledge would leak into public files), a base whose ID
-prefix another layer uses (an ID must name one entry), and a private base its declarer cannot read
-(only a member of a private namespace may hand its entries to another one). Every change is audited
-and queues a build; when a base's release changes, its dependants' builds are queued (coalesced,
-through Celery, like every build).
+A namespace's bases are a reviewed text (knowledge.services.texts, kind "bases"): an editor proposes
+the list, another person approves it, and publishing it writes the NamespaceBase rows the next
+release reads. The list is checked when it is proposed, approved and published, since the other
+namespaces and their members may change in between. Refused: a cycle (A on B on A, naming the chain),
+a public namespace on a private base (private knowledge would leak into public files), a base whose
+ID prefix another layer uses (an ID must name one entry), and a private base one of the people who
+wrote the list cannot read (only a member of a private namespace may hand its entries to another
+one). When a base's release changes, its dependants' builds are queued (coalesced, through Celery).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final
 
-from django.db import transaction
-
-from knowledge.actors import Actor
+from knowledge.actors import Actor, is_system_actor
 from knowledge.errors import InvalidInputError
 from knowledge.models import Namespace, Role
 from knowledge.models.layers import NamespaceBase
 from knowledge.selectors.layers import bases_list, dependants_list, layer_graph
 from knowledge.selectors.permissions import user_has_role
-from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
 from knowledge.services.build_queue import release_request_build
 
@@ -32,6 +32,7 @@ LAYER_PRIVATE: Final = (
     "The public namespace {namespace} cannot build on the private namespace {base}: its entries would be public."
 )
 LAYER_PREFIX: Final = "{base} uses the ID prefix {prefix}, as {other} does: every ID must name one entry."
+LAYER_UNKNOWN: Final = "No namespace {slugs}."
 LAYER_NOT_MEMBER: Final = "{base} is private: only its members may let another namespace build on it."
 LAYER_TOO_MANY: Final = f"A namespace builds on at most {BASES_MAX} bases."
 LAYER_TWICE: Final = "{base} is listed twice."
@@ -56,9 +57,10 @@ def _path(graph: dict[int, list[int]], start: int, goal: int) -> list[int] | Non
     return None
 
 
-def _check(namespace: Namespace, bases: Sequence[Namespace], actor: Actor) -> None:
+def _check(namespace: Namespace, bases: Sequence[Namespace], declarers: Iterable[Actor]) -> None:
     if len(bases) > BASES_MAX:
         raise InvalidInputError(LAYER_TOO_MANY)
+    people = [person for person in declarers if not is_system_actor(person)]
     graph = layer_graph()
     prefixes = {namespace.prefix: namespace.slug}
     seen: set[int] = set()
@@ -70,7 +72,7 @@ def _check(namespace: Namespace, bases: Sequence[Namespace], actor: Actor) -> No
         seen.add(base.pk)
         if namespace.is_public and not base.is_public:
             raise InvalidInputError(LAYER_PRIVATE.format(namespace=namespace.slug, base=base.slug))
-        if not base.is_public and not user_has_role(user=actor, namespace=base, role=Role.EDITOR):
+        if not base.is_public and not all(user_has_role(user=p, namespace=base, role=Role.EDITOR) for p in people):
             raise InvalidInputError(LAYER_NOT_MEMBER.format(base=base.slug))
         if base.prefix in prefixes:
             raise InvalidInputError(
@@ -84,31 +86,57 @@ def _check(namespace: Namespace, bases: Sequence[Namespace], actor: Actor) -> No
             raise InvalidInputError(LAYER_CYCLE.format(namespace=namespace.slug, base=base.slug, path=chain))
 
 
-@transaction.atomic
-def namespace_bases_set(*, namespace: Namespace, bases: Sequence[Namespace], actor: Actor) -> list[Namespace]:
-    """Declare the namespace's bases in priority order (replacing the previous list); audited, builds queued."""
-    require_role(user=actor, namespace=namespace, role=Role.ADMIN)
-    locked = Namespace.objects.select_for_update().get(pk=namespace.pk)
-    before = [base.slug for base in bases_list(namespace=locked)]
-    after = [base.slug for base in bases]
-    if before == after:
-        return list(bases)
-    _check(locked, bases, actor)
-    NamespaceBase.objects.filter(namespace=locked).delete()
+def _resolve(slugs: Sequence[str]) -> list[Namespace]:
+    found = {namespace.slug: namespace for namespace in Namespace.objects.filter(slug__in=slugs)}
+    unknown = [slug for slug in slugs if slug not in found]
+    if unknown:
+        raise InvalidInputError(LAYER_UNKNOWN.format(slugs=", ".join(unknown)))
+    return [found[slug] for slug in slugs]
+
+
+def layers_declaration_check(
+    *, namespace: Namespace, slugs: Sequence[str], declarers: Iterable[Actor]
+) -> list[Namespace]:
+    """The bases `slugs` name, in order, or InvalidInputError saying why the list cannot be declared.
+
+    `declarers` are the people who wrote the list (the saver of a draft, every contributor of a
+    version): each must be a member of every private base in it; the system actor (set-up from
+    files) is nobody's member and passes.
+    """
+    bases = _resolve(slugs)
+    _check(namespace, bases, declarers)
+    return bases
+
+
+def layers_declaration_apply(
+    *, namespace: Namespace, slugs: Sequence[str], declarers: Iterable[Actor], actor: Actor
+) -> list[Namespace]:
+    """Write a published list of bases (knowledge.services.texts is the only caller); audited.
+
+    The namespace and its bases are locked (in id order) before the last check, so two lists
+    published at once cannot close a cycle between them. The caller queues the build.
+    """
+    bases = _resolve(slugs)
+    ids = {namespace.pk, *(base.pk for base in bases)}
+    locked = {row.pk: row for row in Namespace.objects.select_for_update().filter(pk__in=ids).order_by("pk")}
+    namespace = locked[namespace.pk]
+    bases = [locked[base.pk] for base in bases]
+    _check(namespace, bases, declarers)
+    before = [base.slug for base in bases_list(namespace=namespace)]
+    NamespaceBase.objects.filter(namespace=namespace).delete()
     NamespaceBase.objects.bulk_create(
-        NamespaceBase(namespace=locked, base=base, position=position) for position, base in enumerate(bases)
+        NamespaceBase(namespace=namespace, base=base, position=position) for position, base in enumerate(bases)
     )
     audit_record(
-        namespace=locked,
+        namespace=namespace,
         actor=actor,
         action="namespace-bases",
         field="bases",
         old_value=before,
-        new_value=after,
-        note=f"bases: {', '.join(before) or '(none)'} → {', '.join(after) or '(none)'}",
+        new_value=list(slugs),
+        note=f"bases: {', '.join(before) or '(none)'} → {', '.join(slugs) or '(none)'}",
     )
-    release_request_build(namespace=locked, reason="bases")
-    return list(bases)
+    return bases
 
 
 def layers_privacy_check(*, namespace: Namespace, is_public: bool) -> None:

@@ -7,6 +7,7 @@ without blanks) or raises InvalidInputError naming the field, so a bad save chan
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -102,6 +103,19 @@ def _theme(content: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+NEEDS_SLUGS: Final = "“bases” must list namespace slugs (lower-case letters, digits, - and _), one a line."
+SLUG = re.compile(r"^[a-z0-9_-]{1,64}$")
+
+
+def _bases(content: Mapping[str, Any]) -> dict[str, Any]:
+    """Issue 16 §1: the namespaces this one builds on, most important first (checked against them by
+    knowledge.services.layers when proposed, approved and published: the slugs alone say little)."""
+    slugs = [item.lower() for item in _texts(content, "bases")]
+    if not all(SLUG.match(item) for item in slugs):
+        raise InvalidInputError(NEEDS_SLUGS)
+    return {"bases": slugs}
+
+
 def _prompt(content: Mapping[str, Any]) -> dict[str, Any]:
     return {"template": _text(content, "template", required=True)}
 
@@ -126,6 +140,7 @@ KINDS: Final[dict[str, KindSpec]] = {
         _theme,
         {"title": "", "summary": "", "entries": [], "position": 0},
     ),
+    TextKind.BASES: KindSpec(("bases",), _bases, {"bases": []}),
 }
 
 
@@ -135,6 +150,8 @@ def text_key_check(*, kind: str, key: str) -> str:
     label = TextKind(kind).label.lower()
     if kind == TextKind.PROFILE and key:
         raise InvalidInputError(BAD_KEY.format(key=key, kind=label, hint="a namespace has one profile, with no key"))
+    if kind == TextKind.BASES and key:
+        raise InvalidInputError(BAD_KEY.format(key=key, kind=label, hint="a namespace has one list of bases, no key"))
     if kind == TextKind.PROMPT and key not in PromptPack.Scenario.values:
         scenarios = ", ".join(PromptPack.Scenario.values)
         raise InvalidInputError(BAD_KEY.format(key=key, kind=label, hint=f"one of {scenarios}"))

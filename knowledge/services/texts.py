@@ -1,4 +1,4 @@
-"""Reviewed texts (prompt packs, doc pages, the namespace profile): draft, save, review, publish.
+"""Reviewed texts (prompt packs, doc pages, the profile, themes, bases): draft, save, review, publish.
 
 The same workflow (knowledge.workflow), roles and four-eyes rule as entry versions. Publishing is the
 only write to what agents are served: it copies the version's content into the served row and queues
@@ -19,11 +19,13 @@ from knowledge.actors import Actor, actor_user
 from knowledge.errors import NOT_EDITABLE, STALE_DRAFT, ConflictError, InvalidInputError
 from knowledge.models import DocPage, Namespace, PromptPack, ReviewedText, Role, TextKind, TextVersion, VersionState
 from knowledge.models.entry import OPEN_STATES
+from knowledge.selectors.layers import bases_list
 from knowledge.services.access import require_role
 from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
 from knowledge.services.build_queue import release_request_build
 from knowledge.services.four_eyes import contribution_record, four_eyes_check, version_contributor_ids
+from knowledge.services.layers import layers_declaration_apply, layers_declaration_check
 from knowledge.services.safety import approval_safety_check, findings_gate, findings_record
 from knowledge.services.text_kinds import KINDS, text_content_clean, text_content_hash, text_key_check
 from knowledge.services.versions import ACTION_ROLES
@@ -58,6 +60,22 @@ def _transition(
         note=note or str(version.text),
     )
     return version
+
+
+def _declarers(version: TextVersion) -> list[Any]:
+    """The people who wrote the version's content (its author and every saver)."""
+    people = list(version.contributors.all())
+    if version.author is not None and all(person.pk != version.author_id for person in people):
+        people.append(version.author)
+    return people
+
+
+def _references_check(*, namespace: Namespace, kind: str, content: Mapping[str, Any], declarers: list[Any]) -> None:
+    """A text that names other namespaces (a list of bases, issue 16 §4) is checked against them when it is
+    saved, submitted, approved and published: a cycle, a private base or a lost membership can appear
+    between those steps."""
+    if kind == TextKind.BASES:
+        layers_declaration_check(namespace=namespace, slugs=content["bases"], declarers=declarers)
 
 
 def _text_get_or_create(*, namespace: Namespace, kind: str, key: str) -> ReviewedText:
@@ -120,6 +138,8 @@ def text_save(
     if current.lock_version != expected_lock_version:
         raise ConflictError(STALE_DRAFT.format(expected=expected_lock_version, current=current.lock_version))
     cleaned = text_content_clean(kind=current.text.kind, content=content)
+    declarers = [*_declarers(current), actor]
+    _references_check(namespace=namespace, kind=current.text.kind, content=cleaned, declarers=declarers)
     TextVersion.objects.filter(pk=current.pk).update(
         content=cleaned,
         content_hash=text_content_hash(kind=current.text.kind, content=cleaned),
@@ -138,6 +158,9 @@ def text_save(
 def text_submit(*, version: TextVersion, actor: Actor, note: str = "") -> TextVersion:
     version = _locked(version)
     text_content_clean(kind=version.text.kind, content=version.content)  # an empty new draft is not submitted
+    _references_check(
+        namespace=version.text.namespace, kind=version.text.kind, content=version.content, declarers=_declarers(version)
+    )
     version = _transition(version, target=VersionState.IN_REVIEW, actor=actor, note=note)
     version.submitted_at = timezone.now()
     version.save(update_fields=["submitted_at"])
@@ -153,6 +176,9 @@ def text_approve(*, version: TextVersion, actor: Actor, note: str = "", acknowle
     check_transition(version.state, VersionState.APPROVED)
     require_role(user=actor, namespace=namespace, role=Role.REVIEWER)
     four_eyes_check(namespace=namespace, contributors=version_contributor_ids(version=version), actor=actor)
+    _references_check(
+        namespace=namespace, kind=version.text.kind, content=version.content, declarers=_declarers(version)
+    )
     approval_safety_check(version=version, namespace=namespace, actor=actor, acknowledgement=acknowledgement)
     version = _transition(version, target=VersionState.APPROVED, actor=actor, note=note, check_permission=False)
     _reviewed(version, actor=actor, note=note)
@@ -199,7 +225,7 @@ def _make_live(version: TextVersion, *, actor: Actor, note: str) -> TextVersion:
     version.save(update_fields=["published_at"])
     text.live_version = version
     text.save(update_fields=["live_version"])
-    _serve(text=text, content=version.content)
+    _serve(text=text, version=version, actor=actor)
     release_request_build(namespace=text.namespace, reason="text")
     return version
 
@@ -217,12 +243,14 @@ def _served_content(text: ReviewedText) -> dict[str, Any]:
         pack := PromptPack.objects.filter(namespace=namespace, scenario=text.key).first()
     ):
         return {"template": pack.template}
+    elif text.kind == TextKind.BASES:
+        return {"bases": [base.slug for base in bases_list(namespace=namespace)]}
     return dict(KINDS[text.kind].empty)
 
 
-def _serve(*, text: ReviewedText, content: Mapping[str, Any]) -> None:
+def _serve(*, text: ReviewedText, version: TextVersion, actor: Actor) -> None:
     """Copy published content into the row releases are built from (the only writer of those rows)."""
-    namespace = text.namespace
+    namespace, content = text.namespace, version.content
     if text.kind == TextKind.DOC:
         DocPage.objects.update_or_create(
             namespace=namespace,
@@ -236,6 +264,10 @@ def _serve(*, text: ReviewedText, content: Mapping[str, Any]) -> None:
     elif text.kind == TextKind.PROFILE:
         fields = KINDS[TextKind.PROFILE].fields
         Namespace.objects.filter(pk=namespace.pk).update(**{name: content[name] for name in fields})
+    elif text.kind == TextKind.BASES:
+        layers_declaration_apply(
+            namespace=namespace, slugs=content["bases"], declarers=_declarers(version), actor=actor
+        )
     # A theme has no row of its own: releases read its live version (knowledge.selectors.snapshots).
 
 

@@ -8,23 +8,21 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.test import Client
-from django.urls import reverse
 
 from gateway.cache import reply_cache_clear
 from knowledge.admin.preview import OVERRIDES_NOTHING, override_warnings
-from knowledge.errors import InvalidInputError, NotAllowedError
-from knowledge.models import AuditRecord, Entry, Namespace, NamespaceBase, Role, TokenScope
+from knowledge.errors import InvalidInputError
+from knowledge.models import Entry, Namespace, NamespaceBase, Role, TokenScope
 from knowledge.selectors.layers import bases_list
 from knowledge.selectors.serving import serving_caches_clear
 from knowledge.services.api_keys import api_key_create
 from knowledge.services.entries import entry_retire
-from knowledge.services.layers import namespace_bases_set
+from knowledge.services.layers import layers_declaration_check
 from knowledge.services.namespace_settings import namespace_update
 from knowledge.services.personal_tokens import personal_token_create
 from knowledge.services.releases import release_build
 from tests.factories import NamespaceFactory, UserFactory, membership
-from tests.knowledge.adminforms import admin_form, as_user
-from tests.servingfixtures import publish
+from tests.servingfixtures import bases_declare, publish
 
 pytestmark = pytest.mark.django_db
 
@@ -94,10 +92,9 @@ def company(db: Any) -> Namespace:
 
 
 @pytest.fixture
-def product(company: Namespace, boss: Any) -> Namespace:
+def product(company: Namespace) -> Namespace:
     product = NamespaceFactory.create(slug="product", prefix="PR", name="Product")
-    namespace_bases_set(namespace=product, bases=[company], actor=boss)
-    return publish(product, PRODUCT)
+    return publish(bases_declare(product, company), PRODUCT)
 
 
 def rebuild(namespace: Namespace) -> None:
@@ -171,13 +168,12 @@ def test_other_namespaces_never_see_a_layer_they_do_not_build_on(product: Namesp
 
 def test_cycles_are_refused_naming_the_chain(product: Namespace, company: Namespace, boss: Any) -> None:
     with pytest.raises(InvalidInputError, match=r"company cannot build on product: .*product → company"):
-        namespace_bases_set(namespace=company, bases=[product], actor=boss)
-    third = NamespaceFactory.create(slug="third", prefix="TH", name="Third")
-    namespace_bases_set(namespace=third, bases=[product], actor=boss)
+        layers_declaration_check(namespace=company, slugs=["product"], declarers=[boss])
+    third = bases_declare(NamespaceFactory.create(slug="third", prefix="TH", name="Third"), product)
     with pytest.raises(InvalidInputError, match="third → product → company"):
-        namespace_bases_set(namespace=company, bases=[third], actor=boss)
+        layers_declaration_check(namespace=company, slugs=[third.slug], declarers=[boss])
     with pytest.raises(InvalidInputError, match="itself"):
-        namespace_bases_set(namespace=company, bases=[company], actor=boss)
+        layers_declaration_check(namespace=company, slugs=["company"], declarers=[boss])
     assert not NamespaceBase.objects.filter(namespace=company).exists()
 
 
@@ -186,8 +182,8 @@ def test_a_public_namespace_cannot_build_on_a_private_one(company: Namespace, bo
     public = NamespaceFactory.create(slug="open", prefix="OP", name="Open")
 
     with pytest.raises(InvalidInputError, match="public namespace open cannot build on the private namespace"):
-        namespace_bases_set(namespace=public, bases=[secret], actor=boss)
-    namespace_bases_set(namespace=public, bases=[company], actor=boss)
+        layers_declaration_check(namespace=public, slugs=[secret.slug], declarers=[boss])
+    bases_declare(public, company)
     with pytest.raises(InvalidInputError, match="cannot become private while public namespaces build on it: open"):
         namespace_update(namespace=company, actor=boss, changes={"is_public": False})
     assert Namespace.objects.get(pk=company.pk).is_public is True
@@ -203,9 +199,10 @@ def test_a_private_product_on_a_private_base_serves_it_only_with_its_own_key(bos
     outsider = membership(UserFactory(username="outsider"), vault, Role.ADMIN)
 
     with pytest.raises(InvalidInputError, match="only its members"):
-        namespace_bases_set(namespace=vault, bases=[base], actor=outsider)
+        layers_declaration_check(namespace=vault, slugs=[base.slug], declarers=[outsider])
     membership(outsider, base, Role.EDITOR)
-    namespace_bases_set(namespace=vault, bases=[base], actor=outsider)
+    layers_declaration_check(namespace=vault, slugs=[base.slug], declarers=[outsider])
+    bases_declare(vault, base)
     publish(vault, [{**PRODUCT[1], "id": "VA-201"}])
     key = api_key_create(namespace=vault, name="vault", actor=None, check_permission=False)[1]
 
@@ -217,23 +214,11 @@ def test_a_private_product_on_a_private_base_serves_it_only_with_its_own_key(bos
         namespace_update(namespace=vault, actor=boss, changes={"is_public": True})
 
 
-def test_only_the_namespace_admin_declares_bases_and_it_is_audited(company: Namespace, boss: Any) -> None:
-    product = NamespaceFactory.create(slug="product", prefix="PR", name="Product")
-    editor = membership(UserFactory(username="ed"), product, Role.EDITOR)
-
-    with pytest.raises(NotAllowedError):
-        namespace_bases_set(namespace=product, bases=[company], actor=editor)
-    namespace_bases_set(namespace=product, bases=[company], actor=boss)
-
-    record = AuditRecord.objects.get(namespace=product, action="namespace-bases")
-    assert (record.old_value, record.new_value) == ([], ["company"])
-
-
 def test_a_base_with_the_same_id_prefix_is_refused(company: Namespace, boss: Any) -> None:
     twin = NamespaceFactory.create(slug="twin", prefix="CO", name="Twin")
 
     with pytest.raises(InvalidInputError, match="uses the ID prefix CO"):
-        namespace_bases_set(namespace=twin, bases=[company], actor=boss)
+        layers_declaration_check(namespace=twin, slugs=[company.slug], declarers=[boss])
 
 
 def test_load_demo_ships_a_company_and_two_products_one_private(db: Any) -> None:
@@ -266,29 +251,6 @@ def test_an_override_of_nothing_is_an_authoring_warning(product: Namespace) -> N
 
     live.overrides = "CO-999"
     assert override_warnings(live) == [OVERRIDES_NOTHING.format(id="CO-999", bases="company")]
-
-
-def test_the_admin_declares_bases_one_slug_a_line_and_shows_a_refusal(company: Namespace, boss: Any) -> None:
-    product = NamespaceFactory.create(slug="product", prefix="PR", name="Product")
-    keeper = membership(UserFactory(username="kim"), product, Role.ADMIN)
-    page = reverse("admin:knowledge_namespace_change", args=[product.pk])
-    client = as_user(keeper)
-    data = admin_form(client, page)
-
-    data["bases"] = ["company\n"]
-    assert client.post(page, data).status_code == 302
-    assert [base.slug for base in bases_list(namespace=product)] == ["company"]
-    assert "company" in admin_form(client, page)["bases"][0]
-
-    data["bases"] = ["nowhere"]
-    assert "No namespace nowhere." in client.post(page, data).text
-    company_page = reverse("admin:knowledge_namespace_change", args=[company.pk])
-    boss_client = as_user(boss)
-    circular = admin_form(boss_client, company_page)
-    circular["bases"] = ["product"]
-    refused = boss_client.post(company_page, circular, follow=True)
-    assert "cannot build on product: product already builds on company (product → company)" in refused.text
-    assert bases_list(namespace=company) == []
 
 
 def test_the_management_api_root_names_the_bases_in_priority_order(product: Namespace) -> None:

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from knowledge.models import BuildRequest, Namespace
-from knowledge.services.layers import namespace_bases_set
 from tests.factories import NamespaceFactory, UserFactory, membership
 from tests.knowledge.test_worker import broker, publish
+from tests.servingfixtures import bases_declare
 from tests.worker import celery_worker, wait_for
 
 __all__ = ["broker"]
@@ -31,8 +31,7 @@ def test_a_base_publish_reaches_the_dependant_through_the_worker(broker: Any, tm
     reviewer = membership(UserFactory(username="rev"), company, "reviewer")
     membership(editor, product, "editor")
     membership(reviewer, product, "reviewer")
-    boss: Any = UserFactory(username="boss", is_superuser=True)
-    namespace_bases_set(namespace=product, bases=[company], actor=boss)
+    bases_declare(product, company)
 
     # The worker queues the dependant's build itself: on this test's queue, which it consumes.
     with celery_worker(log=tmp_path / "worker.log", queue=broker, EVERGREEN_CELERY_QUEUE=broker):
