@@ -28,7 +28,7 @@ import numpy as np
 from knowledge.retrieval.analysis import analyze_text
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.index import SearchIndex
-from knowledge.retrieval.postings import Analyze, analyze_fields
+from knowledge.retrieval.postings import Analyze, Collect, analyze_fields
 from knowledge.retrieval.ranking import SearchOptions
 
 PROBES = Path(__file__).resolve().parent / "probes"
@@ -147,6 +147,7 @@ def threshold_automatic(
     *,
     probes: Sequence[str] | None = None,
     analyze: Analyze = analyze_fields,
+    collect: Collect | None = None,
 ) -> AutomaticThreshold:
     """The threshold for `index` (compiled from `documents`) from probes and held-out pseudo-questions."""
     probes = probe_questions() if probes is None else probes
@@ -161,6 +162,7 @@ def threshold_automatic(
             params=index.params,
             options=SearchOptions(ranker="bm25f"),
             analyze=analyze,
+            collect=collect,
         ).with_synonyms(index)
         pseudo = gate_scores(held_out, questions)
     bounded = False

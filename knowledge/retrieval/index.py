@@ -17,6 +17,7 @@ from knowledge.retrieval.planning import QueryPlanner
 from knowledge.retrieval.postings import (
     Analyze,
     BM25FParams,
+    Collect,
     analyze_fields,
     bm25_idf,
     build_postings,
@@ -105,11 +106,15 @@ class SearchIndex:
         progress: Callable[[int], None] | None = None,
         analyze: Analyze = analyze_fields,
         synonyms: Iterable[SynonymSet] = (),
+        collect: Collect | None = None,
     ) -> SearchIndex:
-        """Index `documents` (sorted by ID: position i is documents[i]); see build_postings for `analyze`."""
+        """Index `documents` (sorted by ID: position i is documents[i]); see build_postings for `analyze`
+        and `collect`."""
         analyzer = analyzer or AnalyzerConfig()
         params = params or BM25FParams()
-        postings, _ = build_postings(documents, config=analyzer, params=params, progress=progress, analyze=analyze)
+        postings, _ = build_postings(
+            documents, config=analyzer, params=params, progress=progress, analyze=analyze, collect=collect
+        )
         categories = sorted({d.category for d in documents})
         code = {c: i for i, c in enumerate(categories)}
         position_of = {d.id: i for i, d in enumerate(documents)}

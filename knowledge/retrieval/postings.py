@@ -84,17 +84,24 @@ def bm25_idf(doc_freq: np.ndarray, count: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class _Occurrences:
-    """Every term occurrence in (doc, field) order: term id, and its sentence (-1 in context fields)."""
+class Occurrences:
+    """Every term occurrence in (doc, field) order: term id, and its sentence (-1 in context fields).
 
-    terms: list[str]
+    Term ids only need to be dense and consistent within one collection (the vocabulary renumbers
+    them); `hashes`, when given, are hash_term of each term (so the vocabulary does not hash again).
+    """
+
+    terms: Sequence[str]
     term_ids: np.ndarray  # int64
     sentences: np.ndarray  # int64
     lengths: np.ndarray  # int64 (docs, fields): occurrences per field
     sentence_counts: np.ndarray  # int64 per doc
+    hashes: np.ndarray | None = None  # uint64 per term
 
 
 Analyze = Callable[[Document, AnalyzerConfig], tuple[list[list[str]], ...]]
+# A whole collection's occurrences at once (incremental builds keep them per document: render.release).
+Collect = Callable[[Sequence[Document], AnalyzerConfig], Occurrences]
 
 
 def _collect_terms(
@@ -102,7 +109,7 @@ def _collect_terms(
     config: AnalyzerConfig,
     progress: Callable[[int], None] | None,
     analyze: Analyze,
-) -> _Occurrences:
+) -> Occurrences:
     term_ids: dict[str, int] = {}
     occurrences: list[int] = []
     sentences: list[int] = []
@@ -120,7 +127,7 @@ def _collect_terms(
         sentence_counts[position] = sentence
         if progress is not None and position % 1000 == 999:
             progress(position + 1)
-    return _Occurrences(
+    return Occurrences(
         terms=list(term_ids),
         term_ids=np.array(occurrences, dtype=np.int64),
         sentences=np.array(sentences, dtype=np.int64),
@@ -143,6 +150,11 @@ def term_max_impacts(offsets: np.ndarray, impacts: np.ndarray) -> np.ndarray:
     return np.maximum.reduceat(impacts, offsets[:-1]).astype(np.float32)
 
 
+def _string_order(terms: Sequence[str]) -> np.ndarray:
+    """The term ids in the terms' string order."""
+    return np.array(sorted(range(len(terms)), key=terms.__getitem__), dtype=np.int64)
+
+
 def build_postings(
     documents: Sequence[Document],
     *,
@@ -150,15 +162,17 @@ def build_postings(
     params: BM25FParams,
     progress: Callable[[int], None] | None = None,
     analyze: Analyze = analyze_fields,
+    collect: Collect | None = None,
 ) -> tuple[Postings, np.ndarray]:
     """Postings for `documents` and the per-(doc, field) term counts (document lengths).
 
     `analyze` turns one document into its fields' terms; a caller may pass a memoizing one
-    (incremental builds), which must return what analyze_fields would.
+    (incremental builds), which must return what analyze_fields would. `collect`, when given,
+    replaces the whole collection step and must give the occurrences analyze_fields would.
     """
-    found = _collect_terms(documents, config, progress, analyze)
+    found = collect(documents, config) if collect is not None else _collect_terms(documents, config, progress, analyze)
     terms, occurrences, lengths = found.terms, found.term_ids, found.lengths
-    vocabulary, new_id = Vocabulary.build(terms)
+    vocabulary, new_id = Vocabulary.build(terms, hashes=found.hashes)
     count, n_fields = len(documents), len(FIELDS)
     doc_of = np.repeat(np.arange(count, dtype=np.int64), lengths.sum(axis=1))
     field_of = np.repeat(np.tile(np.arange(n_fields, dtype=np.int64), count), lengths.ravel())
@@ -200,7 +214,7 @@ def build_postings(
         seed=seed.astype(np.uint8),
         idf=idf,
         max_bm25f=term_max_impacts(offsets, impacts),
-        order=new_id[np.array(sorted(range(len(terms)), key=terms.__getitem__), dtype=np.int64)].astype(np.int32),
+        order=new_id[_string_order(terms)].astype(np.int32),
         blocks=blocks,
         stats={"documents": float(count), "postings": float(len(pair_keys))},
     )

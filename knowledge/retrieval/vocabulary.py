@@ -36,9 +36,11 @@ class Vocabulary:
     offsets: np.ndarray  # int64, len(hashes) + 1
 
     @classmethod
-    def build(cls, terms: Sequence[str]) -> tuple[Vocabulary, np.ndarray]:
-        """Return the vocabulary and `new_id[old_id]` for terms given in first-seen order."""
-        hashes = np.array([hash_term(t) for t in terms], dtype=np.uint64)
+    def build(cls, terms: Sequence[str], *, hashes: np.ndarray | None = None) -> tuple[Vocabulary, np.ndarray]:
+        """Return the vocabulary and `new_id[old_id]` for terms given in first-seen order (`hashes`:
+        their hash_term values, when the caller has them already)."""
+        if hashes is None:
+            hashes = np.array([hash_term(t) for t in terms], dtype=np.uint64)
         # Hash order with the term as tie-breaker: deterministic whatever the input order.
         order = sorted(range(len(terms)), key=lambda i: (int(hashes[i]), terms[i]))
         new_id = np.empty(len(terms), dtype=np.int64)

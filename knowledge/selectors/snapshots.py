@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 from django.utils import timezone
 
@@ -60,9 +60,13 @@ def namespace_info(*, namespace: Namespace) -> NamespaceInfo:
 
 def entry_record(*, entry: Entry, version: EntryVersion) -> EntryRecord:
     """A version of an entry as agents see it (the live one in a release, any one in a preview)."""
+    return _record(public_id=entry.public_id, category=entry.category.slug, version=version)
+
+
+def _record(*, public_id: str, category: str, version: EntryVersion) -> EntryRecord:
     return EntryRecord(
-        id=entry.public_id,
-        category=entry.category.slug,
+        id=public_id,
+        category=category,
         title=version.title,
         summary=version.summary,
         body=version.body,
@@ -91,15 +95,14 @@ def _review_state(version: EntryVersion) -> str:
     return SELF_APPROVED if version.reviewer_id == version.author_id else REVIEWED
 
 
-def snapshot_read(*, namespace: Namespace, today: date | None = None) -> Snapshot:
-    """The published versions, tombstones, docs and prompt packs of a namespace, in ID order.
+RecordKey = tuple[int, datetime, str, str]  # live version id, its modified_at, public ID, category slug
+VERSIONS_PER_QUERY = 2000
 
-    ``today`` (default: the local date) dates the entries' freshness: which are due (issue 12 §6).
-    """
-    entries = Entry.objects.filter(namespace=namespace).select_related("category", "live_version").order_by("number")
-    records: list[EntryRecord] = []
-    tombstones: list[Tombstone] = []
-    for entry in entries.iterator(chunk_size=2000):
+
+def _tombstones(namespace: Namespace) -> list[Tombstone]:
+    retired = Entry.objects.filter(namespace=namespace, retired_at__isnull=False).select_related("live_version")
+    tombstones = []
+    for entry in retired.order_by("number"):
         live = entry.live_version
         if entry.retired_at is not None:
             tombstones.append(
@@ -112,8 +115,45 @@ def snapshot_read(*, namespace: Namespace, today: date | None = None) -> Snapsho
                     sensitivity=live.sensitivity if live else "public",
                 )
             )
-        elif live is not None:
-            records.append(entry_record(entry=entry, version=live))
+    return tombstones
+
+
+def _entry_records(namespace: Namespace, kept: dict[RecordKey, EntryRecord]) -> list[EntryRecord]:
+    """The live entries' records in ID order; only versions `kept` does not hold are read in full.
+
+    `kept` is a build's memo (knowledge.services.releases): afterwards it holds this read's records
+    only. A key changes whenever the record could (a new live version, an edit, a renumbered or
+    recategorised entry), so a kept record is the one a full read gives.
+    """
+    live = Entry.objects.filter(namespace=namespace, retired_at__isnull=True, live_version__isnull=False)
+    keys: list[RecordKey] = list(
+        live.order_by("number").values_list(
+            "live_version_id", "live_version__modified_at", "public_id", "category__slug"
+        )
+    )
+    missing = [key for key in keys if key not in kept]
+    found = {key: kept[key] for key in keys if key in kept}
+    by_version = {key[0]: key for key in missing}
+    ids = list(by_version)
+    for start in range(0, len(ids), VERSIONS_PER_QUERY):
+        for version in EntryVersion.objects.filter(pk__in=ids[start : start + VERSIONS_PER_QUERY]):
+            key = by_version[version.pk]
+            found[key] = _record(public_id=key[2], category=key[3], version=version)
+    kept.clear()
+    kept.update(found)
+    return [found[key] for key in keys]
+
+
+def snapshot_read(
+    *, namespace: Namespace, today: date | None = None, kept: dict[RecordKey, EntryRecord] | None = None
+) -> Snapshot:
+    """The published versions, tombstones, docs and prompt packs of a namespace, in ID order.
+
+    ``today`` (default: the local date) dates the entries' freshness: which are due (issue 12 §6).
+    ``kept``: the entry records of the caller's previous read, reused where the version is the same.
+    """
+    records = _entry_records(namespace, {} if kept is None else kept)
+    tombstones = _tombstones(namespace)
     docs = tuple(
         DocRecord(slug=d.slug, title=d.title, body=d.body) for d in DocPage.objects.filter(namespace=namespace)
     )

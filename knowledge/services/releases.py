@@ -17,7 +17,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -35,6 +35,7 @@ from knowledge.retrieval.render.release import (
     CONTEXT_JSON,
     SEARCH_INDEX,
     AnalysisCache,
+    PartsCache,
     RenderedArtifact,
     render_release,
 )
@@ -43,7 +44,7 @@ from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
 from knowledge.retrieval.tiers import INTERNAL_ARTIFACTS, freshness_counts, packable, visible
 from knowledge.retrieval.timestamps import rfc3339
 from knowledge.selectors.pages import release_metrics_measure
-from knowledge.selectors.snapshots import snapshot_read
+from knowledge.selectors.snapshots import RecordKey, snapshot_read
 from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
 from knowledge.services.build_queue import (
@@ -66,18 +67,50 @@ logger = logging.getLogger(__name__)
 LZ4_SINCE = 140000  # PostgreSQL 14 added lz4 TOAST compression
 ANALYSIS_CACHES_MAX = 8  # namespaces whose last build's analysis a process keeps (LRU)
 
-_analysis_caches: OrderedDict[int, AnalysisCache] = OrderedDict()
+
+@dataclass(frozen=True, slots=True)
+class _BuildCaches:
+    """What a process keeps of a namespace's last build: entry records, analysed terms, rendered parts."""
+
+    analysis: AnalysisCache
+    parts: PartsCache
+    records: dict[RecordKey, EntryRecord] = field(default_factory=dict)
+    reading: threading.Lock = field(default_factory=threading.Lock)
+
+
+_analysis_caches: OrderedDict[int, _BuildCaches] = OrderedDict()
 _analysis_lock = threading.Lock()
 
 
-def _analysis_cache(namespace_id: int) -> AnalysisCache:
-    """This process's analysis cache of the namespace (the least recently built are dropped)."""
+def _build_caches(namespace_id: int) -> _BuildCaches:
+    """This process's caches of the namespace (the least recently built are dropped)."""
     with _analysis_lock:
-        cache_ = _analysis_caches.pop(namespace_id, None) or AnalysisCache()
-        _analysis_caches[namespace_id] = cache_
+        caches = _analysis_caches.pop(namespace_id, None) or _BuildCaches(AnalysisCache(), PartsCache())
+        _analysis_caches[namespace_id] = caches
         while len(_analysis_caches) > ANALYSIS_CACHES_MAX:
             _analysis_caches.popitem(last=False)
-        return cache_
+        return caches
+
+
+def _snapshot(namespace: Namespace, now: datetime) -> Snapshot:
+    """The namespace's publishable state, reading in full only the entry versions not read before."""
+    caches = _build_caches(namespace.pk)
+    with caches.reading:
+        return snapshot_read(namespace=namespace, today=now.astimezone(UTC).date(), kept=caches.records)
+
+
+def _render(namespace: Namespace, snapshot: Snapshot, stamp: ReleaseStamp) -> list[RenderedArtifact]:
+    caches = _build_caches(namespace.pk)
+    artifacts = render_release(snapshot, stamp, analysis=caches.analysis, parts=caches.parts)
+    logger.info(
+        "Release of %s: %d entries analysed, %d reused; %d parts rendered, %d reused",
+        namespace.slug,
+        caches.analysis.analysed,
+        caches.analysis.reused,
+        caches.parts.rendered,
+        caches.parts.reused,
+    )
+    return artifacts
 
 
 def release_analysis_caches_clear() -> None:
@@ -249,7 +282,7 @@ def _files_render_again(*, namespace: Namespace, release: Release, snapshot: Sna
         revision=release.revision.isoformat(),
         generated_at=rfc3339(release.built_at.astimezone(UTC)),
     )
-    artifacts = render_release(snapshot, stamp, analysis=_analysis_cache(namespace.pk))
+    artifacts = _render(namespace, snapshot, stamp)
     with transaction.atomic():
         Release.objects.select_for_update().filter(namespace=namespace).order_by("-sequence").first()  # as a prune
         _compress_artifacts_with_lz4()
@@ -269,7 +302,7 @@ def _serve_unless_held(*, namespace: Namespace, release: Release, held: bool, se
 def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome:
     started = time.monotonic()
     serial = namespace.content_serial
-    snapshot = snapshot_read(namespace=namespace, today=now.astimezone(UTC).date())
+    snapshot = _snapshot(namespace, now)
     inputs_hash = snapshot.inputs_hash()
     existing = Release.objects.filter(namespace=namespace, inputs_hash=inputs_hash).first()
     if existing is not None:
@@ -294,9 +327,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
 
     previous = Release.objects.filter(namespace=namespace).order_by("-sequence").first()
     stamp = _stamp(namespace=namespace, snapshot=snapshot, previous=previous, now=now)
-    analysis = _analysis_cache(namespace.pk)
-    artifacts = render_release(snapshot, stamp, analysis=analysis)
-    logger.info("Release of %s: %d entries analysed, %d reused", namespace.slug, analysis.analysed, analysis.reused)
+    artifacts = _render(namespace, snapshot, stamp)
     _validate(snapshot, stamp, artifacts)
     metrics = release_metrics_measure(visible(snapshot, PUBLIC), stamp, artifacts)
     metrics["freshness"] = freshness_counts(visible(snapshot, PUBLIC).entries, revision=stamp.revision)

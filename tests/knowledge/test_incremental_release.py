@@ -56,11 +56,15 @@ def test_the_engine_analyses_entries_its_own_way_again_after_an_incremental_buil
     assert postings.analyze_fields is original
 
 
-def test_the_cache_keeps_only_the_entries_of_the_last_build() -> None:
+def test_the_cache_keeps_only_what_the_last_build_used() -> None:
     cache = AnalysisCache()
     rendered(snapshot_of(DEMO), cache)
+    everything = len(cache)
     rendered(snapshot_of(DEMO[:5]), cache)
-    assert len(cache) == 5
+    kept = len(cache)
+    assert 5 <= kept < everything  # the five entries, and calibration's held-out copies made of them
+    rendered(snapshot_of(DEMO[:5]), cache)
+    assert (len(cache), cache.analysed) == (kept, 0)
 
 
 def test_a_cached_analysis_is_the_analysis_of_the_same_analyzer() -> None:

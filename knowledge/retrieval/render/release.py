@@ -10,19 +10,15 @@ so the release is byte-identical to a full build's (tests/knowledge/test_increme
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-import orjson
-
-from knowledge.retrieval.analysis import AnalyzerConfig
 from knowledge.retrieval.calibration import threshold_automatic
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.index import SearchIndex
-from knowledge.retrieval.postings import Analyze, analyze_fields
+from knowledge.retrieval.postings import Analyze, Collect, analyze_fields
 from knowledge.retrieval.ranking import SearchOptions
+from knowledge.retrieval.render.analysis_cache import AnalysisCache
 from knowledge.retrieval.render.context_json import render_context_json
 from knowledge.retrieval.render.llms import (
     category_file,
@@ -31,6 +27,7 @@ from knowledge.retrieval.render.llms import (
     render_llms_txt,
 )
 from knowledge.retrieval.render.markdown import render_index_md
+from knowledge.retrieval.render.parts import PartsCache
 from knowledge.retrieval.render.policy import render_ai_policy_json, render_ai_txt, render_robots_txt
 from knowledge.retrieval.render.site import render_protected_json, render_site_json
 from knowledge.retrieval.render.sitemap import render_sitemaps
@@ -80,99 +77,6 @@ def search_options(snapshot: Snapshot) -> SearchOptions:
     return options
 
 
-Fields = tuple[list[list[str]], ...]  # what postings.analyze_fields returns for one document
-
-
-@dataclass(frozen=True, slots=True)
-class _Analysed:
-    terms: tuple[str, ...]  # every term of the document, fields and parts in order (interned)
-    shape: tuple[tuple[int, ...], ...]  # per field, the number of terms of each part
-
-    def fields(self) -> Fields:
-        result: list[list[list[str]]] = []
-        at = 0
-        for lengths in self.shape:
-            parts = []
-            for length in lengths:
-                parts.append(list(self.terms[at : at + length]))
-                at += length
-            result.append(parts)
-        return tuple(result)
-
-
-def document_key(document: Document) -> bytes:
-    """A digest of everything the engine can read from a document (so any change re-analyses it)."""
-    return hashlib.blake2b(orjson.dumps(document), digest_size=16).digest()
-
-
-class AnalysisCache:
-    """The analysed terms of the documents of the last build that used this cache.
-
-    Memory: one pointer per term occurrence (terms are shared strings), about 10 MB per 10,000
-    entries of the synthetic bench namespace. Each build keeps only the documents it used.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._build_lock = threading.Lock()
-        self._config: AnalyzerConfig | None = None
-        self._entries: dict[bytes, _Analysed] = {}
-        self._shared: dict[str, str] = {}  # during a build: one string object per distinct term
-        self._used: set[bytes] = set()
-        self.reused = 0
-        self.analysed = 0
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def fields(self, document: Document, config: AnalyzerConfig, *, analyze: Analyze, counted: bool = True) -> Fields:
-        """The document's analysed fields: from the cache, or from `analyze` (then stored).
-
-        `counted=False` is for the held-out copies calibration makes: they are looked up but
-        neither counted in `reused`/`analysed` nor kept (the next build will not see them again).
-        """
-        key = document_key(document)
-        with self._lock:
-            if config != self._config:  # another analyzer: nothing stored applies
-                self._config, self._entries = config, {}
-            if counted:
-                self._used.add(key)
-            stored = self._entries.get(key)
-            if stored is not None:
-                self.reused += counted
-                return stored.fields()
-        fields = analyze(document, config)
-        if not counted:
-            return fields
-        with self._lock:
-            self.analysed += 1
-            share = self._shared.setdefault
-            terms = tuple(share(term, term) for parts in fields for part in parts for term in part)
-            shape = tuple(tuple(len(part) for part in parts) for parts in fields)
-            self._entries[key] = _Analysed(terms, shape)
-        return fields
-
-    def analyze(self, document: Document, config: AnalyzerConfig) -> Fields:
-        """The engine's per-document analysis, through this cache (SearchIndex.compile's `analyze`)."""
-        return self.fields(document, config, analyze=analyze_fields)
-
-    def analyze_uncounted(self, document: Document, config: AnalyzerConfig) -> Fields:
-        """Like analyze, without counting: for the held-out copies calibration compiles."""
-        return self.fields(document, config, analyze=analyze_fields, counted=False)
-
-    @contextmanager
-    def building(self) -> Iterator[None]:
-        """One build at a time per cache; afterwards, forget documents the build did not use."""
-        with self._build_lock:
-            with self._lock:
-                self._used, self._shared = set(), {}
-                self.reused = self.analysed = 0
-            yield
-            with self._lock:
-                self._entries = {key: value for key, value in self._entries.items() if key in self._used}
-                self._used, self._shared = set(), {}
-
-
 def compile_index(
     documents: Sequence[Document], snapshot: Snapshot, *, analysis: AnalysisCache | None = None
 ) -> SearchIndex:
@@ -186,12 +90,17 @@ def compile_index(
         index = SearchIndex.compile(documents, options=options, synonyms=snapshot.synonyms)
         return with_matching(index, documents, snapshot, analyze=analyze_fields)
     with analysis.building():
-        index = SearchIndex.compile(documents, options=options, analyze=analysis.analyze, synonyms=snapshot.synonyms)
-        return with_matching(index, documents, snapshot, analyze=analysis.analyze_uncounted)
+        index = SearchIndex.compile(documents, options=options, collect=analysis.collect, synonyms=snapshot.synonyms)
+        return with_matching(index, documents, snapshot, analyze=analyze_fields, collect=analysis.collect_uncounted)
 
 
 def with_matching(
-    index: SearchIndex, documents: Sequence[Document], snapshot: Snapshot, *, analyze: Analyze
+    index: SearchIndex,
+    documents: Sequence[Document],
+    snapshot: Snapshot,
+    *,
+    analyze: Analyze,
+    collect: Collect | None = None,
 ) -> SearchIndex:
     """The index serving with the threshold the release records, and how it was obtained."""
     ranking = snapshot.ranking
@@ -202,7 +111,7 @@ def with_matching(
         return index.with_threshold(
             ranking.match_threshold, {"source": "namespace", "threshold": ranking.match_threshold, "note": note}
         )
-    chosen = threshold_automatic(index, documents, analyze=analyze)
+    chosen = threshold_automatic(index, documents, analyze=analyze, collect=collect)
     return index.with_threshold(chosen.threshold, chosen.to_meta())
 
 
@@ -215,10 +124,17 @@ def tier_index(
     return compile_index(documents, tier, analysis=analysis)
 
 
+def _context_json(public: Snapshot, stamp: ReleaseStamp, parts: PartsCache | None) -> bytes:
+    if parts is None:
+        return render_context_json(public, stamp)
+    with parts.building():
+        return render_context_json(public, stamp, parts=parts)
+
+
 def render_release(
-    snapshot: Snapshot, stamp: ReleaseStamp, *, analysis: AnalysisCache | None = None
+    snapshot: Snapshot, stamp: ReleaseStamp, *, analysis: AnalysisCache | None = None, parts: PartsCache | None = None
 ) -> list[RenderedArtifact]:
-    """Every artifact of the release; `analysis` makes the build incremental (same bytes).
+    """Every artifact of the release; `analysis` and `parts` make the build incremental (same bytes).
 
     Everything served as a file is rendered from the public view (tiers.visible); each wider
     clearance in use adds its own index, and protected.json keeps what the public files leave out.
@@ -230,7 +146,7 @@ def render_release(
         for kind, body in (("llms", short), ("llms-full", full))
     ]
     artifacts = [
-        RenderedArtifact(CONTEXT_JSON, JSON, render_context_json(public, stamp)),
+        RenderedArtifact(CONTEXT_JSON, JSON, _context_json(public, stamp, parts)),
         RenderedArtifact(LLMS_TXT, MARKDOWN, render_llms_txt(public, stamp)),
         RenderedArtifact(LLMS_FULL_TXT, MARKDOWN, render_llms_full_txt(public, stamp)),
         RenderedArtifact(SEARCH_INDEX, BINARY, tier_index(snapshot, stamp, PUBLIC, analysis=analysis).to_bytes()),

@@ -1,0 +1,200 @@
+"""The analysed terms of a namespace's last build, kept as arrays so the next build collects them at once.
+
+Analysing entry text (segmentation, stemming, stopwords) is most of compiling an index, and each
+entry's terms depend on that entry alone. The cache keeps, per document, its occurrences as term ids
+of one table shared by the namespace's documents (and the shape of its fields), so a build collects
+the occurrences of the whole collection with a few array operations instead of one dictionary lookup
+per occurrence, and hashes each term once per process. The collection it hands to the engine is what
+postings._collect_terms gives (ids renumbered densely; the vocabulary orders them itself), so the
+index is byte-identical to a full build's (tests/knowledge/test_incremental_release.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+import orjson
+
+from knowledge.retrieval.analysis import AnalyzerConfig
+from knowledge.retrieval.documents import Document
+from knowledge.retrieval.postings import CONTEXT_FIELDS, FIELDS, Analyze, Occurrences, analyze_fields
+from knowledge.retrieval.vocabulary import hash_term
+
+Fields = tuple[list[list[str]], ...]  # what postings.analyze_fields returns for one document
+_CONTEXT = tuple(name in CONTEXT_FIELDS for name in FIELDS)
+
+
+@dataclass(frozen=True, slots=True)
+class _Analysed:
+    """One document's occurrences: term ids in (field, part) order, and each part's length and sentence."""
+
+    ids: np.ndarray  # int32, ids of the cache's term table
+    part_lengths: np.ndarray  # int32, per part
+    part_sentences: np.ndarray  # int32, per part: its sentence number, -1 in context fields
+    field_parts: tuple[int, ...]  # parts per field
+    lengths: np.ndarray  # int64, occurrences per field
+    sentence_count: int
+
+
+def document_key(document: Document) -> bytes:
+    """A digest of everything the engine can read from a document (so any change re-analyses it)."""
+    return hashlib.blake2b(orjson.dumps(document), digest_size=16).digest()
+
+
+class AnalysisCache:
+    """The analysed terms of the documents of the last build that used this cache.
+
+    Memory: four bytes per term occurrence and the term table (about 6 MB per 10,000 entries of the
+    synthetic bench namespace). Each build keeps only the documents it used; the term table is
+    compacted when most of it is no longer used.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._build_lock = threading.Lock()
+        self._config: AnalyzerConfig | None = None
+        self._entries: dict[bytes, _Analysed] = {}
+        self._terms: list[str] = []
+        self._hashes: list[int] = []
+        self._ids: dict[str, int] = {}
+        self._used: set[bytes] = set()
+        self.reused = 0
+        self.analysed = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def _store(self, fields: Fields) -> _Analysed:
+        ids: list[int] = []
+        part_lengths: list[int] = []
+        part_sentences: list[int] = []
+        sentence = 0
+        for field_index, parts in enumerate(fields):
+            for terms in parts:
+                for term in terms:
+                    found = self._ids.get(term)
+                    if found is None:
+                        found = self._ids[term] = len(self._terms)
+                        self._terms.append(term)
+                        self._hashes.append(hash_term(term))
+                    ids.append(found)
+                part_lengths.append(len(terms))
+                part_sentences.append(-1 if _CONTEXT[field_index] else sentence)
+                sentence += not _CONTEXT[field_index]
+        return _Analysed(
+            ids=np.array(ids, dtype=np.int32),
+            part_lengths=np.array(part_lengths, dtype=np.int32),
+            part_sentences=np.array(part_sentences, dtype=np.int32),
+            field_parts=tuple(len(parts) for parts in fields),
+            lengths=np.array([sum(len(terms) for terms in parts) for parts in fields], dtype=np.int64),
+            sentence_count=sentence,
+        )
+
+    def _fields_of(self, stored: _Analysed) -> Fields:
+        terms = [self._terms[i] for i in stored.ids.tolist()]
+        result: list[list[list[str]]] = []
+        at = part = 0
+        lengths = stored.part_lengths.tolist()
+        for count in stored.field_parts:
+            parts = []
+            for length in lengths[part : part + count]:
+                parts.append(terms[at : at + length])
+                at += length
+            part += count
+            result.append(parts)
+        return tuple(result)
+
+    def _analysed(self, document: Document, config: AnalyzerConfig, analyze: Analyze, counted: bool) -> _Analysed:
+        """The document's stored analysis, analysing (and storing) it when it is new.
+
+        `counted=False` is for the held-out copies calibration makes: they are kept like the
+        documents (the next build makes the same copies of unchanged entries) but not counted in
+        `reused`/`analysed`, which count the release's entries.
+        """
+        key = document_key(document)
+        with self._lock:
+            if config != self._config:  # another analyzer: nothing stored applies
+                self._config, self._entries = config, {}
+                self._terms, self._hashes, self._ids = [], [], {}
+            self._used.add(key)
+            stored = self._entries.get(key)
+            if stored is not None:
+                self.reused += counted
+                return stored
+        fields = analyze(document, config)
+        with self._lock:
+            stored = self._entries[key] = self._store(fields)
+            self.analysed += counted
+        return stored
+
+    def fields(self, document: Document, config: AnalyzerConfig, *, analyze: Analyze, counted: bool = True) -> Fields:
+        """The document's analysed fields: from the cache, or from `analyze` (then stored)."""
+        stored = self._analysed(document, config, analyze, counted)
+        with self._lock:
+            return self._fields_of(stored)
+
+    def _collect(self, documents: Sequence[Document], config: AnalyzerConfig, *, counted: bool) -> Occurrences:
+        found = [self._analysed(document, config, analyze_fields, counted) for document in documents]
+        with self._lock:
+            ids = np.concatenate([a.ids for a in found]) if found else np.zeros(0, dtype=np.int32)
+            used, dense = np.unique(ids, return_inverse=True)
+            hashes = np.array(self._hashes, dtype=np.uint64)[used]
+            terms = [self._terms[i] for i in used.tolist()]
+        if found:
+            part_lengths = np.concatenate([a.part_lengths for a in found])
+            sentences = np.repeat(np.concatenate([a.part_sentences for a in found]), part_lengths)
+            lengths = np.stack([a.lengths for a in found])
+        else:
+            sentences, lengths = np.zeros(0, dtype=np.int64), np.zeros((0, len(FIELDS)), dtype=np.int64)
+        return Occurrences(
+            terms=terms,
+            term_ids=dense.astype(np.int64).reshape(-1),
+            sentences=sentences.astype(np.int64),
+            lengths=lengths,
+            sentence_counts=np.array([a.sentence_count for a in found], dtype=np.int64),
+            hashes=hashes,
+        )
+
+    def collect(self, documents: Sequence[Document], config: AnalyzerConfig) -> Occurrences:
+        """The collection's occurrences (postings.Collect), analysing only the documents not seen before."""
+        return self._collect(documents, config, counted=True)
+
+    def collect_uncounted(self, documents: Sequence[Document], config: AnalyzerConfig) -> Occurrences:
+        """Like collect, without counting: for the held-out copies calibration compiles."""
+        return self._collect(documents, config, counted=False)
+
+    def _compact(self) -> None:
+        """Drop the terms no kept document uses, once they are most of the table."""
+        kept = list(self._entries.values())
+        used = np.unique(np.concatenate([a.ids for a in kept])) if kept else np.zeros(0, dtype=np.int32)
+        if 2 * len(used) >= len(self._terms):
+            return
+        renumber = np.zeros(len(self._terms), dtype=np.int32)
+        renumber[used] = np.arange(len(used), dtype=np.int32)
+        self._entries = {
+            key: _Analysed(
+                renumber[a.ids], a.part_lengths, a.part_sentences, a.field_parts, a.lengths, a.sentence_count
+            )
+            for key, a in self._entries.items()
+        }
+        self._terms = [self._terms[i] for i in used.tolist()]
+        self._hashes = [self._hashes[i] for i in used.tolist()]
+        self._ids = {term: i for i, term in enumerate(self._terms)}
+
+    @contextmanager
+    def building(self) -> Iterator[None]:
+        """One build at a time per cache; afterwards, forget documents the build did not use."""
+        with self._build_lock:
+            with self._lock:
+                self._used = set()
+                self.reused = self.analysed = 0
+            yield
+            with self._lock:
+                self._entries = {key: value for key, value in self._entries.items() if key in self._used}
+                self._used = set()
+                self._compact()
