@@ -9,9 +9,10 @@ for another topic on the same route is answered here with the same work the view
 namespace state, rate limit, release, parameter parsing and pack cache), and the shape's headers.
 
 A shape is only used while the namespace serves the release it was learnt with (its headers name
-that release) and stays public. Everything else goes to Django, which answers exactly as before:
-anything the view would refuse (a bad parameter, over the rate limit), `?release=` pins,
-`?explain=`/`why=`, namespaces that fail to load, and every route but /api/context.
+that release; during a switch, the previous release serves until the new one has loaded) and stays
+public. Everything else goes to Django, which answers exactly as before: anything the view would
+refuse (a bad parameter, over the rate limit), `?release=` pins, `?explain=`/`why=`, namespaces
+that fail to load, and every route but /api/context.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from gateway.params import context_query_from_string, query_bytes_check
 from gateway.ratelimit import RateDecision, rate_for, rate_limit_hit
 from knowledge.requestlog.records import Observed
 from knowledge.retrieval.contract.records import PUBLIC
-from knowledge.selectors.serving import NamespaceState, release_loaded
+from knowledge.selectors.serving import NamespaceState, release_served
 
 CONTEXT_ROUTE = "api-context"
 SHAPES_MAX = 256
@@ -114,14 +115,14 @@ def fast_context(environ: dict[str, Any], shape: ContextShape) -> FastAnswer | N
         state = shape.replayable.state()
     except DatabaseError:
         return None
-    if state is None or not state.is_public or state.release_key != shape.replayable.release_key:
-        return None
-    if state.release_id is None:
+    if state is None or not state.is_public or state.release_id is None:
         return None
     raw = environ.get("QUERY_STRING", "").encode("latin-1")  # PEP 3333: the bytes as sent, as latin-1 text
     try:
         query_bytes_check(raw)
-        loaded = release_loaded(release_id=state.release_id, key=state.release_key, namespace_id=state.id)
+        loaded = release_served(state)
+        if loaded.key != shape.replayable.release_key:
+            return None  # the shape's headers name another release
         release = loaded.cleared(PUBLIC)  # what the gate hands the view for a request without a key
         namespace = release.snapshot.namespace
         query = context_query_from_string(

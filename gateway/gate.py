@@ -22,7 +22,7 @@ from knowledge.selectors.serving import (
     api_key_check,
     namespace_state_for_host,
     namespace_state_get,
-    release_loaded,
+    release_served,
 )
 from knowledge.telemetry.metrics import RATE_LIMIT_REFUSALS, tallies
 
@@ -148,7 +148,7 @@ def request_gate(request: HttpRequest, *, namespace: str | None = None) -> Gate:
         raise error
     decision = rate_limit_hit(scope=state.slug, client=client, rate=rate_for(state.rate_limit))
     _refuse_over_limit(request, decision, scope=state.slug, client=client)
-    release = release_loaded(release_id=state.release_id, key=state.release_key, namespace_id=state.id)
+    release = release_served(state)
     prefix = f"/t/{state.slug}" if namespace is not None else ""
     return Gate(
         namespace=state,

@@ -9,7 +9,8 @@ answers a repeat — a 200, a HEAD or a 304 — without entering Django, as long
 - the request carries no Authorization and no cookie (keys and the admin always go through Django);
 - the namespace the request addresses still serves the same release, read through the same
   namespace cache the gate uses (a publish is visible within about a second either way, and while
-  PostgreSQL fails the cache's last answer holds, as it does in Django);
+  PostgreSQL fails the cache's last answer holds, as it does in Django); during a switch the
+  previous release serves until the new one has loaded in the background, here as in Django;
 - the namespace's rate limit admits the client (the same shared limiter; over it, Django answers 429).
 
 A miss of /api/context on a route Django has answered before is answered here too, with the headers
@@ -46,7 +47,7 @@ from gateway.ratelimit import RateDecision, rate_for, rate_limit_hit
 from gateway.telemetry import access_log, channel_of
 from knowledge.requestlog.buffer import request_observed
 from knowledge.requestlog.records import Observed
-from knowledge.selectors.serving import NamespaceState
+from knowledge.selectors.serving import NamespaceState, release_served
 from knowledge.telemetry import ids
 from knowledge.telemetry.metrics import tallies
 
@@ -102,6 +103,19 @@ def replay_key(environ: dict[str, Any]) -> tuple[str, ...] | None:
         environ.get("QUERY_STRING", ""),
         environ.get("HTTP_ACCEPT", ""),
     )
+
+
+def _still_served(state: NamespaceState, release_key: str) -> bool:
+    """Whether the release an answer came from is what the namespace serves in this process: the active
+    one, or during a switch the previous one until the new one has loaded (asking starts that load)."""
+    if state.release_key == release_key:
+        return True
+    if state.release_id is None:
+        return False
+    try:
+        return release_served(state).key == release_key
+    except DatabaseError:
+        return False
 
 
 def if_none_match(header: str, etag: str) -> bool:
@@ -232,7 +246,7 @@ class ReplayApp:
             state = found.replayable.state()
         except DatabaseError:
             return None  # a namespace too stale to trust: Django answers (503)
-        if state is None or not state.is_public or state.release_key != found.replayable.release_key:
+        if state is None or not state.is_public or not _still_served(state, found.replayable.release_key):
             self.memory.forget(key)
             return None
         client = client_address_of(environ)

@@ -84,7 +84,8 @@ def read_view(func: ReadView) -> Callable[..., HttpResponse]:
         if replayed and gate.namespace.is_public and gate.namespace.release_key:
             response.evergreen_replayable = Replayable(  # type: ignore[attr-defined]
                 state=state_resolver(request, namespace),
-                release_key=gate.namespace.release_key,
+                # The release that answered: during a switch, the previous one until the new one has loaded.
+                release_key=gate.pages.key,
                 route=route_of(request),
                 observed=reply.observed,
             )

@@ -9,14 +9,13 @@ database once per process per release id and shared by every request. Serving ne
 
 from __future__ import annotations
 
-import threading
 from bisect import bisect_left
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import orjson
+from django.db import connections
 from django.db.models import BinaryField
 from django.db.models.functions import Substr
 
@@ -33,6 +32,7 @@ from knowledge.retrieval.render.site import render_site_json, snapshot_complete,
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
 from knowledge.retrieval.tiers import LEVELS, PROTECTED_JSON, index_name, packable, tier_for, visible
 from knowledge.selectors.snapshots import snapshot_read
+from knowledge.selectors.switching import ReleaseCache
 
 NAMESPACE_TTL_SECONDS = 1.0  # a publish or a revoked key is visible within this time
 LOADED_RELEASES_MAX = 32
@@ -166,15 +166,12 @@ class LoadedRelease:
 
 
 _states = StaleCache(fresh_seconds=lambda: NAMESPACE_TTL_SECONDS, size=TTL_CACHE_MAX)
-_releases: OrderedDict[int, LoadedRelease] = OrderedDict()
-_load_lock = threading.Lock()
 
 
 def serving_caches_clear() -> None:
     """Forget every cached namespace, key and loaded release of this process (tests, admin actions)."""
     _states.clear()
-    with _load_lock:
-        _releases.clear()
+    _releases.clear()
 
 
 def releases_in_memory() -> int:
@@ -373,29 +370,34 @@ def _legacy_snapshot(release_id: int, context_json: bytes) -> tuple[Snapshot, Re
 
 
 def release_loaded(*, release_id: int, key: str, namespace_id: int | None = None) -> LoadedRelease:
-    """The release in memory, loading it on first use in this process (one query for its artifacts).
+    """The release in memory, loading it on first use in this process (knowledge.selectors.switching).
 
-    Loading a namespace's new release forgets its previous ones in this process: a worker holds one
+    For a namespace this process already serves, a new release loads in the background and the
+    previous one answers until it is complete: a switch never stalls a request. A worker holds one
     release per namespace (requests still using the old one keep their reference until they finish).
     """
-    loaded = _releases.get(release_id)
-    if loaded is not None and loaded.key == key:
-        return loaded
-    with _load_lock:
-        loaded = _releases.get(release_id)
-        if loaded is None or loaded.key != key:
-            loaded = _load(release_id, key, namespace_id)
-            if namespace_id is not None:
-                for other in [rid for rid, r in _releases.items() if r.namespace_id == namespace_id]:
-                    del _releases[other]
-            _releases[release_id] = loaded
-            while len(_releases) > LOADED_RELEASES_MAX:
-                _releases.popitem(last=False)
-        _releases.move_to_end(release_id)
-        return loaded
+    return _releases.get(release_id, key, namespace_id)
+
+
+def release_served(state: NamespaceState) -> LoadedRelease:
+    """The release this process answers `state`'s requests from (see release_loaded); it must have one."""
+    if state.release_id is None or state.release_key is None:
+        raise ValueError(f"namespace {state.slug} has no release")
+    return release_loaded(release_id=state.release_id, key=state.release_key, namespace_id=state.id)
+
+
+def release_switch_wait(*, key: str) -> None:
+    """Until this process has finished loading the release `key` names, if it is loading it."""
+    _releases.wait(key)
 
 
 def release_metrics(*, release_id: int) -> dict[str, Any]:
     """What the build measured (contextShape, budgetScan); empty for releases built before it did."""
     found = Release.objects.filter(pk=release_id).values_list("metrics", flat=True).first()
     return dict(found or {})
+
+
+# A background load's thread opens its own database connection: close it when the load is done.
+_releases: ReleaseCache[LoadedRelease] = ReleaseCache(
+    _load, size=LOADED_RELEASES_MAX, after_background=connections.close_all
+)

@@ -59,7 +59,7 @@ def test_a_large_file_streams_from_storage_a_slice_at_a_time(
     client: Any, streamed: Any, django_assert_num_queries: Any
 ) -> None:
     client.get("/robots.txt")  # loads the release
-    loaded = serving._releases[streamed.active_release_id]
+    loaded = serving._releases.held()[streamed.active_release_id]
     stored = loaded.artifacts["llms-full.txt"]
     assert stored.held is None and stored.size > 4 * 512
 

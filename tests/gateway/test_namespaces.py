@@ -144,6 +144,7 @@ def test_beta_never_shows_alphas_entries_through_any_route(client: Any, hosts: N
         assert "tuesday" not in text and "al-201" not in text and "alpha pricing" not in text, route
 
 
+@pytest.mark.django_db(transaction=True)  # the new release loads in a thread of its own, on its own connection
 def test_a_publish_becomes_visible_once_the_namespace_cache_expires(
     client: Any, alpha: Namespace, monkeypatch: Any
 ) -> None:
@@ -156,9 +157,13 @@ def test_a_publish_becomes_visible_once_the_namespace_cache_expires(
 
     # Within NAMESPACE_TTL_SECONDS the process may still serve the previous release…
     assert client.get("/t/alpha/context.json").json()["releaseId"] == before["releaseId"]
-    # …and after it the new one, without any other signal.
+    # …and after it the new one, without any other signal, once this process has loaded it.
     monkeypatch.setattr(serving, "NAMESPACE_TTL_SECONDS", 0.0)
     serving._states.clear()
+    client.get("/t/alpha/context.json")  # starts loading the new release in the background
+    alpha.refresh_from_db()
+    assert alpha.active_release is not None
+    serving.release_switch_wait(key=serving.release_cache_key(alpha.active_release))
     after = client.get("/t/alpha/context.json").json()
     assert after["releaseId"] == before["releaseId"] + 1
     assert "AL-003" in [e["id"] for e in after["entries"]]
