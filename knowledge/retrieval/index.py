@@ -422,6 +422,8 @@ class SearchIndex:
             weights=tuple(stored.get("weights", BM25FParams.weights)),
             b=tuple(stored.get("b", BM25FParams.b)),
             k1=float(stored.get("k1", BM25FParams.k1)),
+            # Indexes compiled before the floored idf ranked with Lucene's (None).
+            idf_floor=stored.get("idf_floor"),
         )
 
     def with_threshold(self, threshold: float, matching: dict[str, Any]) -> SearchIndex:
