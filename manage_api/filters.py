@@ -22,6 +22,8 @@ from knowledge.models import (
     Release,
     SynonymSet,
     SynonymVersion,
+    TextKind,
+    TextVersion,
     VersionState,
 )
 
@@ -206,4 +208,18 @@ class SynonymVersionFilter(filters.FilterSet):
 
     class Meta:
         model = SynonymVersion
+        fields: list[str] = []
+
+
+class TextVersionFilter(filters.FilterSet):
+    """Reviewed-text versions (themes, base namespaces, the profile, doc pages, prompt packs)."""
+
+    kind = filters.MultipleChoiceFilter(field_name="text__kind", choices=TextKind.choices)
+    key = filters.CharFilter(field_name="text__key")
+    state = StatesFilter("state", help_text="Repeat for several, e.g. state=in_review.")
+    author = filters.CharFilter(field_name="author__username")
+    reviewer = filters.CharFilter(field_name="reviewer__username")
+
+    class Meta:
+        model = TextVersion
         fields: list[str] = []

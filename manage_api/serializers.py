@@ -230,8 +230,9 @@ class RejectSerializer(serializers.Serializer):
     note = serializers.CharField(max_length=2000, help_text="What has to change; the author reads it.")
 
 
-class ApproveSerializer(NoteSerializer):
-    publish_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+class AcknowledgedApprovalSerializer(NoteSerializer):
+    """An approval's body: a note, and why the safety scan's warnings are acceptable when it warns."""
+
     acknowledgement = serializers.CharField(
         required=False,
         allow_blank=True,
@@ -239,6 +240,10 @@ class ApproveSerializer(NoteSerializer):
         max_length=1000,
         help_text="Why the safety scan's warnings are acceptable (needed when it warns; audited).",
     )
+
+
+class ApproveSerializer(AcknowledgedApprovalSerializer):
+    publish_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
 
 
 class RetireSerializer(serializers.Serializer):
@@ -407,10 +412,28 @@ class EvaluationRunCreateSerializer(serializers.Serializer):
     budget = serializers.IntegerField(required=False, min_value=200, max_value=8000, default=2000)
 
 
-class SynonymVersionSerializer(serializers.ModelSerializer):
-    synonym_set = serializers.CharField(source="synonym_set.name", read_only=True)
+# What every reviewed version (a synonym set's, a reviewed text's) shows of its review, in this order.
+REVIEW_FIELDS = [
+    "author",
+    "reviewer",
+    "review_note",
+    "created_at",
+    "modified_at",
+    "submitted_at",
+    "reviewed_at",
+    "published_at",
+]
+
+
+class ReviewedVersionSerializer(serializers.ModelSerializer):
+    """Who wrote and who reviewed a version, by username (the REVIEW_FIELDS of its Meta)."""
+
     author = serializers.CharField(source="author.username", read_only=True, allow_null=True, default=None)
     reviewer = serializers.CharField(source="reviewer.username", read_only=True, allow_null=True, default=None)
+
+
+class SynonymVersionSerializer(ReviewedVersionSerializer):
+    synonym_set = serializers.CharField(source="synonym_set.name", read_only=True)
     phrases = serializers.ListField(child=serializers.CharField(), read_only=True)
 
     class Meta:
@@ -423,14 +446,7 @@ class SynonymVersionSerializer(serializers.ModelSerializer):
             "phrases",
             "two_way",
             "enabled",
-            "author",
-            "reviewer",
-            "review_note",
-            "created_at",
-            "modified_at",
-            "submitted_at",
-            "reviewed_at",
-            "published_at",
+            *REVIEW_FIELDS,
         ]
         read_only_fields = fields
 

@@ -11,6 +11,7 @@ from manage_api.views.observations import AuditViewSet, FeedbackViewSet
 from manage_api.views.releases import EvaluationRunViewSet, GoldenQuestionViewSet, ReleaseViewSet
 from manage_api.views.root import RootViewSet
 from manage_api.views.synonyms import SynonymSetViewSet, SynonymVersionViewSet
+from manage_api.views.texts import BasesViewSet, TextVersionViewSet, ThemeViewSet
 from manage_api.views.versions import VersionViewSet
 
 router = SimpleRouter()
@@ -24,8 +25,12 @@ router.register("golden-questions", GoldenQuestionViewSet, basename="golden-ques
 router.register("evaluation-runs", EvaluationRunViewSet, basename="evaluation-run")
 router.register("synonym-sets", SynonymSetViewSet, basename="synonym-set")
 router.register("synonym-versions", SynonymVersionViewSet, basename="synonym-version")
+router.register("themes", ThemeViewSet, basename="theme")
+router.register("text-versions", TextVersionViewSet, basename="text-version")
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", RootViewSet.as_view({"get": "retrieve"}), name="root"),
+    path("bases/", BasesViewSet.as_view({"get": "retrieve"}), name="bases"),
+    path("bases/propose/", BasesViewSet.as_view({"post": "propose"}), name="bases-propose"),
     *router.urls,
 ]

@@ -7,7 +7,6 @@ admin: publishing a reviewed version is the only way to change them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin, messages
@@ -24,24 +23,7 @@ from knowledge.admin.text_forms import TextCreateForm, TextVersionForm, text_fie
 from knowledge.admin.workflow import ReviewWorkflowAdmin
 from knowledge.errors import ServiceError
 from knowledge.models import ReviewedText, Role, TextVersion, VersionState
-from knowledge.services.texts import (
-    ACTION_ROLES,
-    text_approve,
-    text_draft,
-    text_publish,
-    text_reject,
-    text_save,
-    text_submit,
-    text_withdraw,
-)
-
-TEXT_ACTIONS: dict[str, Callable[..., TextVersion]] = {
-    "submit": text_submit,
-    "approve": text_approve,
-    "reject": text_reject,
-    "publish": text_publish,
-    "withdraw": text_withdraw,
-}
+from knowledge.services.texts import ACTION_ROLES, TEXT_TRANSITIONS, text_draft, text_save
 
 
 def _content_lines(content: dict[str, Any] | None) -> list[str]:
@@ -123,7 +105,7 @@ class ReviewedTextAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
 class TextVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
     namespace_path = "text__namespace"
     form = TextVersionForm
-    transitions = TEXT_ACTIONS
+    transitions = TEXT_TRANSITIONS
     action_roles = ACTION_ROLES
     transition_page = True
     list_display = ["__str__", "state", "author", "reviewer", "modified_at"]

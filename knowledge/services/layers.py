@@ -42,6 +42,14 @@ PRIVATE_WITH_PUBLIC_DEPENDANTS: Final = (
 PUBLIC_ON_PRIVATE: Final = "{namespace} cannot become public while it builds on private namespaces: {bases}."
 
 
+class LayerError(InvalidInputError):
+    """A list of bases that cannot be declared; `code` (layers.cycle, layers.private_base …) names the rule."""
+
+    def __init__(self, message: str, *, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 def _path(graph: dict[int, list[int]], start: int, goal: int) -> list[int] | None:
     """A chain of base links from `start` to `goal` (depth first), or None."""
     stack = [(start, [start])]
@@ -59,38 +67,38 @@ def _path(graph: dict[int, list[int]], start: int, goal: int) -> list[int] | Non
 
 def _check(namespace: Namespace, bases: Sequence[Namespace], declarers: Iterable[Actor]) -> None:
     if len(bases) > BASES_MAX:
-        raise InvalidInputError(LAYER_TOO_MANY)
+        raise LayerError(LAYER_TOO_MANY, code="layers.too_many")
     people = [person for person in declarers if not is_system_actor(person)]
     graph = layer_graph()
     prefixes = {namespace.prefix: namespace.slug}
     seen: set[int] = set()
     for base in bases:
         if base.pk == namespace.pk:
-            raise InvalidInputError(LAYER_SELF)
+            raise LayerError(LAYER_SELF, code="layers.self")
         if base.pk in seen:
-            raise InvalidInputError(LAYER_TWICE.format(base=base.slug))
+            raise LayerError(LAYER_TWICE.format(base=base.slug), code="layers.twice")
         seen.add(base.pk)
         if namespace.is_public and not base.is_public:
-            raise InvalidInputError(LAYER_PRIVATE.format(namespace=namespace.slug, base=base.slug))
+            raise LayerError(LAYER_PRIVATE.format(namespace=namespace.slug, base=base.slug), code="layers.private_base")
         if not base.is_public and not all(user_has_role(user=p, namespace=base, role=Role.EDITOR) for p in people):
-            raise InvalidInputError(LAYER_NOT_MEMBER.format(base=base.slug))
+            raise LayerError(LAYER_NOT_MEMBER.format(base=base.slug), code="layers.not_member")
         if base.prefix in prefixes:
-            raise InvalidInputError(
-                LAYER_PREFIX.format(base=base.slug, prefix=base.prefix, other=prefixes[base.prefix])
-            )
+            message = LAYER_PREFIX.format(base=base.slug, prefix=base.prefix, other=prefixes[base.prefix])
+            raise LayerError(message, code="layers.prefix")
         prefixes[base.prefix] = base.slug
         cycle = _path(graph, base.pk, namespace.pk)
         if cycle is not None:
             slugs = dict(Namespace.objects.filter(pk__in=cycle).values_list("pk", "slug"))
             chain = " → ".join(slugs[pk] for pk in cycle)
-            raise InvalidInputError(LAYER_CYCLE.format(namespace=namespace.slug, base=base.slug, path=chain))
+            message = LAYER_CYCLE.format(namespace=namespace.slug, base=base.slug, path=chain)
+            raise LayerError(message, code="layers.cycle")
 
 
 def _resolve(slugs: Sequence[str]) -> list[Namespace]:
     found = {namespace.slug: namespace for namespace in Namespace.objects.filter(slug__in=slugs)}
     unknown = [slug for slug in slugs if slug not in found]
     if unknown:
-        raise InvalidInputError(LAYER_UNKNOWN.format(slugs=", ".join(unknown)))
+        raise LayerError(LAYER_UNKNOWN.format(slugs=", ".join(unknown)), code="layers.unknown_namespace")
     return [found[slug] for slug in slugs]
 
 

@@ -8,7 +8,7 @@ a release build. Set-up from files (the demo, imports, migrations) publishes thr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from django.db import transaction
@@ -307,3 +307,13 @@ def text_publish_as_system(
     contribution_record(version=version, actor=actor)
     findings_gate(findings_record(version=version, namespace=namespace), acknowledgement=note)
     return _make_live(version, actor=actor, note=note)
+
+
+# Every review step of a text by its action name (the admin's buttons, the management API's routes).
+TEXT_TRANSITIONS: Final[Mapping[str, Callable[..., TextVersion]]] = {
+    "submit": text_submit,
+    "approve": text_approve,
+    "reject": text_reject,
+    "publish": text_publish,
+    "withdraw": text_withdraw,
+}

@@ -25,6 +25,9 @@ RESOURCES = (
     "evaluation-runs",
     "synonym-sets",
     "synonym-versions",
+    "bases",
+    "themes",
+    "text-versions",
 )
 
 WHOAMI = inline_serializer(

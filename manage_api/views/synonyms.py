@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from django.db import transaction
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django_filters.rest_framework import DjangoFilterBackend
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import mixins, serializers, status
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -32,15 +32,12 @@ from manage_api.filters import SynonymSetFilter, SynonymVersionFilter
 from manage_api.schema import errors
 from manage_api.serializers import (
     NoteSerializer,
-    RejectSerializer,
     SynonymContentSerializer,
     SynonymSetCreateSerializer,
     SynonymSetSerializer,
     SynonymVersionSerializer,
 )
-
-ID = OpenApiParameter("id", int, OpenApiParameter.PATH)
-TRANSITION_ERRORS = errors(400, 401, 403, 404, 409, 422, 429)
+from manage_api.views.review import ID, ReviewViewSet, review_schema
 
 
 def _content(data: dict[str, Any]) -> SynonymContent:
@@ -104,88 +101,19 @@ class SynonymSetViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Manage
         return Response(SynonymVersionSerializer(draft).data)
 
 
-@extend_schema_view(
-    list=extend_schema(
-        summary="List synonym-set versions",
-        responses={200: SynonymVersionSerializer(many=True), **errors(400, 401, 404, 429)},
-    ),
-    retrieve=extend_schema(
-        summary="One synonym-set version",
-        parameters=[ID],
-        responses={200: SynonymVersionSerializer, **errors(401, 404, 429)},
-    ),
-)
-class SynonymVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ManageViewSet):
+@review_schema("synonym-set", SynonymVersionSerializer, NoteSerializer)
+class SynonymVersionViewSet(ReviewViewSet):
     serializer_class = SynonymVersionSerializer
     namespace_path = "synonym_set__namespace"
     filter_backends = [DjangoFilterBackend]
     filterset_class = SynonymVersionFilter
-    roles: ClassVar[dict[str, str]] = {
-        "submit": Role.EDITOR,
-        "withdraw": Role.EDITOR,
-        "approve": Role.REVIEWER,
-        "reject": Role.REVIEWER,
-        "publish": Role.REVIEWER,
+    services: ClassVar[Mapping[str, Callable[..., Any]]] = {
+        "submit": synonym_submit,
+        "withdraw": synonym_withdraw,
+        "approve": synonym_approve,
+        "reject": synonym_reject,
+        "publish": synonym_publish,
     }
 
     def get_queryset(self) -> QuerySet[SynonymVersion]:
         return self.scoped(SynonymVersion.objects.select_related("synonym_set", "author", "reviewer"))
-
-    def _move(
-        self, request: Request, body_class: type[serializers.Serializer], service: Callable[..., Any]
-    ) -> Response:
-        version = self.get_object()
-        body = body_class(data=request.data)
-        body.is_valid(raise_exception=True)
-        moved = service(version=version, actor=request.user, **body.validated_data)
-        return Response(SynonymVersionSerializer(self.get_queryset().get(pk=moved.pk)).data)
-
-    @extend_schema(
-        summary="Submit a draft for review",
-        parameters=[ID],
-        request=NoteSerializer,
-        responses={200: SynonymVersionSerializer, **TRANSITION_ERRORS},
-    )
-    @action(detail=True, methods=["post"])
-    def submit(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return self._move(request, NoteSerializer, synonym_submit)
-
-    @extend_schema(
-        summary="Withdraw a draft or a version in review",
-        parameters=[ID],
-        request=NoteSerializer,
-        responses={200: SynonymVersionSerializer, **TRANSITION_ERRORS},
-    )
-    @action(detail=True, methods=["post"])
-    def withdraw(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return self._move(request, NoteSerializer, synonym_withdraw)
-
-    @extend_schema(
-        summary="Approve a version in review (four eyes)",
-        parameters=[ID],
-        request=NoteSerializer,
-        responses={200: SynonymVersionSerializer, **TRANSITION_ERRORS},
-    )
-    @action(detail=True, methods=["post"])
-    def approve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return self._move(request, NoteSerializer, synonym_approve)
-
-    @extend_schema(
-        summary="Reject a version in review",
-        parameters=[ID],
-        request=RejectSerializer,
-        responses={200: SynonymVersionSerializer, **TRANSITION_ERRORS},
-    )
-    @action(detail=True, methods=["post"])
-    def reject(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return self._move(request, RejectSerializer, synonym_reject)
-
-    @extend_schema(
-        summary="Publish an approved version (the next release uses it)",
-        parameters=[ID],
-        request=NoteSerializer,
-        responses={200: SynonymVersionSerializer, **TRANSITION_ERRORS},
-    )
-    @action(detail=True, methods=["post"])
-    def publish(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return self._move(request, NoteSerializer, synonym_publish)

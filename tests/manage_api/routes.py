@@ -6,11 +6,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from knowledge.models import GoldenQuestion, Release, Role
+from knowledge.models import GoldenQuestion, Release, Role, TextKind, TextVersion
 from knowledge.services.api_keys import api_key_create
 from knowledge.services.entries import entry_create
 from knowledge.services.releases import release_build
 from knowledge.services.synonyms import synonym_approve, synonym_submit
+from knowledge.services.texts import text_approve, text_draft, text_save, text_submit
 from knowledge.services.versions import (
     version_approve,
     version_draft_for_entry,
@@ -32,7 +33,7 @@ class Route:
     ok: int
     body: Callable[[Any], Any] = field(default=lambda world: None)
     headers: Callable[[Any], dict[str, str]] = field(default=lambda world: {})
-    setup: Callable[[Any], None] = field(default=lambda world: None)
+    setup: Callable[[Any], object] = field(default=lambda world: None)
 
 
 def _synonyms_in_review(world: Any) -> Any:
@@ -80,6 +81,32 @@ def _held_release(world: Any) -> int:
     outcome = release_build(namespace_id=world.alpha.pk)
     assert outcome.held, "the setup should have built a held release"
     return outcome.release.sequence
+
+
+def _theme_draft(world: Any) -> TextVersion:
+    """The editor's draft of alpha's theme "tokens" (the same draft however often it is asked for)."""
+    editor = world.callers["editor_a"].user
+    draft = text_draft(namespace=world.alpha, kind=TextKind.THEME, key="tokens", actor=editor)
+    if draft.lock_version:
+        return draft
+    theme = {"title": "Tokens", "summary": "Budgets.", "entries": [world.live.entry.public_id], "position": 0}
+    return text_save(version=draft, content=theme, expected_lock_version=0, actor=editor)
+
+
+def _theme_in_review(world: Any) -> TextVersion:
+    return text_submit(version=_theme_draft(world), actor=world.callers["editor_a"].user)
+
+
+def _bases_in_review(world: Any) -> TextVersion:
+    """The editor's proposal that alpha build on beta, submitted."""
+    editor = world.callers["editor_a"].user
+    draft = text_draft(namespace=world.alpha, kind=TextKind.BASES, actor=editor)
+    draft = text_save(version=draft, content={"bases": ["beta"]}, expected_lock_version=0, actor=editor)
+    return text_submit(version=draft, actor=editor)
+
+
+def _bases_approved(world: Any) -> TextVersion:
+    return text_approve(version=_bases_in_review(world), actor=world.callers["reviewer_a"].user)
 
 
 def _key(world: Any) -> int:
@@ -231,6 +258,42 @@ ROUTES: list[Route] = [
         200,
     ),
     Route("evaluate", "post", lambda w: "evaluation-runs/", Role.REVIEWER, 201, setup=_questions),
+    Route("bases", "get", lambda w: "bases/", None, 200, setup=_bases_in_review),
+    Route("propose bases", "post", lambda w: "bases/propose/", Role.EDITOR, 200, body=lambda w: {"bases": ["beta"]}),
+    Route("themes", "get", lambda w: "themes/", None, 200, setup=_theme_draft),
+    Route("theme", "get", lambda w: f"themes/{_theme_draft(w).text.key}/", None, 200),
+    Route(
+        "create theme",
+        "post",
+        lambda w: "themes/",
+        Role.EDITOR,
+        201,
+        body=lambda w: {"key": "budgets", "title": "Budgets", "entries": [w.live.entry.public_id]},
+    ),
+    Route(
+        "propose theme",
+        "post",
+        lambda w: "themes/tokens/propose/",
+        Role.EDITOR,
+        200,
+        setup=_theme_draft,
+        body=lambda w: {"title": "Token budgets", "entries": [w.live.entry.public_id]},
+    ),
+    Route("text versions", "get", lambda w: "text-versions/", None, 200, setup=_theme_draft),
+    Route("text version", "get", lambda w: f"text-versions/{_theme_draft(w).pk}/", None, 200),
+    Route("submit text", "post", lambda w: f"text-versions/{_theme_draft(w).pk}/submit/", Role.EDITOR, 200),
+    Route("withdraw text", "post", lambda w: f"text-versions/{_theme_draft(w).pk}/withdraw/", Role.EDITOR, 200),
+    Route("approve text", "post", lambda w: f"text-versions/{_theme_in_review(w).pk}/approve/", Role.REVIEWER, 200),
+    Route(
+        "reject text",
+        "post",
+        lambda w: f"text-versions/{_theme_in_review(w).pk}/reject/",
+        Role.REVIEWER,
+        200,
+        body=lambda w: {"note": "Say what the theme is for."},
+    ),
+    Route("approve bases", "post", lambda w: f"text-versions/{_bases_in_review(w).pk}/approve/", Role.REVIEWER, 200),
+    Route("publish bases", "post", lambda w: f"text-versions/{_bases_approved(w).pk}/publish/", Role.REVIEWER, 200),
 ]
 
 # Who may use which role in alpha through their token (the token's scope cut to the person's roles).
