@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qsl, unquote_to_bytes
 
@@ -35,8 +34,12 @@ PATHS_NOT_STRINGS = "paths must be a list of strings: the files the agent works 
 BUDGET_MODE_UNKNOWN = "budgetMode must be entries (the budget bounds the entries) or payload (the whole response)."
 
 
+# Unicode's Cc category is exactly these 65 code points (C0, DEL, C1), a stable property.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
 def _control(text: str) -> bool:
-    return any(unicodedata.category(char) == "Cc" for char in text)
+    return _CONTROL.search(text) is not None
 
 
 def topic_parse(topic: str | None) -> str:

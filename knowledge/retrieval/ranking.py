@@ -69,8 +69,8 @@ class HitSource(Protocol):
     def min_tokens(self) -> int | None: ...
 
 
-def iter_ranked(positions: np.ndarray, scores: np.ndarray) -> Iterator[int]:
-    """Yield indices into `positions` by score descending, then position ascending, lazily.
+def ranked_rounds(positions: np.ndarray, scores: np.ndarray) -> Iterator[np.ndarray]:
+    """Indices into `positions` by score descending, then position ascending, a round at a time.
 
     Each round finds the k-th best remaining score with a partition, takes every candidate at
     least as good (so ties never straddle two rounds), and sorts only that slice; the rest is
@@ -88,14 +88,23 @@ def iter_ranked(positions: np.ndarray, scores: np.ndarray) -> Iterator[int]:
         else:
             return
         chosen = np.flatnonzero(take) if remaining is None else remaining[take]
-        for index in chosen[np.lexsort((positions[chosen], -scores[chosen]))]:
-            yield int(index)
+        yield chosen[np.lexsort((positions[chosen], -scores[chosen]))]
         remaining = np.flatnonzero(~take) if remaining is None else remaining[~take]
         k *= 4
 
 
+def iter_ranked(positions: np.ndarray, scores: np.ndarray) -> Iterator[int]:
+    """Yield indices into `positions` by score descending, then position ascending, lazily."""
+    for ranked in ranked_rounds(positions, scores):
+        yield from ranked.tolist()
+
+
 class ArrayHits:
-    """A hit set held as arrays: already in rank order (`ordered`), or ordered lazily on demand."""
+    """A hit set held as arrays: already in rank order (`ordered`), or ordered lazily on demand.
+
+    A prefix holds as many hits as the longest one asked for so far (all of them when `ordered`);
+    the order is extended a round of ranked_rounds at a time, and the last prefix is reused.
+    """
 
     def __init__(
         self,
@@ -110,10 +119,11 @@ class ArrayHits:
         self._scores = scores
         self._tokens = tokens
         self._via = via
-        self._order: list[int] = []
-        self._pending: Iterator[int] | None = None if ordered else iter_ranked(positions, scores)
-        if ordered:
-            self._order = list(range(len(positions)))
+        count = len(positions)
+        self._rounds: Iterator[np.ndarray] | None = None if ordered else ranked_rounds(positions, scores)
+        self._ranked = np.arange(count, dtype=np.int64) if ordered else np.zeros(0, dtype=np.int64)
+        self._served = count if ordered else 0  # the length of the prefix given
+        self._prefix: Prefix | None = None
 
     @property
     def total(self) -> int:
@@ -124,21 +134,20 @@ class ArrayHits:
         return int(self._tokens[self._positions].min()) if len(self._positions) else None
 
     def prefix(self, length: int) -> Prefix:
-        while self._pending is not None and len(self._order) < length:
-            index = next(self._pending, None)
-            if index is None:
-                self._pending = None
-            else:
-                self._order.append(index)
-        if self._pending is not None and len(self._order) == self.total:
-            self._pending = None
-        chosen = np.array(self._order, dtype=np.int64)
-        return Prefix(
+        served = max(self._served, min(length, self.total))
+        if self._prefix is not None and served == self._served:
+            return self._prefix
+        while len(self._ranked) < served and self._rounds is not None:
+            self._ranked = np.concatenate([self._ranked, next(self._rounds)])
+        chosen = self._ranked[:served]
+        self._served = served
+        self._prefix = Prefix(
             positions=self._positions[chosen],
             scores=self._scores[chosen],
             via=None if self._via is None else self._via[chosen],
-            complete=self._pending is None,
+            complete=served == self.total,
         )
+        return self._prefix
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,11 +220,13 @@ class Ranking:
         length, done = FIRST_SLICE, 0
         while True:
             prefix = self._hits.prefix(length)
-            for index in range(done, len(prefix.positions)):
+            named = prefix.via is not None and self._public_id is not None
+            scores = prefix.scores[done:].tolist()
+            for index, position in enumerate(prefix.positions[done:].tolist(), start=done):
                 yield Hit(
-                    position=int(prefix.positions[index]),
-                    score=float(prefix.scores[index]),
-                    via=self._via_name(prefix.via, index),
+                    position=position,
+                    score=scores[index - done],
+                    via=self._via_name(prefix.via, index) if named else None,
                 )
             done = len(prefix.positions)
             if prefix.complete:

@@ -6,6 +6,9 @@ import re
 
 # Seed §4: CJK range used by the reference implementation's estimator.
 _CJK = re.compile(r"[\u3000-\u303F\u3400-\u9FFF\uF900-\uFAFF\uFF00-\uFFEF]")
+# Runs of them: counting run lengths finds the same characters with one match per run, not one per
+# character (a Chinese answer is mostly runs; payloadTokens counts every /api/context answer).
+_CJK_RUN = re.compile(f"{_CJK.pattern}+")
 
 CJK_WEIGHT = 1.0
 OTHER_WEIGHT = 0.28
@@ -18,7 +21,9 @@ def estimate_tokens(text: str) -> int:
 
 
 def cjk_characters(text: str) -> int:
-    return len(_CJK.findall(text))
+    if text.isascii():
+        return 0
+    return sum(map(len, _CJK_RUN.findall(text)))
 
 
 def tokens_of(*, cjk: int, other: int) -> int:

@@ -5,9 +5,13 @@ from __future__ import annotations
 import bisect
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+
+# Looked-up terms each vocabulary remembers (about 100 bytes each): topics repeat their words, and
+# a lookup otherwise costs a hash, a binary search and a string unpacked from the blob.
+LOOKUPS_KEPT = 20_000
 
 
 def hash_term(term: str) -> int:
@@ -34,6 +38,7 @@ class Vocabulary:
     hashes: np.ndarray  # uint64, sorted
     blob: np.ndarray  # uint8
     offsets: np.ndarray  # int64, len(hashes) + 1
+    _found: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def build(cls, terms: Sequence[str], *, hashes: np.ndarray | None = None) -> tuple[Vocabulary, np.ndarray]:
@@ -53,6 +58,14 @@ class Vocabulary:
 
     def lookup(self, term: str) -> int:
         """The term's id, or -1 when no entry contains it."""
+        found = self._found.get(term)
+        if found is None:
+            if len(self._found) >= LOOKUPS_KEPT:
+                self._found.clear()
+            found = self._found[term] = self._searched(term)
+        return found
+
+    def _searched(self, term: str) -> int:
         key = np.uint64(hash_term(term))
         left = int(np.searchsorted(self.hashes, key, side="left"))
         while left < len(self.hashes) and self.hashes[left] == key:
