@@ -9,11 +9,11 @@ from urllib.parse import urlencode
 import orjson
 
 from gateway.cache import Cached, reply_cached
-from gateway.errors import BadParameterError
+from gateway.declared import Operation, Parameter
 from gateway.gate import Gate
 from knowledge.retrieval.changes import change_counts, changes_page, manifest_changes
 from knowledge.retrieval.contract.records import PUBLIC, clears
-from knowledge.selectors.changes import SinceError, since_resolve
+from knowledge.selectors.changes import SINCE_INVALID, SINCE_UNKNOWN, SinceError, since_resolve
 from knowledge.selectors.serving import LoadedRelease
 
 LIMIT_DEFAULT = 200
@@ -22,6 +22,25 @@ SINCE_MISSING = (
     "since is required: the releaseId or knowledgeVersion you last saw, or an ISO 8601 time (0: from the start)."
 )
 LIMIT_INVALID = "limit must be a whole number from 1 to 1000."
+SINCE_PATTERN = (
+    r"^\s*(?:[0-9]{1,9}|v?[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}"
+    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})?)?)\s*$"
+)
+SINCE = Parameter(
+    "since",
+    {"type": "string", "pattern": SINCE_PATTERN, "examples": ["0", "3", "1.4.0", "2026-09-01T00:00:00Z"]},
+    "A releaseId, a knowledgeVersion, an ISO 8601 time, or 0 for everything.",
+    {"missing_since": SINCE_MISSING, "invalid_since": SINCE_INVALID, "unknown_release": SINCE_UNKNOWN},
+    required=True,
+)
+AFTER = Parameter("after", {"type": "string", "maxLength": 64}, "Continue after this entry ID (see `next`).")
+LIMIT = Parameter(
+    "limit",
+    {"type": "integer", "minimum": 1, "maximum": LIMIT_MAX, "default": LIMIT_DEFAULT},
+    "Changes per page.",
+    {"invalid_limit": LIMIT_INVALID},
+)
+CHANGES = Operation((SINCE, AFTER, LIMIT))
 
 
 def served_manifest(release: LoadedRelease) -> dict[str, Any]:
@@ -46,15 +65,15 @@ def manifest_cleared(manifest: dict[str, Any] | None, clearance: str) -> dict[st
 
 
 def changes_params(query: Any) -> tuple[str, str | None, int]:
-    since = query.get("since")
+    since = query.get(SINCE.name)
     if since is None or not since.strip():
-        raise BadParameterError(SINCE_MISSING, param="since", code="missing_since")
-    after = (query.get("after") or "").strip().upper() or None
-    raw = (query.get("limit") or "").strip()
+        raise SINCE.refusal("missing_since")
+    after = (query.get(AFTER.name) or "").strip().upper() or None
+    raw = (query.get(LIMIT.name) or "").strip()
     if not raw:
         return since.strip(), after, LIMIT_DEFAULT
     if not raw.isdigit() or not 1 <= int(raw) <= LIMIT_MAX:
-        raise BadParameterError(LIMIT_INVALID, param="limit", code="invalid_limit")
+        raise LIMIT.refusal("invalid_limit")
     return since.strip(), after, int(raw)
 
 
@@ -63,7 +82,7 @@ def _document(gate: Gate, since: str, after: str | None, limit: int) -> dict[str
     try:
         start = since_resolve(namespace_id=gate.namespace.id, reference=since)
     except SinceError as error:
-        raise BadParameterError(str(error), param="since", code=error.code) from None
+        raise SINCE.refusal(error.code, str(error)) from None
     changes = manifest_changes(manifest_cleared(start.manifest, gate.clearance), served_manifest(release))
     page, more = changes_page(changes, after=after, limit=limit)
     following = None

@@ -6,7 +6,7 @@ module finds the entry in a release.
 
 from __future__ import annotations
 
-from gateway.errors import BadParameterError
+from gateway.declared import Operation, Parameter
 from knowledge.retrieval.contract.lookups import EntryFound, EntryLookup, entry_found, entry_gone, entry_missing
 from knowledge.retrieval.contract.shapes import Served
 from knowledge.retrieval.snapshot import EntryRecord
@@ -14,6 +14,13 @@ from knowledge.selectors.documents import UNKNOWN_VERSION, entry_version_record
 from knowledge.selectors.serving import LoadedRelease
 
 VERSION_INVALID = "version must be a whole number from 1 (a published version of the entry)."
+VERSION = Parameter(
+    "version",
+    {"type": "integer", "minimum": 1, "maximum": 999_999_999},
+    "A published version number.",
+    {"invalid_version": VERSION_INVALID, "unknown_version": UNKNOWN_VERSION},
+)
+ENTRY = Operation((VERSION,))  # the entry's ID is the path; an unknown one answers 404 with the nearest IDs
 
 
 def normalize_entry_id(entry_id: str) -> str:
@@ -37,8 +44,7 @@ def entry_lookup(release: LoadedRelease, entry_id: str, *, version: int | None =
     if release.namespace_id is not None:
         older = entry_version_record(namespace_id=release.namespace_id, current=found.entry, version=version)
     if older is None:
-        message = UNKNOWN_VERSION.format(id=found.entry.id, version=version, current=found.entry.version)
-        raise BadParameterError(message, param="version", code="unknown_version")
+        raise VERSION.refusal("unknown_version", id=found.entry.id, version=version, current=found.entry.version)
     return _found(release, older)
 
 
@@ -47,7 +53,7 @@ def version_parse(raw: str | None) -> int | None:
     if raw is None or raw == "":
         return None
     if not raw.isdigit() or len(raw) > 9:
-        raise BadParameterError(VERSION_INVALID, param="version", code="invalid_version")
+        raise VERSION.refusal("invalid_version")
     return int(raw)
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl
 
+from gateway.declared import Parameter
 from gateway.entries import normalize_entry_id
-from gateway.errors import BadParameterError
 from gateway.gate import Gate
 from knowledge.retrieval.explain import explain_context
 from knowledge.retrieval.payload import ContextQuery, context_pack, context_payload
@@ -14,6 +14,13 @@ from knowledge.selectors.explain import entries_not_released
 
 WHY_MAX = 20
 WHY_TOO_MANY = "why names at most 20 entry IDs."
+EXPLAIN = Parameter("explain", {"type": "string", "enum": ["1", "0", "true", "false"]}, "1 adds an `explain` object.")
+WHY = Parameter(
+    "why",
+    {"type": "string", "maxLength": 2000},
+    "With explain: up to 20 comma-separated entry IDs to explain (more: 400 too_many_ids).",
+    {"too_many_ids": WHY_TOO_MANY},
+)
 
 
 def explain_asked(query_string: str) -> tuple[bool, list[str]]:
@@ -29,7 +36,7 @@ def why_parse(raw: str | list[str]) -> list[str]:
     items = raw.split(",") if isinstance(raw, str) else raw
     ids = [normalize_entry_id(item) for item in items if str(item).strip()]
     if len(ids) > WHY_MAX:
-        raise BadParameterError(WHY_TOO_MANY, param="why", code="too_many_ids")
+        raise WHY.refusal("too_many_ids")
     return ids
 
 

@@ -1,4 +1,4 @@
-"""The /api/context parameters of seed §4, validated once for REST and MCP alike (400 with code and param)."""
+"""The /api/context parameters of seed §4, declared (gateway.declared) and validated once for REST and MCP alike."""
 
 from __future__ import annotations
 
@@ -10,16 +10,14 @@ from urllib.parse import parse_qsl, unquote_to_bytes
 from django.core.handlers.wsgi import get_bytes_from_wsgi
 from django.http import HttpRequest
 
-from gateway.errors import BadParameterError
-from knowledge.retrieval.contract.shapes import BUDGET_MODES
+from gateway.declared import Operation, Parameter
+from gateway.explain import EXPLAIN, WHY
+from knowledge.retrieval.contract.shapes import BUDGET_MODES, PATH_MAX_LENGTH, PATHS_MAX
 from knowledge.retrieval.packing import clamp_budget
 from knowledge.retrieval.paths import paths_normalize
 from knowledge.retrieval.payload import ContextQuery
 
 TOPIC_MAX = 500
-PARAMETERS = ("topic", "budget", "category", "budgetMode")
-PATHS = "paths"  # may be repeated: one value per path
-
 MAX_FIELDS = 100
 TOO_MANY_FIELDS = "The query string has more than 100 parameters."
 _INTEGER = re.compile(r"^[+-]?\d{1,12}(?:\.0*)?$")
@@ -32,6 +30,59 @@ QUERY_NOT_UTF8 = "The parameter {param} is not valid UTF-8 text (percent-encode 
 CATEGORY_UNKNOWN = "category {category!r} is not a category of this namespace; use one of: {known}."
 PATHS_NOT_STRINGS = "paths must be a list of strings: the files the agent works on, relative to the project root."
 BUDGET_MODE_UNKNOWN = "budgetMode must be entries (the budget bounds the entries) or payload (the whole response)."
+PATHS_INVALID = "{reason}"  # knowledge.retrieval.paths words each refusal
+
+# Text without control characters (Unicode category Cc), which the views refuse as invalid_topic.
+PLAIN_TEXT = r"^[^\u0000-\u001f\u007f-\u009f]*$"
+TOPIC_REFUSALS = {"topic_too_long": TOPIC_TOO_LONG, "invalid_topic": TOPIC_CONTROL}
+
+TOPIC = Parameter(
+    "topic",
+    {"type": "string", "maxLength": TOPIC_MAX, "pattern": PLAIN_TEXT, "default": ""},
+    "Key words or a question, Chinese or English; empty browses by confidence (seed §4). At most 500 characters, "
+    "no control characters.",
+    TOPIC_REFUSALS,
+)
+# budget accepts any whole number of up to 12 digits and clamps it to [200, 8000] (seed §4).
+BUDGET = Parameter(
+    "budget",
+    {"type": "integer", "minimum": -999_999_999_999, "maximum": 999_999_999_999, "default": 2000},
+    "Token limit for the entries; clamped to [200, 8000]; empty means 2000.",
+    {"invalid_budget": BUDGET_NOT_INTEGER},
+)
+CATEGORY = Parameter(
+    "category",
+    {"type": "string"},
+    "Only entries of this category: one of the namespace's categories; any other value answers 400 "
+    "unknown_category. Empty means every category.",
+    {"unknown_category": CATEGORY_UNKNOWN},
+    enum="categories",
+)
+BUDGET_MODE = Parameter(
+    "budgetMode",
+    {"type": "string", "enum": [*BUDGET_MODES, ""], "default": "entries"},
+    "What the budget bounds: `entries` (seed §4, the default) or `payload`, the whole response (issue 12 §3).",
+    {"invalid_budget_mode": BUDGET_MODE_UNKNOWN},
+)
+PATHS = Parameter(
+    "paths",
+    {"type": "array", "maxItems": PATHS_MAX, "items": {"type": "string", "maxLength": PATH_MAX_LENGTH}},
+    "The files the agent works on, relative to the project root; repeat it for each "
+    "(`paths=src/api/users.py&paths=db/0001.sql`). Entries whose path globs match one come first, before topic "
+    "hits; entries with globs that match none are left out; entries without globs rank by topic as always. "
+    "Without a topic the pack is exactly the entries that apply. Absolute paths, `..`, an empty path or more "
+    "than 50 answer 400 invalid_paths.",
+    {"invalid_paths": PATHS_INVALID},
+    repeated=True,
+)
+# GET /api/context: the parameters above, explain and why (gateway.explain), and the query string's own rules.
+CONTEXT = Operation(
+    (TOPIC, BUDGET, CATEGORY, BUDGET_MODE, PATHS, EXPLAIN, WHY),
+    {"repeated_parameter": REPEATED, "too_many_parameters": TOO_MANY_FIELDS},
+)
+# Every read route: a query string that is not UTF-8 (query_text_check), naming the parameter.
+QUERY_TEXT = Operation((), {"invalid_text": QUERY_NOT_UTF8})
+_SINGLE = (TOPIC.name, BUDGET.name, CATEGORY.name, BUDGET_MODE.name)
 
 
 # Unicode's Cc category is exactly these 65 code points (C0, DEL, C1), a stable property.
@@ -42,12 +93,13 @@ def _control(text: str) -> bool:
     return _CONTROL.search(text) is not None
 
 
-def topic_parse(topic: str | None) -> str:
+def topic_parse(topic: str | None, *, declared: Parameter = TOPIC) -> str:
+    """`declared`: the parameter that carries the text (TOPIC, or the entry list's q)."""
     topic = topic or ""
     if len(topic) > TOPIC_MAX:
-        raise BadParameterError(TOPIC_TOO_LONG, param="topic", code="topic_too_long")
+        raise declared.refusal("topic_too_long")
     if _control(topic):
-        raise BadParameterError(TOPIC_CONTROL, param="topic", code="invalid_topic")
+        raise declared.refusal("invalid_topic")
     return topic.strip()
 
 
@@ -60,28 +112,24 @@ def budget_parse(budget: str | float | None, *, default: int) -> int:
     if budget is None or budget == "":
         return clamp_budget(default)
     if isinstance(budget, bool):
-        raise BadParameterError(BUDGET_NOT_INTEGER, param="budget", code="invalid_budget")
+        raise BUDGET.refusal("invalid_budget")
     if isinstance(budget, int):
         return clamp_budget(budget)
     if isinstance(budget, float):
         if not math.isfinite(budget) or not budget.is_integer():
-            raise BadParameterError(BUDGET_NOT_INTEGER, param="budget", code="invalid_budget")
+            raise BUDGET.refusal("invalid_budget")
         return clamp_budget(int(budget))
     if not isinstance(budget, str) or not _INTEGER.match(budget.strip()):
-        raise BadParameterError(BUDGET_NOT_INTEGER, param="budget", code="invalid_budget")
+        raise BUDGET.refusal("invalid_budget")
     return clamp_budget(int(budget.strip().split(".")[0]))
 
 
-def category_parse(category: str | None, *, categories: Iterable[str]) -> str | None:
+def category_parse(category: str | None, *, categories: Iterable[str], declared: Parameter = CATEGORY) -> str | None:
     if category is None or category.strip() == "":
         return None  # seed §4: an absent category echoes as null, never ""
     known = list(categories)
     if category not in known:
-        raise BadParameterError(
-            CATEGORY_UNKNOWN.format(category=category, known=", ".join(known)),
-            param="category",
-            code="unknown_category",
-        )
+        raise declared.refusal("unknown_category", category=category, known=", ".join(known))
     return category
 
 
@@ -90,7 +138,7 @@ def budget_mode_parse(mode: str | None) -> str:
     if mode is None or mode == "":
         return "entries"
     if mode not in BUDGET_MODES:
-        raise BadParameterError(BUDGET_MODE_UNKNOWN, param="budgetMode", code="invalid_budget_mode")
+        raise BUDGET_MODE.refusal("invalid_budget_mode")
     return mode
 
 
@@ -100,11 +148,11 @@ def paths_parse(paths: Sequence[str] | str | None) -> tuple[str, ...]:
         return ()
     listed = [paths] if isinstance(paths, str) else list(paths)
     if not all(isinstance(path, str) for path in listed):
-        raise BadParameterError(PATHS_NOT_STRINGS, param="paths", code="invalid_paths")
+        raise PATHS.refusal("invalid_paths", PATHS_NOT_STRINGS)
     try:
         return paths_normalize(listed)
     except ValueError as error:
-        raise BadParameterError(str(error), param="paths", code="invalid_paths") from None
+        raise PATHS.refusal("invalid_paths", str(error)) from None
 
 
 def context_query(
@@ -155,7 +203,7 @@ def query_bytes_check(raw: bytes) -> None:
         name_bytes = unquote_to_bytes(name.replace(b"+", b" "))
         if not (_utf8(name_bytes) and _utf8(unquote_to_bytes(value.replace(b"+", b" ")))):
             param = name_bytes.decode("utf-8", "replace")[:64]
-            raise BadParameterError(QUERY_NOT_UTF8.format(param=param), param=param, code="invalid_text")
+            raise QUERY_TEXT.refusal("invalid_text", param=param)
 
 
 def query_string(request: HttpRequest) -> str:
@@ -170,14 +218,14 @@ def context_query_from_string(query_string: str, *, categories: Sequence[str], d
     try:
         pairs = parse_qsl(query_string, keep_blank_values=True, max_num_fields=MAX_FIELDS)
     except ValueError:
-        raise BadParameterError(TOO_MANY_FIELDS, code="too_many_parameters") from None
+        raise CONTEXT.refusal("too_many_parameters") from None
     for name, value in pairs:
-        if name == PATHS:
+        if name == PATHS.name:
             if value.strip():  # an empty paths= is not sent, like an empty category
                 paths = [*(paths or []), value]
-        elif name in PARAMETERS:
+        elif name in _SINGLE:
             if name in values:
-                raise BadParameterError(REPEATED.format(param=name), param=name, code="repeated_parameter")
+                raise CONTEXT.refusal("repeated_parameter", param=name)
             values[name] = value
     return context_query(
         topic=values.get("topic"),

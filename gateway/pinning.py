@@ -6,12 +6,22 @@ from dataclasses import replace
 
 from django.http import HttpRequest
 
-from gateway.errors import BadParameterError, GoneError
+from gateway.declared import Parameter
+from gateway.errors import GoneError
 from gateway.gate import Gate
-from knowledge.selectors.pinned import PinError, release_pinned
+from knowledge.selectors.pinned import RELEASE_INVALID, RELEASE_UNKNOWN, PinError, release_pinned
 
 RELEASE_HEADER = "Evergreen-Release"
 VERSION_HEADER = "Evergreen-Knowledge-Version"
+# A releaseId or a knowledgeVersion, as knowledge.selectors.pinned parses them (surrounding blanks are trimmed).
+RELEASE_PATTERN = r"^\s*(?:[0-9]{1,9}|v?[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9})?\s*$"
+RELEASE = Parameter(
+    "release",
+    {"type": "string", "pattern": RELEASE_PATTERN, "examples": ["3", "1.4.0"]},
+    "Read an earlier release: its releaseId or knowledgeVersion (served within the retention window; older ones "
+    "answer 410 release_expired). Empty means the active release.",
+    {"invalid_release": RELEASE_INVALID, "unknown_release": RELEASE_UNKNOWN},
+)
 
 
 def pinned_gate(request: HttpRequest, gate: Gate) -> Gate:
@@ -24,8 +34,9 @@ def pinned_gate(request: HttpRequest, gate: Gate) -> Gate:
     try:
         pinned = release_pinned(namespace_id=gate.namespace.id, reference=reference, active=gate.release)
     except PinError as error:
-        refusal = GoneError if error.code == "release_expired" else BadParameterError
-        raise refusal(str(error), param="release", code=error.code) from None
+        if error.code == "release_expired":
+            raise GoneError(str(error), param=RELEASE.name, code=error.code) from None
+        raise RELEASE.refusal(error.code, str(error)) from None
     return replace(gate, release=pinned.loaded)
 
 

@@ -12,11 +12,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Final
 
-from gateway.errors import BadParameterError
+from gateway.declared import Operation, Parameter
 from gateway.gate import Gate
 from gateway.packs import pack_recall
 from knowledge.retrieval.citations import CitationFound, citations_find, figures_missing
-from knowledge.selectors.pinned import PinError, release_pinned
+from knowledge.selectors.pinned import RELEASE_EXPIRED, RELEASE_INVALID, RELEASE_UNKNOWN, PinError, release_pinned
 from knowledge.selectors.serving import LoadedRelease
 from knowledge.services.citations import citation_check_record
 from knowledge.telemetry.metrics import CITATIONS, tallies
@@ -30,6 +30,48 @@ PACK_UNKNOWN: Final = (
     "the releaseId instead."
 )
 PACK_RELEASE_MISMATCH: Final = "The pack {etag} came from release {pack_release}, not {release}."
+BODY_NOT_OBJECT: Final = "The body must be a JSON object {{answer, release?, pack?}}."  # a str.format template
+BODY_TOO_LARGE: Final = "The body is larger than {limit} bytes."
+NOT_JSON: Final = "The body is not valid JSON (UTF-8)."
+RELEASE_NOT_REFERENCE: Final = "release must be a releaseId or a knowledgeVersion."
+PACK_NOT_STRING: Final = "pack must be the pack's ETag, as a string."
+
+ANSWER = Parameter(
+    "answer",
+    {"type": "string", "maxLength": ANSWER_MAX},
+    "The answer with its [ID] citation markers.",
+    {"missing_answer": ANSWER_MISSING, "answer_too_long": ANSWER_TOO_LONG},
+    required=True,
+    location="body",
+)
+RELEASE = Parameter(
+    "release",
+    {"oneOf": [{"type": "integer"}, {"type": "string"}]},
+    "releaseId (integer) or knowledgeVersion the answer was written from.",
+    {
+        "invalid_parameter": RELEASE_NOT_REFERENCE,
+        "invalid_release": RELEASE_INVALID,
+        "unknown_release": RELEASE_UNKNOWN,
+        "release_expired": RELEASE_EXPIRED,
+    },
+    location="body",
+)
+PACK = Parameter(
+    "pack",
+    {"type": "string"},
+    "The ETag of the /api/context pack the answer was written from.",
+    {
+        "invalid_parameter": PACK_NOT_STRING,
+        "unknown_pack": PACK_UNKNOWN,
+        "pack_release_mismatch": PACK_RELEASE_MISMATCH,
+    },
+    location="body",
+)
+# POST /api/verify: the body's fields, and the refusals of the body as a whole (api.views.verify reads it).
+VERIFY = Operation(
+    (ANSWER, RELEASE, PACK),
+    {"body_too_large": BODY_TOO_LARGE, "invalid_json": NOT_JSON, "invalid_body": BODY_NOT_OBJECT},
+)
 
 PROBLEMS: Final = {
     "not_in_release": "{id} is not an entry of release {release}.",
@@ -48,17 +90,17 @@ class VerifyRequest:
 
 def verify_request_parse(document: Any) -> VerifyRequest:
     if not isinstance(document, dict):
-        raise BadParameterError("The body must be a JSON object {answer, release?, pack?}.", code="invalid_body")
-    answer = document.get("answer")
+        raise VERIFY.refusal("invalid_body")
+    answer = document.get(ANSWER.name)
     if not isinstance(answer, str) or not answer.strip():
-        raise BadParameterError(ANSWER_MISSING, param="answer", code="missing_answer")
+        raise ANSWER.refusal("missing_answer")
     if len(answer) > ANSWER_MAX:
-        raise BadParameterError(ANSWER_TOO_LONG, param="answer", code="answer_too_long")
-    release, pack = document.get("release"), document.get("pack")
+        raise ANSWER.refusal("answer_too_long")
+    release, pack = document.get(RELEASE.name), document.get(PACK.name)
     if release is not None and (isinstance(release, bool) or not isinstance(release, str | int)):
-        raise BadParameterError("release must be a releaseId or a knowledgeVersion.", param="release")
+        raise RELEASE.refusal("invalid_parameter")
     if pack is not None and not isinstance(pack, str):
-        raise BadParameterError("pack must be the pack's ETag, as a string.", param="pack")
+        raise PACK.refusal("invalid_parameter")
     return VerifyRequest(answer, None if release is None else str(release), pack)
 
 
@@ -111,7 +153,7 @@ def _written_from(gate: Gate, request: VerifyRequest) -> tuple[LoadedRelease, An
     if request.pack:
         pack = pack_recall(namespace_id=gate.namespace.id, etag=request.pack)
         if pack is None:
-            raise BadParameterError(PACK_UNKNOWN, param="pack", code="unknown_pack")
+            raise PACK.refusal("unknown_pack")
     try:
         if pack is not None:
             pinned = release_pinned(namespace_id=gate.namespace.id, release_id=pack.release_id, active=gate.release)
@@ -120,16 +162,15 @@ def _written_from(gate: Gate, request: VerifyRequest) -> tuple[LoadedRelease, An
                 and str(pinned.release.sequence) != reference.strip()
                 and (pinned.release.knowledge_version != reference.strip().removeprefix("v"))
             ):
-                message = PACK_RELEASE_MISMATCH.format(
-                    etag=request.pack, pack_release=pinned.release.sequence, release=reference
+                raise PACK.refusal(
+                    "pack_release_mismatch", etag=request.pack, pack_release=pinned.release.sequence, release=reference
                 )
-                raise BadParameterError(message, param="pack", code="pack_release_mismatch")
             return pinned.loaded, pack
         if reference is None:
             return gate.release, None
         return release_pinned(namespace_id=gate.namespace.id, reference=reference, active=gate.release).loaded, None
     except PinError as error:
-        raise BadParameterError(str(error), param="release", code=error.code) from None
+        raise RELEASE.refusal(error.code, str(error)) from None
 
 
 def verify_answer(gate: Gate, request: VerifyRequest, *, channel: str) -> dict[str, Any]:

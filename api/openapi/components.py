@@ -6,6 +6,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from api.openapi import shapes
+from gateway.params import QUERY_TEXT
+from gateway.pinning import RELEASE as RELEASE_PARAMETER
 
 JSON = "application/json"
 MARKDOWN = "text/markdown"
@@ -68,12 +70,8 @@ def error_response(description: str, codes: Iterable[str], *, headers: Iterable[
     }
 
 
-# A releaseId or a knowledgeVersion, as knowledge.selectors.pinned parses them (surrounding blanks are trimmed).
-RELEASE_PATTERN = r"^\s*(?:[0-9]{1,9}|v?[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9})?\s*$"
-
-# Refusals every namespace route may answer before its own parameters are read.
-RELEASE_CODES = ("invalid_release", "unknown_release")
-COMMON_BAD = ("invalid_text", *RELEASE_CODES)
+# Refusals every namespace route may answer before its own parameters are read (their declarations).
+COMMON_BAD = (*QUERY_TEXT.codes(), *RELEASE_PARAMETER.refusals)
 RESPONSES: dict[str, Any] = {
     "NotFound": error_response(
         "No such namespace here, a private one without a valid key, or a namespace with no release yet "
@@ -109,16 +107,7 @@ def bad_request(codes: Iterable[str]) -> dict[str, Any]:
     return error_response("A bad parameter; `error.param` names it.", [*COMMON_BAD, *codes])
 
 
-PARAMETERS: dict[str, Any] = {
-    "release": {
-        "name": "release",
-        "in": "query",
-        "description": "Read an earlier release: its releaseId or knowledgeVersion (served within the retention "
-        "window; older ones answer 410 release_expired). Empty means the active release.",
-        "allowEmptyValue": True,
-        "schema": {"type": "string", "pattern": RELEASE_PATTERN, "examples": ["3", "1.4.0"]},
-    },
-}
+PARAMETERS: dict[str, Any] = {"release": RELEASE_PARAMETER.openapi()}
 RELEASE = {"$ref": "#/components/parameters/release"}
 
 

@@ -1,8 +1,9 @@
 """Every public route as an OpenAPI 3.1 path item, with the parameter rules the views really enforce.
 
-The rules mirror gateway.params, gateway.changes, gateway.entries and api.views: an unknown category,
-a fraction for budget or a repeated parameter is a 400 with the code listed per operation, so a
-client generated from this document and a validator checking answers agree with the server.
+The parameters and their 400 codes are the views' own declarations (gateway.declared: gateway.params,
+gateway.entries, gateway.changes, gateway.verify, api.views), so a client generated from this document
+and a validator checking answers agree with the server: an unknown category, a fraction for budget or a
+repeated parameter is a 400 with a code listed for its operation.
 """
 
 from __future__ import annotations
@@ -21,35 +22,22 @@ from api.openapi.components import (
     TEXT,
     bad_request,
     error_response,
+    error_schema,
     ok,
     path_param,
-    query,
     standard_refusals,
 )
-from gateway.params import TOPIC_MAX
-from knowledge.retrieval.contract.shapes import PATH_MAX_LENGTH, PATHS_MAX
+from api.views.browse import BROWSE
+from api.views.files import PROMPT_PACK
+from gateway.changes import CHANGES
+from gateway.declared import Enums
+from gateway.entries import ENTRY
+from gateway.params import CONTEXT
+from gateway.verify import VERIFY
 
 # One entry ID (case does not matter: ids are upper-cased); no dot, so `EG-202.md` is the Markdown route's.
 ENTRY_ID = {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9]{0,15}-[0-9]{1,9}$", "examples": ["EG-202"]}
 SLUG = {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$", "examples": ["rules-budget"]}
-# Text without control characters (Unicode category Cc), which the views refuse as invalid_topic.
-PLAIN_TEXT = r"^[^\u0000-\u001f\u007f-\u009f]*$"
-# budget accepts any whole number of up to 12 digits and clamps it to [200, 8000] (seed §4).
-BUDGET = {"type": "integer", "minimum": -999_999_999_999, "maximum": 999_999_999_999, "default": 2000}
-TOPIC_CODES = ("topic_too_long", "invalid_topic")
-CONTEXT_CODES = (
-    *TOPIC_CODES,
-    "invalid_budget",
-    "unknown_category",
-    "invalid_paths",
-    "repeated_parameter",
-    "too_many_parameters",
-)
-LOOKUP_CODES = ("invalid_version", "unknown_version")
-SINCE_PATTERN = (
-    r"^\s*(?:[0-9]{1,9}|v?[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}"
-    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})?)?)\s*$"
-)
 SERVER_CARD = "application/mcp-server-card+json"
 ROOT_ONLY = [{"url": "/", "description": "Served at the root only, not under /t/{namespace}/."}]
 
@@ -121,45 +109,21 @@ def _page(content: dict[str, Any] | None = None) -> dict[str, Any]:
     return content or {HTML: {"schema": shapes.STRING}, MARKDOWN: {"schema": shapes.STRING}}
 
 
-def _context(categories: Sequence[str] | None) -> dict[str, Any]:
-    category: dict[str, Any] = {"type": "string"}
-    note = "one of the namespace's categories; any other value answers 400 unknown_category"
-    if categories is not None:
-        category = {"type": "string", "enum": [*categories, ""]}
-    parameters = [
-        query(
-            "topic",
-            {"type": "string", "maxLength": TOPIC_MAX, "pattern": PLAIN_TEXT, "default": ""},
-            "Key words or a question, Chinese or English; empty browses by confidence (seed §4). At most 500 "
-            "characters, no control characters.",
-        ),
-        query("budget", BUDGET, "Token limit for the entries; clamped to [200, 8000]; empty means 2000."),
-        query("category", category, f"Only entries of this category: {note}. Empty means every category."),
-        {
-            **query(
-                "paths",
-                {"type": "array", "maxItems": PATHS_MAX, "items": {"type": "string", "maxLength": PATH_MAX_LENGTH}},
-                "The files the agent works on, relative to the project root; repeat it for each "
-                "(`paths=src/api/users.py&paths=db/0001.sql`). Entries whose path globs match one come first, "
-                "before topic hits; entries with globs that match none are left out; entries without globs rank "
-                "by topic as always. Without a topic the pack is exactly the entries that apply. Absolute "
-                "paths, `..`, an empty path or more than 50 answer 400 invalid_paths.",
-            ),
-            "style": "form",
-            "explode": True,
-        },
-        query("explain", {"type": "string", "enum": ["1", "0", "true", "false"]}, "1 adds an `explain` object."),
-        query(
-            "why",
-            {"type": "string", "maxLength": 2000},
-            "With explain: up to 20 comma-separated entry IDs to explain (more: 400 too_many_ids).",
-        ),
-    ]
+def _context(enums: Enums) -> dict[str, Any]:
     responses = {
         "200": ok("The pack (seed §4 plus the additive fields of docs/api.md).", {JSON: {"schema": shapes.CONTEXT}}),
-        "400": bad_request([*CONTEXT_CODES, "too_many_ids"]),
+        "400": bad_request(CONTEXT.codes()),
     }
+    parameters = CONTEXT.openapi(enums)
     return _get("context_get", "A token-budgeted, cited fact pack (seed §4)", responses, parameters=parameters)
+
+
+def _or_expired(media: str, gone: dict[str, Any]) -> dict[str, Any]:
+    """An entry's 410: its tombstone, or the release_expired error of a pinned release too old to serve."""
+    expired = error_schema(["release_expired"])
+    if media == JSON:
+        return {JSON: {"schema": {"anyOf": [gone, expired]}}}
+    return {media: {"schema": gone}, JSON: {"schema": expired}}
 
 
 def _entry(markdown: bool) -> dict[str, Any]:
@@ -170,11 +134,11 @@ def _entry(markdown: bool) -> dict[str, Any]:
         found, gone, missing = shapes.ENTRY, shapes.TOMBSTONE, shapes.MISSING
     parameters = [
         path_param("entry_id", ENTRY_ID, "An entry ID such as EG-202 (any other text answers 404)."),
-        query("version", {"type": "integer", "minimum": 1, "maximum": 999_999_999}, "A published version number."),
+        *ENTRY.openapi(),
     ]
     responses = {
         "200": ok("The published entry.", {media: {"schema": found}}),
-        "400": bad_request(LOOKUP_CODES),
+        "400": bad_request(ENTRY.codes()),
         "404": {
             "description": "No such ID here (IDs of other namespaces answer alike), with the three nearest IDs; "
             "or no such namespace.",
@@ -182,9 +146,10 @@ def _entry(markdown: bool) -> dict[str, Any]:
             "content": {media: {"schema": missing}},
         },
         "410": {
-            "description": "Retired: the tombstone (reason, date, replacement). The ID is never reused.",
+            "description": "Retired: the tombstone (reason, date, replacement). The ID is never reused. Or ?release= "
+            "names a release past the retention window (JSON, release_expired).",
             "headers": ok("", {})["headers"],
-            "content": {media: {"schema": gone}},
+            "content": _or_expired(media, gone),
         },
     }
     if markdown:
@@ -214,47 +179,27 @@ def _doc(markdown: bool) -> dict[str, Any]:
     return _get(name, "A documentation page" + (" as Markdown" if markdown else ""), responses, parameters=parameters)
 
 
-def _browse(categories: Sequence[str] | None) -> dict[str, Any]:
-    category: dict[str, Any] = {"type": "string"}
-    if categories is not None:
-        category = {"type": "string", "enum": [*categories, ""]}
-    parameters = [
-        query("q", {"type": "string", "maxLength": TOPIC_MAX, "pattern": PLAIN_TEXT}, "IDs or words to search."),
-        query("category", category, "Only this category (unknown: 400 unknown_category)."),
-        query("page", {"type": "integer", "minimum": 1, "maximum": 999_999_999}, "The page, 50 entries each."),
-    ]
-    responses = {
-        "200": ok("One page of the entry list.", _page()),
-        "400": bad_request([*TOPIC_CODES, "unknown_category", "invalid_page"]),
-    }
+def _browse(enums: Enums) -> dict[str, Any]:
+    responses = {"200": ok("One page of the entry list.", _page()), "400": bad_request(BROWSE.codes())}
+    parameters = BROWSE.openapi(enums)
     return _get("entries_browse_get", "Every entry, searchable, 50 a page", responses, parameters=parameters)
 
 
-def _prompt_pack(scenarios: Sequence[str] | None) -> dict[str, Any]:
-    scenario = {"type": "string", "enum": list(scenarios)} if scenarios else {"type": "string"}
-    parameters = [query("scenario", scenario, "chat, coding, research or support (seed §5 ①).", required=True)]
+def _prompt_pack(enums: Enums) -> dict[str, Any]:
     responses = {
         "200": ok("Paste-in instructions for an assistant.", {TEXT: {"schema": shapes.STRING}}),
-        "400": bad_request(["unknown_scenario"]),
+        "400": bad_request(PROMPT_PACK.codes()),
     }
+    parameters = PROMPT_PACK.openapi(enums)
     return _get("prompt_pack_get", "Instructions for an assistant (seed §5 ①)", responses, parameters=parameters)
 
 
 def _changes() -> dict[str, Any]:
-    parameters = [
-        query(
-            "since",
-            {"type": "string", "pattern": SINCE_PATTERN, "examples": ["0", "3", "1.4.0", "2026-09-01T00:00:00Z"]},
-            "A releaseId, a knowledgeVersion, an ISO 8601 time, or 0 for everything.",
-            required=True,
-        ),
-        query("after", {"type": "string", "maxLength": 64}, "Continue after this entry ID (see `next`)."),
-        query("limit", {"type": "integer", "minimum": 1, "maximum": 1000, "default": 200}, "Changes per page."),
-    ]
     responses = {
         "200": ok("One page of changes.", {JSON: {"schema": shapes.CHANGES}}),
-        "400": bad_request(["missing_since", "invalid_since", "unknown_release", "invalid_limit"]),
+        "400": bad_request(CHANGES.codes()),
     }
+    parameters = CHANGES.openapi()
     return _get("changes_get", "What changed per entry since a release", responses, parameters=parameters)
 
 
@@ -263,22 +208,10 @@ def _verify() -> dict[str, Any]:
         "operationId": "verify_post",
         "summary": "Check an answer's [ID] citations against the release or pack it was written from",
         "tags": ["agents"],
-        "requestBody": {"required": True, "content": {JSON: {"schema": shapes.VERIFY_REQUEST}}},
+        "requestBody": {"required": True, "content": {JSON: {"schema": VERIFY.body_schema()}}},
         "responses": {
             "200": ok("The report (Cache-Control: no-store).", {JSON: {"schema": shapes.VERIFY}}, headers=SECTION_10),
-            "400": bad_request(
-                [
-                    "body_too_large",
-                    "invalid_json",
-                    "invalid_body",
-                    "missing_answer",
-                    "answer_too_long",
-                    "invalid_parameter",
-                    "unknown_pack",
-                    "pack_release_mismatch",
-                    "release_expired",
-                ]
-            ),
+            "400": bad_request(VERIFY.codes()),
             **standard_refusals(release=False),
         },
     }
@@ -384,23 +317,24 @@ def _operations_root() -> dict[str, Any]:
 
 def paths(*, categories: Sequence[str] | None, scenarios: Sequence[str] | None) -> dict[str, Any]:
     """Every public route; `categories`/`scenarios` are the namespace's (None: not known, any string)."""
+    enums: Enums = {"categories": categories, "scenarios": scenarios or None}
     json_object = {"type": "object"}
     return {
         "/": _get("index_get", "The namespace's page: entries, Playground, JSON-LD", {"200": ok("The page.", _page())}),
         "/index.html": _get("index_html_get", "The namespace's page (same as /)", {"200": ok("The page.", _page())}),
         "/index.html.md": _file("index_markdown_get", "The namespace's page as Markdown", MARKDOWN),
-        "/entries/": _browse(categories),
+        "/entries/": _browse(enums),
         "/entries/{entry_id}": _entry_page(markdown=False),
         "/entries/{entry_id}.md": _entry_page(markdown=True),
         "/docs/{slug}": _doc(markdown=False),
         "/docs/{slug}.md": _doc(markdown=True),
         "/metrics.html": _get("metrics_page_get", "Measurements as charts", {"200": ok("The page.", _page())}),
-        "/api/context": _context(categories),
+        "/api/context": _context(enums),
         "/api/entries/{entry_id}": _entry(markdown=False),
         "/api/entries/{entry_id}.md": _entry(markdown=True),
         "/api/changes": _changes(),
         "/api/verify": _verify(),
-        "/api/prompt-pack": _prompt_pack(scenarios),
+        "/api/prompt-pack": _prompt_pack(enums),
         "/api/metrics": _get("metrics_get", "Measured costs and quality", {"200": ok("Metrics.", _metrics())}),
         "/metrics.json": _get("metrics_json_get", "Measured costs and quality", {"200": ok("Metrics.", _metrics())}),
         "/llms.txt": _file("llms_txt_get", "The llms.txt index with each entry's token cost", MARKDOWN),

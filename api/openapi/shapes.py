@@ -75,18 +75,6 @@ CHANGES = obj(
     }
 )
 
-VERIFY_REQUEST = obj(
-    {
-        "answer": {**STRING, "maxLength": 20000, "description": "The answer with its [ID] citation markers."},
-        "release": {
-            "oneOf": [INTEGER, STRING],
-            "description": "releaseId (integer) or knowledgeVersion the answer was written from.",
-        },
-        "pack": {**STRING, "description": "The ETag of the /api/context pack the answer was written from."},
-    },
-    required=["answer"],
-)
-
 CITATION_CHECKED = obj(
     {
         "marker": STRING,

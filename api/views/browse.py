@@ -6,10 +6,11 @@ import re
 
 from django.http import HttpRequest
 
-from gateway.errors import BadParameterError, NotFoundError
+from gateway.declared import Operation, Parameter
+from gateway.errors import NotFoundError
 from gateway.gate import Gate
 from gateway.http import HTML, MARKDOWN, Reply, wants_markdown
-from gateway.params import category_parse, topic_parse
+from gateway.params import CATEGORY, TOPIC, TOPIC_REFUSALS, category_parse, topic_parse
 from gateway.views import not_replayed, read_view
 from knowledge.charts.measures import traffic_chart
 from knowledge.retrieval.browse import PageOutOfRangeError, browse_entries, category_positions
@@ -22,13 +23,28 @@ from knowledge.selectors.traffic import traffic_by_day
 PAGE_NOT_INTEGER = "page must be a whole number from 1."
 PAGE_PAST_END = "There is no page {page}: the list has {pages} page(s)."
 _PAGE = re.compile(r"^\d{1,9}$")
+Q = Parameter("q", {k: v for k, v in TOPIC.schema.items() if k != "default"}, "IDs or words to search.", TOPIC_REFUSALS)
+BROWSE_CATEGORY = Parameter(
+    "category",
+    CATEGORY.schema,
+    "Only this category (unknown: 400 unknown_category).",
+    CATEGORY.refusals,
+    enum="categories",
+)
+PAGE = Parameter(
+    "page",
+    {"type": "integer", "minimum": 1, "maximum": 999_999_999},
+    "The page, 50 entries each.",
+    {"invalid_page": PAGE_NOT_INTEGER},
+)
+BROWSE = Operation((Q, BROWSE_CATEGORY, PAGE))
 
 
 def _page(raw: str | None) -> int:
     if raw is None or raw == "":
         return 1
     if not _PAGE.match(raw) or int(raw) < 1:
-        raise BadParameterError(PAGE_NOT_INTEGER, param="page", code="invalid_page")
+        raise PAGE.refusal("invalid_page")
     return int(raw)
 
 
@@ -36,13 +52,10 @@ def _page(raw: str | None) -> int:
 def entries_browse_get(request: HttpRequest, gate: Gate) -> Reply:
     """/entries/?q=&category=&page=: replayed per URL like every page, so a repeated search costs nothing."""
     release = gate.pages
-    try:
-        query = topic_parse(request.GET.get("q"))
-    except BadParameterError as error:
-        raise BadParameterError(error.message, param="q", code=error.code) from None
+    query = topic_parse(request.GET.get(Q.name), declared=Q)
     categories = [c.slug for c in release.snapshot.namespace.categories]
-    category = category_parse(request.GET.get("category"), categories=categories)
-    page = _page(request.GET.get("page"))
+    category = category_parse(request.GET.get(BROWSE_CATEGORY.name), categories=categories, declared=BROWSE_CATEGORY)
+    page = _page(request.GET.get(PAGE.name))
     try:
         listing = browse_entries(
             entries=release.snapshot.entries,

@@ -8,7 +8,8 @@ from functools import cache
 import orjson
 from django.http import HttpRequest, HttpResponse
 
-from gateway.errors import BadParameterError, NotFoundError, RangeNotSatisfiableError
+from gateway.declared import Operation, Parameter
+from gateway.errors import NotFoundError, RangeNotSatisfiableError
 from gateway.gate import Gate
 from gateway.http import JSON, TEXT, Reply, not_modified
 from gateway.ranges import ByteRange, RangeNotSatisfiable, byte_range
@@ -20,6 +21,15 @@ from knowledge.retrieval.render.themes import theme_file
 from knowledge.selectors.quality import metrics_document
 
 SCENARIO_MISSING = "scenario must be one of: {known}."
+SCENARIO = Parameter(
+    "scenario",
+    {"type": "string"},
+    "chat, coding, research or support (seed §5 ①).",
+    {"unknown_scenario": SCENARIO_MISSING},
+    required=True,
+    enum="scenarios",
+)
+PROMPT_PACK = Operation((SCENARIO,))
 PROMPT_PACK_TITLE = "prompt-pack"
 NO_SUCH_FILE = "This release has no {name}."
 
@@ -110,11 +120,11 @@ def knowledge_schema_get(request: HttpRequest, gate: Gate) -> Reply:
 def prompt_pack_get(request: HttpRequest, gate: Gate) -> Reply:
     """Seed §5 ①: the scenario's prompt pack as text/plain, ${base_url} filled with the namespace's URL."""
     packs = dict(gate.release.snapshot.prompt_packs)
-    scenarios = request.GET.getlist("scenario")
+    scenarios = request.GET.getlist(SCENARIO.name)
     scenario = scenarios[0] if len(scenarios) == 1 else ""
     if scenario not in packs:
         known = ", ".join(sorted(packs)) or "-"
-        raise BadParameterError(SCENARIO_MISSING.format(known=known), param="scenario", code="unknown_scenario")
+        raise SCENARIO.refusal("unknown_scenario", known=known)
     base_url = gate.release.snapshot.namespace.base_url.rstrip("/")
     text = packs[scenario].replace("${base_url}", base_url)
     return Reply(text.encode(), TEXT, describedby=gate.path("llms.txt"))

@@ -7,16 +7,14 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from gateway.errors import BadParameterError, GatewayError, MethodNotAllowedError
+from gateway.errors import GatewayError, MethodNotAllowedError
 from gateway.gate import request_gate
 from gateway.http import finish, json_reply, read_body
 from gateway.params import query_text_check
-from gateway.verify import verify_answer, verify_request_parse
+from gateway.verify import VERIFY, verify_answer, verify_request_parse
 from gateway.views import gateway_error_response
 
 POST_ONLY = 'Only POST is allowed here: send {"answer": …, "release"?: …, "pack"?: …} as JSON.'
-BODY_TOO_LARGE = "The body is larger than {limit} bytes."
-NOT_JSON = "The body is not valid JSON (UTF-8)."
 
 
 @csrf_exempt
@@ -34,11 +32,11 @@ def verify_post(request: HttpRequest, namespace: str | None = None) -> HttpRespo
         limit = settings.EVERGREEN.mcp_max_body_bytes
         body = read_body(request, limit)
         if body is None:
-            raise BadParameterError(BODY_TOO_LARGE.format(limit=limit), code="body_too_large")
+            raise VERIFY.refusal("body_too_large", limit=limit)
         try:
             document = orjson.loads(body)
         except orjson.JSONDecodeError:
-            raise BadParameterError(NOT_JSON, code="invalid_json") from None
+            raise VERIFY.refusal("invalid_json") from None
         report = verify_answer(gate, verify_request_parse(document), channel="rest")
     except GatewayError as error:
         return gateway_error_response(request, error, gate=gate)

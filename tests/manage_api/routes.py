@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from knowledge.models import GoldenQuestion, Release, Role, TextKind, TextVersion
+from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
 from knowledge.services.api_keys import api_key_create
 from knowledge.services.entries import entry_create
+from knowledge.services.evaluation import evaluation_run_record, questions_evaluate
 from knowledge.services.releases import release_build
 from knowledge.services.synonyms import synonym_approve, synonym_submit
 from knowledge.services.texts import text_approve, text_draft, text_save, text_submit
@@ -63,8 +65,9 @@ def _second_release(world: Any) -> None:
 
 
 def _questions(world: Any) -> None:
-    GoldenQuestion.objects.create(
-        namespace=world.alpha, key="q1", text="token budget", relevant={world.live.entry.public_id: 2}
+    """Alpha's golden question (once: several routes' paths ask for it in one world)."""
+    GoldenQuestion.objects.get_or_create(
+        namespace=world.alpha, key="q1", defaults={"text": "token budget", "relevant": {world.live.entry.public_id: 2}}
     )
 
 
@@ -125,6 +128,21 @@ def _audit(world: Any) -> int:
     return world.alpha.audit_records.order_by("pk").values_list("pk", flat=True)[0]
 
 
+def _question(world: Any) -> int:
+    _questions(world)
+    return world.alpha.golden_questions.get().pk
+
+
+def _evaluation_run(world: Any) -> int:
+    """A run of alpha's golden question against its active release, as POST evaluation-runs/ records one."""
+    _questions(world)
+    release = Release.objects.filter(namespace=world.alpha).order_by("sequence").last()
+    assert release is not None
+    questions = golden_questions_list(namespace=world.alpha)
+    evaluation = questions_evaluate(release=release_for_evaluation(release=release), questions=questions)
+    return evaluation_run_record(namespace=world.alpha, release=release, evaluation=evaluation).pk
+
+
 ROUTES: list[Route] = [
     Route("root", "get", lambda w: "", None, 200),
     Route("entries", "get", lambda w: "entries/", None, 200),
@@ -138,7 +156,9 @@ ROUTES: list[Route] = [
     Route("audit", "get", lambda w: "audit/", None, 200),
     Route("audit record", "get", lambda w: f"audit/{_audit(w)}/", None, 200),
     Route("golden questions", "get", lambda w: "golden-questions/", None, 200),
+    Route("golden question", "get", lambda w: f"golden-questions/{_question(w)}/", None, 200),
     Route("evaluation runs", "get", lambda w: "evaluation-runs/", None, 200),
+    Route("evaluation run", "get", lambda w: f"evaluation-runs/{_evaluation_run(w)}/", None, 200),
     Route("api keys", "get", lambda w: "api-keys/", Role.ADMIN, 200),
     Route("api key", "get", lambda w: f"api-keys/{_key(w)}/", Role.ADMIN, 200),
     Route(

@@ -6,8 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.urls import URLPattern, resolve
 
 from knowledge.models import AuditRecord, Entry, EntryVersion
+from manage_api import urls as manage
+from tests.manage_api import routes
 from tests.manage_api.routes import BASE, FIRST, ROUTES, Route, call, expected_status
 
 pytestmark = pytest.mark.django_db
@@ -70,3 +73,32 @@ def test_no_namespace_of_another_tenant_is_visible(world: Any) -> None:
         assert world.callers[name].get(f"/t/beta/api/manage/entries/{beta_entry}/").status_code == 200
         assert world.callers[name].get(f"{BASE}entries/").status_code == 404
     assert world.callers["editor_a"].get("/t/nowhere/api/manage/entries/").status_code == 404
+
+
+class _AnyObject:
+    """Stands in for the world and what the routes' helpers make: every attribute is itself, it prints as 1."""
+
+    def __getattr__(self, name: str) -> Any:
+        return self
+
+    def __format__(self, spec: str) -> str:
+        return "1"
+
+
+def test_the_matrix_has_a_row_for_every_route_and_method(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A route or method added to manage_api/urls.py without a row in tests/manage_api/routes.py fails here."""
+    stand_in = _AnyObject()
+    for name, value in vars(routes).items():
+        if name.startswith("_") and not name.startswith("__") and callable(value) and not isinstance(value, type):
+            monkeypatch.setattr(routes, name, lambda world, made=stand_in: made)  # no data: only the path's shape
+    covered = {(resolve(BASE + route.path(stand_in)).url_name, route.method) for route in ROUTES}
+    served = {
+        (pattern.name, method)
+        for pattern in manage.urlpatterns
+        if isinstance(pattern, URLPattern)
+        for method in getattr(pattern.callback, "actions", {})
+        if method not in ("head", "options")  # HEAD answers GET's headers; OPTIONS describes the route
+    }
+
+    assert served - covered == set(), "routes without a row in the matrix (tests/manage_api/routes.py)"
+    assert covered <= served

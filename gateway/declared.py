@@ -1,0 +1,111 @@
+"""The public routes' parameters declared once (issue 15 §5): what a client may send, and how it is refused.
+
+A declaration names a parameter, the JSON Schema of what a client may send, its description and every
+400 it answers (code → message). The parsers beside each declaration (gateway.params, gateway.entries,
+gateway.changes, gateway.explain, gateway.pinning, gateway.verify, api.views) refuse only through
+`Parameter.refusal`, which knows no code the declaration does not list; api/openapi/paths.py builds the
+parameters and the 400 codes of /api/schema/ from the same declarations. So a new rule is one line
+here, and the document cannot fall behind the server (tests/api/test_parameter_drift.py asks a live
+server for every declared refusal and checks each answer against the document).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gateway.errors import BadParameterError
+
+# A namespace's own values that a parameter takes (its categories, its prompt-pack scenarios), when known.
+Enums = Mapping[str, Sequence[str] | None]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Parameter:
+    """One request parameter: in the query (the default), the path or the JSON body."""
+
+    name: str
+    schema: Mapping[str, Any]
+    description: str
+    refusals: Mapping[str, str] = field(default_factory=dict)  # code → message (str.format fields)
+    required: bool = False
+    repeated: bool = False  # form style, exploded: one value per occurrence (`paths=a&paths=b`)
+    enum: str | None = None  # the Enums key whose values it takes; others answer its refusal
+    location: str = "query"
+
+    def refusal(self, code: str, message: str | None = None, **fields: Any) -> BadParameterError:
+        """The 400 for `code` (KeyError for a code this parameter does not declare: a bug, caught by the tests).
+
+        `message`: the refuser's own wording (a selector's error names the data it looked for).
+        """
+        template = self.refusals[code]
+        return BadParameterError(message or template.format(**fields), param=self.name, code=code)
+
+    def openapi(self, enums: Enums | None = None) -> dict[str, Any]:
+        """The OpenAPI 3.1 Parameter Object."""
+        schema = dict(self.schema)
+        values = (enums or {}).get(self.enum) if self.enum else None
+        if values is not None:
+            schema["enum"] = [*values, *([] if self.required else [""])]
+        described: dict[str, Any] = {
+            "name": self.name,
+            "in": self.location,
+            "description": self.description,
+            "schema": schema,
+        }
+        if self.required or self.location == "path":
+            described["required"] = True
+        elif self.location == "query":
+            described["allowEmptyValue"] = True
+        if self.repeated:
+            described |= {"style": "form", "explode": True}
+        return described
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Operation:
+    """The parameters one route reads, and the refusals of the request as a whole or of what it names."""
+
+    parameters: tuple[Parameter, ...]
+    refusals: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(parameter.name for parameter in self.parameters)
+
+    def refusal(
+        self, code: str, message: str | None = None, *, param: str | None = None, **fields: Any
+    ) -> BadParameterError:
+        """The 400 for a refusal of the request as a whole; `param` names the parameter when there is one."""
+        template = self.refusals[code]
+        return BadParameterError(message or template.format(param=param, **fields), param=param, code=code)
+
+    def codes(self) -> list[str]:
+        """Every 400 code the route answers for its own parameters, sorted."""
+        return sorted({*self.refusals, *(code for p in self.parameters for code in p.refusals)})
+
+    def openapi(self, enums: Enums | None = None, *, location: str | None = None) -> list[dict[str, Any]]:
+        return [p.openapi(enums) for p in self.parameters if location is None or p.location == location]
+
+    def body_schema(self) -> dict[str, Any]:
+        """The JSON object of the body parameters (location "body")."""
+        body = [p for p in self.parameters if p.location == "body"]
+        return {
+            "type": "object",
+            "properties": {p.name: {**p.schema, "description": p.description} for p in body},
+            "required": [p.name for p in body if p.required],
+        }
+
+
+def codes_of(*declared: Parameter | Operation | Iterable[str]) -> list[str]:
+    """The union of declared codes (and plain codes), sorted: one operation's 400 list."""
+    found: set[str] = set()
+    for item in declared:
+        if isinstance(item, Operation):
+            found.update(item.codes())
+        elif isinstance(item, Parameter):
+            found.update(item.refusals)
+        else:
+            found.update(item)
+    return sorted(found)
