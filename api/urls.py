@@ -31,6 +31,7 @@ urlpatterns: list[URLPattern] = [
     path("llms/<slug:category>.txt", files.category_artifact_view("llms"), name="llms-category"),
     path("llms-full/<slug:category>.txt", files.category_artifact_view("llms-full"), name="llms-full-category"),
     path("themes/<slug:theme>.md", files.theme_artifact_view, name="theme-md"),
+    path("themes/<slug:layer>/<slug:theme>.md", files.theme_artifact_view, name="layer-theme-md"),
     path("context.json", files.artifact_view(names.CONTEXT_JSON), name="context-json"),
     path("index.html.md", files.artifact_view(names.INDEX_MD), name="index-md"),
     path("robots.txt", files.artifact_view(names.ROBOTS_TXT), name="robots-txt"),

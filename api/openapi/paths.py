@@ -350,6 +350,16 @@ def paths(*, categories: Sequence[str] | None, scenarios: Sequence[str] | None) 
             parameters=[path_param("theme", SLUG, "A theme of the namespace (others answer 404).")],
             description=RANGES,
         ),
+        "/themes/{layer}/{theme}.md": _get(
+            "layer_theme_md_get",
+            "A base namespace's theme, with the base's entries this namespace serves (linked from llms.txt)",
+            _file_responses("The theme file.", {MARKDOWN: {"schema": shapes.STRING}}),
+            parameters=[
+                path_param("layer", SLUG, "A base namespace this one builds on."),
+                path_param("theme", SLUG, "A theme of that base (others answer 404)."),
+            ],
+            description=RANGES,
+        ),
         "/context.json": _file(
             "context_json_get", "The whole knowledge base (see /schemas/knowledge.schema.json)", JSON, json_object
         ),

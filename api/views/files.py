@@ -89,9 +89,12 @@ def category_artifact_view(kind: str) -> Callable[..., HttpResponse]:
     return view
 
 
-def theme_artifact_view(request: HttpRequest, theme: str, namespace: str | None = None) -> HttpResponse:
-    """/themes/<slug>.md (issue 16 §3): one theme's entries in full, as llms.txt's Themes section links."""
-    return artifact_view(theme_file(theme))(request, namespace=namespace)
+def theme_artifact_view(
+    request: HttpRequest, theme: str, namespace: str | None = None, layer: str | None = None
+) -> HttpResponse:
+    """/themes/<slug>.md (issue 16 §3): one theme's entries in full, as llms.txt's Themes section links;
+    /themes/<layer>/<slug>.md a base's theme as this namespace serves it (issue 16 §1)."""
+    return artifact_view(theme_file(f"{layer}/{theme}" if layer else theme))(request, namespace=namespace)
 
 
 theme_artifact_view.csrf_exempt = True  # type: ignore[attr-defined]

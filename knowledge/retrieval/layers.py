@@ -5,7 +5,9 @@ one). Its snapshot is its own entries, then each base's served entries in that o
 ID its own namespace gave it and saying which layer it came from (``layer``: the namespace's slug).
 An own entry that ``overrides`` a base entry replaces it: only the override is served, and the base ID
 answers as a tombstone that names the override. A base's retired entries (its tombstones) come along,
-so a retirement reaches every namespace built on it with their next release.
+so a retirement reaches every namespace built on it with their next release. A base's themes come along
+too, as ``<base>/<slug>`` and listing only the base's entries the namespace serves (an overridden one
+is left out), so a dependant's llms.txt routes to them like to its own.
 
 Pure: the bases' snapshots are read from their active releases by ``knowledge.selectors.layers``.
 """
@@ -16,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from knowledge.retrieval.contract.records import Tombstone
-from knowledge.retrieval.snapshot import CategoryInfo, EntryRecord, Snapshot, without_dead_links
+from knowledge.retrieval.snapshot import CategoryInfo, EntryRecord, Snapshot, ThemeRecord, without_dead_links
 
 OVERRIDDEN = "Overridden in {namespace} by {id}: {title}"
 
@@ -61,11 +63,13 @@ def layers_compose(own: Snapshot, bases: Sequence[Base]) -> Snapshot:
                 seen.add(stone.id)
                 stones.append(stone)
     categories = _categories(own, bases)
+    served = without_dead_links(entries)
     return replace(
         own,
         namespace=replace(own.namespace, categories=categories),
-        entries=without_dead_links(entries),
+        entries=served,
         tombstones=tuple(stones),
+        themes=_themes(own, bases, served_ids={entry.id for entry in served}),
     )
 
 
@@ -79,6 +83,26 @@ def _overridden(entry: EntryRecord, override: EntryRecord, *, namespace: str) ->
         replaced_by=override.id,
         sensitivity=entry.sensitivity,
     )
+
+
+def _themes(own: Snapshot, bases: Sequence[Base], *, served_ids: set[str]) -> tuple[ThemeRecord, ...]:
+    """The own themes, then each base's (its own and those it carries), each once and only with entries served.
+
+    A base's theme keeps its title and description, is named ``<layer>/<slug>`` (an own theme's slug
+    has no slash, so the two never collide) and lists the entries of it the namespace serves, in the
+    base editors' order; one left with none (every entry overridden or retired) is not carried.
+    """
+    themes = list(own.themes)
+    seen = {theme.slug for theme in themes}
+    for base in bases:
+        for theme in base.snapshot.themes:
+            carried = theme if theme.layer else replace(theme, slug=f"{base.slug}/{theme.slug}", layer=base.slug)
+            entries = tuple(entry_id for entry_id in theme.entries if entry_id in served_ids)
+            if carried.slug in seen or not entries:
+                continue
+            seen.add(carried.slug)
+            themes.append(replace(carried, entries=entries))
+    return tuple(themes)
 
 
 def _categories(own: Snapshot, bases: Sequence[Base]) -> tuple[CategoryInfo, ...]:

@@ -103,10 +103,11 @@ def without_dead_links(entries: Sequence[EntryRecord]) -> tuple[EntryRecord, ...
 class ThemeRecord:
     """An editor-defined theme (issue 16 §3): the first layer of a two-layer index over the entries."""
 
-    slug: str
+    slug: str  # a base's theme carried to a dependant: "<base>/<slug>" (knowledge.retrieval.layers)
     title: str
     summary: str
     entries: tuple[str, ...]  # entry IDs, in the editor's order
+    layer: str = ""  # the namespace whose editors wrote it, when it came from a base
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from django.test import Client
 from gateway.cache import reply_cache_clear
 from knowledge.admin.preview import OVERRIDES_NOTHING, override_warnings
 from knowledge.errors import InvalidInputError
-from knowledge.models import Entry, Namespace, NamespaceBase, Role, TokenScope
+from knowledge.models import Entry, Namespace, NamespaceBase, Role, TextKind, TokenScope
 from knowledge.selectors.layers import bases_list
 from knowledge.selectors.serving import serving_caches_clear
 from knowledge.services.api_keys import api_key_create
@@ -21,6 +21,7 @@ from knowledge.services.layers import layers_declaration_check
 from knowledge.services.namespace_settings import namespace_update
 from knowledge.services.personal_tokens import personal_token_create
 from knowledge.services.releases import release_build
+from knowledge.services.texts import text_publish_as_system
 from tests.factories import NamespaceFactory, UserFactory, membership
 from tests.servingfixtures import bases_declare, publish
 
@@ -268,3 +269,27 @@ def test_the_markdown_of_an_entry_names_its_layer_override_and_paths(product: Na
 
     assert "- layer: `product` · overrides [CO-101]" in own
     assert "- layer: `company`" in base and "- paths: `*.sql`, `src/**/*.py`" in base
+
+
+def test_a_base_theme_reaches_the_dependants_llms_txt_without_the_overridden_entry(
+    product: Namespace, company: Namespace, ns_b: Namespace
+) -> None:
+    support = {"title": "Support", "summary": "How support works.", "entries": ["CO-101", "CO-102"], "position": 0}
+    hours = {"title": "Hours", "summary": "", "entries": ["CO-101"], "position": 1}
+    for key, content in (("support", support), ("hours", hours)):
+        text_publish_as_system(namespace=company, kind=TextKind.THEME, key=key, content=content, note="test")
+    rebuild(company)
+    rebuild(product)
+    publish(ns_b, [{**COMPANY[0], "id": "BE-001", "title": "Beta hours"}])
+
+    index = get("/t/product/llms.txt").text
+    line = next(line for line in index.splitlines() if line.startswith("- [Support]"))
+    theme = get("/t/product/themes/company/support.md")
+
+    assert "(https://product.example.com/themes/company/support.md)" in line and "(1 entries, " in line
+    assert line.endswith("; layer company)") and "- [Hours]" not in index  # Hours held only the overridden entry
+    assert theme.status_code == 200 and "## [CO-102]" in theme.text and "CO-101" not in theme.text
+    assert "## [CO-101]" in get("/t/company/themes/support.md").text  # the company serves its theme whole
+    assert "(2 entries, " in next(line for line in get("/t/company/llms.txt").text.splitlines() if "[Support]" in line)
+    assert get("/t/product/themes/company/hours.md").status_code == 404
+    assert get("/t/beta/themes/company/support.md").status_code == 404  # not built on the company

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from knowledge.retrieval.contract.records import Tombstone
 from knowledge.retrieval.layers import Base, layers_compose
-from knowledge.retrieval.snapshot import CategoryInfo, Snapshot
+from knowledge.retrieval.snapshot import CategoryInfo, Snapshot, ThemeRecord
 from tests.retrieval.helpers import demo_namespace
 from tests.retrieval.test_paths import record
 
@@ -74,3 +74,21 @@ def test_without_bases_the_snapshot_is_unchanged_and_has_no_layers() -> None:
     own = snapshot("solo", record("SO-001", "Alone", body="Only here."))
 
     assert layers_compose(own, []) is own and own.entries[0].layer is None
+
+
+def test_a_base_theme_is_carried_under_its_layer_with_the_entries_served() -> None:
+    themes = (
+        ThemeRecord("support", "Support", "How support works.", ("CO-101", "CO-201", "CO-404")),
+        ThemeRecord("hours", "Hours", "", ("CO-101",)),
+    )
+    override = replace(record("PR-101", "Support all day", body="Always."), overrides="CO-101")
+    own = replace(snapshot("product", override), themes=(ThemeRecord("support", "Our support", "", ("PR-101",)),))
+
+    composed = layers_compose(own, [Base("company", replace(COMPANY, themes=themes))])
+    again = layers_compose(snapshot("third"), [Base("product", composed)])
+
+    assert [(t.slug, t.layer, t.entries) for t in composed.themes] == [
+        ("support", "", ("PR-101",)),
+        ("company/support", "company", ("CO-201",)),  # the override replaced CO-101; CO-404 is not served
+    ]  # "hours" held only the overridden entry: not carried
+    assert [(t.slug, t.layer) for t in again.themes] == [("product/support", "product"), ("company/support", "company")]

@@ -32,7 +32,7 @@ def render_site_json(snapshot: Snapshot, stamp: ReleaseStamp) -> bytes:
         # Search-only content that agents do not receive (context.json leaves it out).
         "aliases": {e.id: list(e.aliases) for e in snapshot.entries if e.aliases},
         "synonyms": [asdict(s) for s in snapshot.synonyms],
-        "themes": [asdict(t) for t in snapshot.themes],
+        "themes": [_theme_dict(t) for t in snapshot.themes],
     }
     return orjson.dumps(document)
 
@@ -74,8 +74,22 @@ def _entry(data: dict[str, Any], aliases: dict[str, list[str]]) -> EntryRecord:
     )
 
 
+def _theme_dict(theme: ThemeRecord) -> dict[str, Any]:
+    """A theme as site.json holds it; `layer` only for a base's theme (own themes read as before)."""
+    data = asdict(theme)
+    if not theme.layer:
+        del data["layer"]
+    return data
+
+
 def _theme(data: dict[str, Any]) -> ThemeRecord:
-    return ThemeRecord(slug=data["slug"], title=data["title"], summary=data["summary"], entries=tuple(data["entries"]))
+    return ThemeRecord(
+        slug=data["slug"],
+        title=data["title"],
+        summary=data["summary"],
+        entries=tuple(data["entries"]),
+        layer=data.get("layer", ""),
+    )
 
 
 def _tombstone(data: dict[str, Any]) -> Tombstone:

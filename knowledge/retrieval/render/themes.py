@@ -3,7 +3,7 @@
 An agent reads the theme list in llms.txt (a title, a short description, how many entries and
 tokens), picks a theme, and loads its file: the theme's entries in full, in the editor's order. Only
 entries of the public view are listed (the files are public); an ID the release does not serve is
-left out. Pure.
+left out. A base's theme (its ``layer`` set) lives at ``themes/<layer>/<slug>.md``. Pure.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ def theme_lines(snapshot: Snapshot) -> list[str]:
         tokens = sum(entry.tokens for entry in entries)
         summary = f"{one_line(theme.summary)} " if theme.summary else ""
         url = snapshot.namespace.url(theme_file(theme.slug))
-        lines.append(f"- [{one_line(theme.title)}]({url}): {summary}({len(entries)} entries, {tokens} tokens)")
+        layer = f"; layer {theme.layer}" if theme.layer else ""
+        lines.append(f"- [{one_line(theme.title)}]({url}): {summary}({len(entries)} entries, {tokens} tokens{layer})")
     return [*lines, ""]
 
 
