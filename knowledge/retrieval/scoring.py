@@ -50,23 +50,31 @@ class Coverage:
 def _term_masks(
     plan: QueryPlan, positions: np.ndarray, offsets: np.ndarray, docs: np.ndarray, blocks: np.ndarray | None
 ) -> np.ndarray:
-    """(terms × positions) uint32: the passage blocks of each position holding each query term (0: absent)."""
-    masks = np.zeros((len(plan.term_ids), len(positions)), dtype=np.uint32)
-    for row, term_id in enumerate(plan.term_ids):
-        start, end = int(offsets[term_id]), int(offsets[term_id + 1])
-        slots = start + np.searchsorted(docs[start:end], positions)
-        found = slots < end
-        found[found] = docs[slots[found]] == positions[found]
-        if blocks is None:
-            masks[row, found] = ALL_BLOCKS
-        else:
-            masks[row, found] = blocks[slots[found]]
+    """(terms × positions) uint32: the passage blocks of each position holding each query term (0: absent).
+
+    One binary search per term (its postings are sorted by document); the rest is done for all
+    terms at once, a handful of NumPy calls per batch rather than per term.
+    """
+    starts = offsets[plan.term_ids]
+    lengths = offsets[plan.term_ids + 1] - starts
+    slots = np.empty((len(starts), len(positions)), dtype=np.intp)
+    for row, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
+        slots[row] = docs[start : start + length].searchsorted(positions)
+    # A position past a term's last posting looks at that posting (or at none, for a term without any).
+    at = np.minimum(starts[:, None] + np.minimum(slots, np.maximum(lengths - 1, 0)[:, None]), max(len(docs) - 1, 0))
+    found = slots < lengths[:, None]
+    if len(docs):
+        found &= docs[at] == positions
+    masks = np.zeros(slots.shape, dtype=np.uint32)
+    masks[found] = ALL_BLOCKS if blocks is None else blocks[at[found]]
     return masks
 
 
 def _covered_weight(plan: QueryPlan, present: np.ndarray) -> np.ndarray:
     """Coverage weight held, for presence arrays shaped (terms × ...): plain terms plus synonym groups."""
-    held = np.tensordot(plan.informative_idf, present, axes=(0, 0))
+    # np.tensordot(plan.informative_idf, present, axes=(0, 0)) without its bookkeeping: the same dot.
+    weights = plan.informative_idf
+    held = np.dot(weights.reshape(1, len(weights)), present.reshape(len(weights), -1)).reshape(present.shape[1:])
     for group in plan.groups:
         best = np.zeros(present.shape[1:])
         for alternative in group.alternatives:

@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gateway.params import _control
+from knowledge.retrieval.postings import ALL_BLOCKS
 from knowledge.retrieval.ranking import ArrayHits, Ranking
+from knowledge.retrieval.scoring import QueryPlan, _covered_weight, _term_masks
 from knowledge.retrieval.tokens import cjk_characters
 from knowledge.retrieval.vocabulary import Vocabulary
 
@@ -85,3 +87,44 @@ def test_iterating_a_ranking_yields_every_hit_in_full_sort_order(raw: list[int])
         (i, float(scores[i]), None if via[i] < 0 else f"EG-{via[i]}") for i in order
     ]
     assert all(type(h.position) is int and type(h.score) is float for h in hits)
+
+
+def _masks_one_term_at_a_time(
+    plan: QueryPlan, positions: np.ndarray, offsets: np.ndarray, docs: np.ndarray, blocks: np.ndarray | None
+) -> np.ndarray:
+    """knowledge.retrieval.scoring._term_masks as it was: a binary search and a scatter per term."""
+    masks = np.zeros((len(plan.term_ids), len(positions)), dtype=np.uint32)
+    for row, term_id in enumerate(plan.term_ids):
+        start, end = int(offsets[term_id]), int(offsets[term_id + 1])
+        slots = start + np.searchsorted(docs[start:end], positions)
+        found = slots < end
+        found[found] = docs[slots[found]] == positions[found]
+        masks[row, found] = ALL_BLOCKS if blocks is None else blocks[slots[found]]
+    return masks
+
+
+POSTINGS = st.lists(st.sets(st.integers(min_value=0, max_value=40), max_size=25), min_size=1, max_size=8)
+
+
+@settings(max_examples=200)
+@given(POSTINGS, st.lists(st.integers(min_value=0, max_value=45), max_size=40), st.data())
+def test_term_masks_for_all_terms_at_once_equal_one_term_at_a_time(
+    postings: list[set[int]], asked: list[int], data: st.DataObject
+) -> None:
+    docs = np.array([d for term in postings for d in sorted(term)], dtype=np.int32)
+    offsets = np.concatenate([[0], np.cumsum([len(term) for term in postings])]).astype(np.int64)
+    blocks = np.array([data.draw(st.integers(1, 2**32 - 1)) for _ in range(len(docs))], dtype=np.uint32)
+    term_ids = data.draw(st.lists(st.integers(0, len(postings) - 1), min_size=1, unique=True))
+    weights = np.array([data.draw(st.floats(0, 9)) for _ in term_ids])
+    plan = QueryPlan(np.array(term_ids, dtype=np.int64), np.ones(len(term_ids)), weights, 0.5)
+    positions = np.array(asked, dtype=np.int64)
+
+    for kept in (blocks, None):
+        masks = _term_masks(plan, positions, offsets, docs, kept)
+        assert masks.dtype == np.uint32
+        assert masks.tolist() == _masks_one_term_at_a_time(plan, positions, offsets, docs, kept).tolist()
+    present = ((masks[:, :, None] >> np.arange(32, dtype=np.uint32)) & 1).astype(np.float64)
+    assert (
+        _covered_weight(plan, present).tobytes()
+        == np.asarray(np.tensordot(weights, present, axes=(0, 0)), dtype=np.float64).tobytes()
+    )
