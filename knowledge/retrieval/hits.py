@@ -76,7 +76,7 @@ class QueryHits:
         self._accumulators = accumulators
         self._plan = plan
         self._term_min_tokens = min_tokens
-        self._slices = [(int(offsets[t]), int(offsets[t + 1])) for t in plan.term_ids]
+        self._slices = list(zip(offsets[plan.term_ids].tolist(), offsets[plan.term_ids + 1].tolist(), strict=True))
         self.postings = sum(end - start for start, end in self._slices)
         self._hits: ArrayHits | None = None
 

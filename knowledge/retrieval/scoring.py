@@ -58,8 +58,10 @@ def _term_masks(
     starts = offsets[plan.term_ids]
     lengths = offsets[plan.term_ids + 1] - starts
     slots = np.empty((len(starts), len(positions)), dtype=np.intp)
+    # In the postings' own type: searching int32 postings for int64 keys copies every posting first.
+    needles = positions.astype(docs.dtype) if len(docs) else positions
     for row, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
-        slots[row] = docs[start : start + length].searchsorted(positions)
+        slots[row] = docs[start : start + length].searchsorted(needles)
     # A position past a term's last posting looks at that posting (or at none, for a term without any).
     at = np.minimum(starts[:, None] + np.minimum(slots, np.maximum(lengths - 1, 0)[:, None]), max(len(docs) - 1, 0))
     found = slots < lengths[:, None]
