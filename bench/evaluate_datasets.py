@@ -132,9 +132,10 @@ def collection_rows(collection: str, *, seed: bool, reference: bool, log: Callab
     questions = load_dev_queries(collection)
     index = SearchIndex.compile(documents)
     automatic = threshold_automatic(index, documents)
+    index = index.with_threshold(automatic.threshold, automatic.to_meta(), pack_best_share=automatic.pack_best_share)
     rows = []
     run = evaluate_engine(index, documents, questions)
-    name = f"evergreen auto t={automatic.threshold:.2f}"
+    name = f"evergreen auto t={automatic.threshold:.2f} c={automatic.pack_best_share:g}"
     rows.append(format_report(collection, name, summarize_outcomes(run.served(automatic.threshold))))
     rows.append(format_report(collection, "evergreen ungated", summarize_outcomes(run.ranked)))
     filled = evaluate_engine(index, documents, questions, packing="seed", label="seed packing")

@@ -113,6 +113,7 @@ def served(collection: Collection, config: Config) -> dict[str, float | None]:
     """The collection as a new site serves it with `config`: automatic threshold, relevance floors."""
     index = collection.compile(config)
     automatic = threshold_automatic(index, collection.documents)
+    index = index.with_threshold(automatic.threshold, automatic.to_meta(), pack_best_share=automatic.pack_best_share)
     run = evaluate_engine(index, collection.documents, collection.questions, label=f"{collection.name} served")
     report = summarize_outcomes(run.served(automatic.threshold))
     filled = summarize_outcomes(

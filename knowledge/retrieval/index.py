@@ -221,6 +221,10 @@ class SearchIndex:
             floor.remember(batch, passages)
         facts = MatchFacts(match_score, coverage, gate_score, floor)
         if options.ranker == "bm25f" and gate_score < self._threshold(options):
+            if floor is not None and floor.best_share:
+                # A weak answer's best hit is itself in doubt: its coverage is no yardstick for the others.
+                floor = replace(floor, best_share=0.0)
+                facts = MatchFacts(match_score, coverage, gate_score, floor)
             return Ranking(mode="weak", matched=False, hits=self._weak(head, floor), facts=facts)
         if options.expand:
             return self._expanded(hits, allowed, facts)
@@ -278,6 +282,7 @@ class SearchIndex:
             docs=self._docs,
             blocks=self._blocks,
             ranked=lambda count: hits.prefix(count).positions[:count],
+            best_share=options.pack_best_share,
         )
 
     def _query_hits(self, plan: QueryPlan, ranker: str, allowed: np.ndarray | None) -> QueryHits:
@@ -426,7 +431,10 @@ class SearchIndex:
             idf_floor=stored.get("idf_floor"),
         )
 
-    def with_threshold(self, threshold: float, matching: dict[str, Any]) -> SearchIndex:
-        """The same index serving with `threshold`, and a record of how it was obtained."""
-        options = replace(self.options, match_threshold=threshold)
+    def with_threshold(
+        self, threshold: float, matching: dict[str, Any], *, pack_best_share: float = 0.0
+    ) -> SearchIndex:
+        """The same index serving with `threshold` (and the pack floor relative to the best hit's
+        coverage), and a record of how they were obtained."""
+        options = replace(self.options, match_threshold=threshold, pack_best_share=pack_best_share)
         return SearchIndex({**self._meta, "options": asdict(options), "matching": matching}, self._arrays)

@@ -28,6 +28,9 @@ class SearchOptions:
     match_threshold: float | None = None
     # "relevant": only hits above the relevance floors are packed; "seed": fill the budget (seed §4).
     packing: str = "relevant"
+    # With "relevant": a further hit must also hold this share of the best hit's passage coverage
+    # (a release calibrates it from its own collection: calibration.pack_best_share).
+    pack_best_share: float = 0.0
 
     def __post_init__(self) -> None:
         if self.ranker not in RANKERS:

@@ -3,8 +3,11 @@
 Seed §4 fills the budget with whatever ranks next; an entry that shares one generic word with the
 topic then rides along at relevance 0.1. Here a hit joins the pack only if its score is at least
 RELATIVE_FLOOR of the best hit's and one passage of it holds at least COVERAGE_FLOOR of the
-topic's informative weight, so a pack may end well below its budget. Both were chosen by
-measurement on the development collections (docs/retrieval.md, `python -m bench quality`).
+topic's informative weight, so a pack may end well below its budget. A release whose collection is
+not crowded (calibration.crowding: its own held-out pseudo-questions find few entries covering them
+nearly as well as their source) also asks each further hit to hold `best_share` (BEST_SHARE) of the
+best hit's passage coverage. All were chosen by measurement on the development collections
+(docs/retrieval.md, `python -m bench quality`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from knowledge.retrieval.scoring import QueryPlan, coverage_many
 
 RELATIVE_FLOOR = 0.4
 COVERAGE_FLOOR = 0.15
+BEST_SHARE = 0.55  # of the best hit's passage coverage, when the release's collection is not crowded
 
 
 class Verdict(Enum):
@@ -47,17 +51,22 @@ class PackFloor:
     ranked: Callable[[int], np.ndarray]
     relative: float = RELATIVE_FLOOR
     absolute: float = COVERAGE_FLOOR
+    best_share: float = 0.0
     _passage: dict[int, float] = field(default_factory=dict)
+    _best: float = 0.0
 
     def verdict(self, hit: Hit, *, first: bool) -> Verdict:
         """The best hit always joins; a hit a link brought in is judged by its score only."""
         if first:
+            if self.best_share:
+                self._best = self._coverage(hit.position)
             return Verdict.KEEP
         if hit.score < self.relative * self.top_score:
             return Verdict.STOP
         if hit.via is not None:
             return Verdict.KEEP
-        return Verdict.KEEP if self._coverage(hit.position) >= self.absolute else Verdict.SKIP
+        coverage = self._coverage(hit.position)
+        return Verdict.KEEP if coverage >= max(self.absolute, self.best_share * self._best) else Verdict.SKIP
 
     def remember(self, positions: np.ndarray, passages: np.ndarray) -> None:
         """Coverage the search already measured (its first batch of hits)."""

@@ -106,6 +106,10 @@ def test_metrics_are_measured_at_build_time(client: Any, demo: Namespace) -> Non
     metrics = client.get("/metrics.json").json()
 
     assert client.get("/api/metrics").content == client.get("/metrics.json").content
+    # The release's calibration: threshold, pack floor relative to the best hit, and the evidence.
+    matching = metrics["matching"]
+    assert matching["source"] in ("automatic", "namespace") and matching["threshold"] >= 0
+    assert {"crowding", "pack_best_share"} <= set(matching)
     sources = {row["source"]: row for row in metrics["contextShape"]}
     assert list(sources) == ["html", "htmlText", "markdownMirror", "llmsFullTxt", "llmsTxt", "apiContext"]
     html_tokens = sources["html"]["tokens"]

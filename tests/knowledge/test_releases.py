@@ -10,6 +10,7 @@ import pytest
 
 from knowledge.models import Artifact, BuildStatus, EntryVersion, Namespace, Release, ReleaseBuild
 from knowledge.retrieval.index import SearchIndex
+from knowledge.retrieval.relevance import BEST_SHARE
 from knowledge.retrieval.render import release as release_render
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services.entries import entry_create, entry_retire
@@ -187,10 +188,13 @@ def test_every_release_calibrates_its_threshold_and_records_how(ns_a: Namespace,
     matching = release.metrics["matching"]
 
     assert matching["source"] == "automatic"
-    assert matching["probes"] >= 150 and matching["probes_refused"] >= 0.95
+    assert matching["probes"] >= 400 and matching["probes_refused"] >= 0.95
     assert matching["pseudo_questions"] <= release.entry_count
     index = SearchIndex.from_bytes(artifacts(release)["search.index"])
     assert index.match_threshold == matching["threshold"]
+    # The pack floor relative to the best hit is calibrated with it and served from the index.
+    assert matching["pack_best_share"] in (0.0, BEST_SHARE) and "crowding" in matching
+    assert index.options.pack_best_share == matching["pack_best_share"]
 
 
 def test_aliases_are_content_they_change_the_hash_and_reach_the_index(

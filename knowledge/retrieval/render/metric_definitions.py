@@ -18,7 +18,7 @@ _EN = {
         "tokenEstimate": "How tokens are counted: round(CJK characters × 1.0 + other characters × 0.28) (seed §4).",
         "contextShape": "Tokens and bytes of each channel an agent can read, measured on the served bytes.",
         "budgetScan": "An empty-topic /api/context at each budget: entries packed, tokens used, truncated.",
-        "matching": "The `matched` threshold of this release and how it was obtained.",
+        "matching": "The `matched` threshold and pack floor of this release and how they were obtained.",
         "evaluation": "Golden questions run through the /api/context path against this release (null before a run).",
         "ndcg_at_10": "nDCG@10 with linear gains and log2 discounts over covered questions.",
         "mrr_at_10": "Mean reciprocal rank of the first relevant entry within the top 10.",

@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from knowledge.retrieval.calibration import threshold_automatic
+from knowledge.retrieval.calibration import packing_automatic, threshold_automatic
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.postings import Analyze, Collect, analyze_fields
@@ -108,11 +108,14 @@ def with_matching(
         return index.with_threshold(0.0, {"source": "none", "note": "The seed ranker matches on any hit."})
     if ranking.match_threshold is not None:
         note = ranking.threshold_note or "Set on the namespace."
+        packing = packing_automatic(index, documents, analyze=analyze, collect=collect)
         return index.with_threshold(
-            ranking.match_threshold, {"source": "namespace", "threshold": ranking.match_threshold, "note": note}
+            ranking.match_threshold,
+            {"source": "namespace", "threshold": ranking.match_threshold, "note": note, **packing},
+            pack_best_share=packing["pack_best_share"],
         )
     chosen = threshold_automatic(index, documents, analyze=analyze, collect=collect)
-    return index.with_threshold(chosen.threshold, chosen.to_meta())
+    return index.with_threshold(chosen.threshold, chosen.to_meta(), pack_best_share=chosen.pack_best_share)
 
 
 def tier_index(
