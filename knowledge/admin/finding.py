@@ -1,4 +1,5 @@
-"""The agent preview's explanation: does the serving release pack the entry for its own title, and why."""
+"""The agent preview's explanation: does the serving release pack the entry for its own title, and why; and
+what an agent working on a path the entry's globs match gets from it."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from knowledge.models import EntryVersion
-from knowledge.selectors.explain import entry_found_for
+from knowledge.retrieval.paths import glob_example
+from knowledge.selectors.explain import entry_found_for, paths_answer
 
 
 def finding_html(version: EntryVersion) -> SafeString:
@@ -32,4 +34,34 @@ def finding_html(version: EntryVersion) -> SafeString:
         found["reason"],
         rank,
         entry.public_id,
+    )
+
+
+def paths_finding_html(version: EntryVersion) -> SafeString:
+    """With paths=<a path the version's first matching glob example names>, what the serving release packs
+    (issue 16 §4): the IDs, titles and layers an agent gets, and whether this entry is among them."""
+    example = next((found for glob in version.paths if (found := glob_example(glob)) is not None), None)
+    if example is None:
+        return mark_safe("")  # no globs (or none with an example): the paths preview above says what that means
+    entry = version.entry
+    answer = paths_answer(namespace=entry.namespace, paths=[example])
+    if answer is None:
+        return mark_safe("")
+    got = format_html_join(
+        ", ",
+        "<code>{}</code> {}{}",
+        ((e.id, e.title, f" (layer {e.layer})" if e.layer else "") for e in answer.entries),
+    )
+    served = any(e.id == entry.public_id for e in answer.entries)
+    verdict = (
+        "This entry is among them."
+        if served
+        else "This entry is not among them yet: the release serves no version of it with these globs."
+    )
+    return format_html(
+        '<p id="evergreen-paths-finding">With <code>paths={}</code> an agent gets (release #{}, no topic): {}. {}</p>',
+        example,
+        answer.release_id,
+        got or "nothing",
+        verdict,
     )

@@ -17,12 +17,13 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from knowledge.admin.base import NamespaceScopedAdmin, ServiceErrorsShown, namespace_action
+from knowledge.admin.bases_preview import bases_preview_html
 from knowledge.admin.findings import findings_html
 from knowledge.admin.live import MARKDOWN_FIELDS, TEXT_READ_FIELDS, text_live_preview
 from knowledge.admin.text_forms import TextCreateForm, TextVersionForm, text_fieldnames
 from knowledge.admin.workflow import ReviewWorkflowAdmin
 from knowledge.errors import ServiceError
-from knowledge.models import ReviewedText, Role, TextVersion, VersionState
+from knowledge.models import ReviewedText, Role, TextKind, TextVersion, VersionState
 from knowledge.services.texts import ACTION_ROLES, TEXT_TRANSITIONS, text_draft, text_save
 
 
@@ -122,6 +123,7 @@ class TextVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
         "reviewer",
         "review_note",
         "content_hash",
+        "layers_preview",
     ]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
@@ -135,6 +137,8 @@ class TextVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         editable = self._is_editable(request, obj)
         content = [*text_fieldnames(obj.text if obj else None), "based_on"] if editable else ["content_shown"]
+        if obj is not None and obj.text.kind == TextKind.BASES:
+            content = [*content, "layers_preview"]
         return [
             (None, {"fields": ["text_link", "number", "state"]}),
             ("Content", {"fields": content}),
@@ -204,6 +208,10 @@ class TextVersionAdmin(ServiceErrorsShown, ReviewWorkflowAdmin):
     @admin.display(description="Content")
     def content_shown(self, obj: TextVersion) -> SafeString:
         return format_html("<pre>{}</pre>", "\n".join(_content_lines(obj.content)))
+
+    @admin.display(description="What it means")
+    def layers_preview(self, obj: TextVersion) -> SafeString:
+        return bases_preview_html(obj)
 
     @admin.display(description="Wrote or edited it")
     def contributors_shown(self, obj: TextVersion) -> str:

@@ -12,7 +12,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from knowledge.admin.finding import finding_html
+from knowledge.admin.finding import finding_html, paths_finding_html
 from knowledge.admin.findings import findings_html
 from knowledge.admin.forms import CONTENT_FIELDS, VersionForm
 from knowledge.admin.gate import golden_preview_html
@@ -208,7 +208,7 @@ class EntryVersionAdmin(VersionAdminBase):
 
     @admin.display(description="Found by its title?")
     def finding(self, obj: EntryVersion) -> str:
-        return finding_html(obj)
+        return finding_html(obj) + paths_finding_html(obj)
 
 
 class AwaitingMeFilter(admin.SimpleListFilter):

@@ -78,6 +78,13 @@ def _references_check(*, namespace: Namespace, kind: str, content: Mapping[str, 
         layers_declaration_check(namespace=namespace, slugs=content["bases"], declarers=declarers)
 
 
+def text_references_check(*, version: TextVersion) -> None:
+    """Raise InvalidInputError if the version could not be approved now for what it names (a list of bases):
+    the check approval runs, for a reviewer's preview (writes nothing)."""
+    text = version.text
+    _references_check(namespace=text.namespace, kind=text.kind, content=version.content, declarers=_declarers(version))
+
+
 def _text_get_or_create(*, namespace: Namespace, kind: str, key: str) -> ReviewedText:
     key = text_key_check(kind=kind, key=key)
     text, _ = ReviewedText.objects.get_or_create(namespace=namespace, kind=kind, key=key)

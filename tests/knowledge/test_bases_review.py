@@ -265,3 +265,18 @@ def test_the_migration_turns_declared_bases_into_a_published_version(product: Na
     assert text.live_version.state == VersionState.PUBLISHED and text.versions.count() == 1
     assert text.live_version.author is not None and text.live_version.author.username == SYSTEM_USERNAME
     assert not ReviewedText.objects.filter(namespace=company, kind=TextKind.BASES).exists()
+
+
+def test_the_review_page_shows_each_base_and_whether_approval_would_pass(
+    product: Namespace, company: Namespace, editor: Any, reviewer: Any
+) -> None:
+    version = propose(product, ["company"], editor)
+    page = reverse("admin:knowledge_textversion_change", args=[version.pk])
+    shown = as_user(reviewer).get(page).text
+
+    bases_declare(company, product)
+    refused = as_user(reviewer).get(page).text
+
+    assert "Builds on now: nothing." in shown and "<code>company</code>: public, IDs CO-…, 1 entries" in shown
+    assert "approving it would pass; from the first release after it is published, alpha serves its own" in shown
+    assert "Approving it now would be refused: alpha cannot build on company: company already builds on" in refused

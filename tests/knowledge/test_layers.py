@@ -8,21 +8,24 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.test import Client
+from django.urls import reverse
 
 from gateway.cache import reply_cache_clear
+from knowledge.admin.finding import paths_finding_html
 from knowledge.admin.preview import OVERRIDES_NOTHING, override_warnings
 from knowledge.errors import InvalidInputError
 from knowledge.models import Entry, Namespace, NamespaceBase, Role, TextKind, TokenScope
 from knowledge.selectors.layers import bases_list
 from knowledge.selectors.serving import serving_caches_clear
 from knowledge.services.api_keys import api_key_create
-from knowledge.services.entries import entry_retire
+from knowledge.services.entries import entry_create, entry_retire
 from knowledge.services.layers import layers_declaration_check
 from knowledge.services.namespace_settings import namespace_update
 from knowledge.services.personal_tokens import personal_token_create
 from knowledge.services.releases import release_build
 from knowledge.services.texts import text_publish_as_system
-from tests.factories import NamespaceFactory, UserFactory, membership
+from tests.factories import NamespaceFactory, UserFactory, content, membership
+from tests.knowledge.adminforms import as_user
 from tests.servingfixtures import bases_declare, publish
 
 pytestmark = pytest.mark.django_db
@@ -276,8 +279,8 @@ def test_a_base_theme_reaches_the_dependants_llms_txt_without_the_overridden_ent
 ) -> None:
     support = {"title": "Support", "summary": "How support works.", "entries": ["CO-101", "CO-102"], "position": 0}
     hours = {"title": "Hours", "summary": "", "entries": ["CO-101"], "position": 1}
-    for key, content in (("support", support), ("hours", hours)):
-        text_publish_as_system(namespace=company, kind=TextKind.THEME, key=key, content=content, note="test")
+    for key, theme in (("support", support), ("hours", hours)):
+        text_publish_as_system(namespace=company, kind=TextKind.THEME, key=key, content=theme, note="test")
     rebuild(company)
     rebuild(product)
     publish(ns_b, [{**COMPANY[0], "id": "BE-001", "title": "Beta hours"}])
@@ -293,3 +296,26 @@ def test_a_base_theme_reaches_the_dependants_llms_txt_without_the_overridden_ent
     assert "(2 entries, " in next(line for line in get("/t/company/llms.txt").text.splitlines() if "[Support]" in line)
     assert get("/t/product/themes/company/hours.md").status_code == 404
     assert get("/t/beta/themes/company/support.md").status_code == 404  # not built on the company
+
+
+def test_the_agent_preview_says_what_an_agent_on_a_matching_path_gets_from_every_layer(product: Namespace) -> None:
+    editor = membership(UserFactory(username="ed"), product, Role.EDITOR)
+    live = Entry.objects.get(public_id="PR-201").live_version
+    assert live is not None
+    draft = entry_create(
+        namespace=product,
+        category=product.categories.get(slug="rule"),
+        content=content(title="SQL style", paths=["*.sql"]),
+        actor=editor,
+    )
+
+    page = as_user(editor).get(reverse("admin:knowledge_entryversion_change", args=[live.pk])).text
+    new = paths_finding_html(draft)
+
+    assert (
+        "With <code>paths=src/api/x.py</code> an agent gets (release #1, no topic): <code>PR-201</code> API handlers "
+        "validate input (layer product), <code>CO-201</code> SQL migrations are reversible (layer company). "
+        "This entry is among them."
+    ) in page
+    assert "With <code>paths=x.sql</code> an agent gets" in new and "<code>CO-201</code>" in new
+    assert "This entry is not among them yet" in new  # a draft: the serving release has no version of it
