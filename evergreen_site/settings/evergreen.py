@@ -6,6 +6,8 @@ or defaults them again. Tests override with ``settings.EVERGREEN = replace(setti
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +18,8 @@ from evergreen_site.settings.env import Env, IPNetwork, Rate
 READ_RATE = Rate(120, 60)
 FEEDBACK_RATE = Rate(20, 3600)
 MANAGE_RATE = Rate(600, 60)
+# Per host, shared by the worker processes (knowledge.selectors.release_files).
+RELEASE_FILES = Path(tempfile.gettempdir()) / f"evergreen-release-files-{os.getuid()}"
 DATASETS_BESIDE_CLONE = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 BENCH_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/evergreen_bench"
 BENCH_REDIS_URL = "redis://127.0.0.1:6379/12"
@@ -93,6 +97,9 @@ class EvergreenSettings:
     reply_cache_bytes: int = 32 * 1024 * 1024
     # Revalidate cached namespaces and keys in a background thread (off in the test settings only).
     revalidate_in_background: bool = True
+    # Where worker processes keep the large parts of loaded releases (index, entries) as files they all
+    # map, so the page cache holds one copy per host rather than one per worker.
+    release_files_dir: Path = RELEASE_FILES
 
     @classmethod
     def from_env(cls, env: Env) -> EvergreenSettings:
@@ -167,6 +174,7 @@ class EvergreenSettings:
                 "EVERGREEN_DEPENDENCY_RETRY_SECONDS", defaults.dependency_retry_seconds, minimum=0.1
             ),
             stale_if_error_seconds=env.number("EVERGREEN_STALE_IF_ERROR_SECONDS", defaults.stale_if_error_seconds),
+            release_files_dir=env.directory("EVERGREEN_RELEASE_FILES_DIR", RELEASE_FILES),
         )
 
 

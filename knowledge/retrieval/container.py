@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import mmap
 import struct
 from collections.abc import Mapping
 from typing import Any
@@ -52,9 +53,10 @@ def pack_arrays(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> by
     return b"".join([MAGIC, _LENGTH.pack(len(header)), header, *chunks])
 
 
-def unpack_arrays(data: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """Read what `pack_arrays` wrote; arrays are read-only views into `data` (no copies)."""
-    if not data.startswith(MAGIC):
+def unpack_arrays(data: bytes | mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """Read what `pack_arrays` wrote; arrays are read-only views into `data` (no copies: a mapped file
+    stays in the page cache, shared by every process that maps it)."""
+    if data[: len(MAGIC)] != MAGIC:
         raise ContainerError("not an Evergreen index")
     start = len(MAGIC) + _LENGTH.size
     if len(data) < start:

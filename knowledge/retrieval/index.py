@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, replace
 from functools import cached_property
@@ -167,7 +168,7 @@ class SearchIndex:
         return pack_arrays(self._meta, self._arrays)
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> SearchIndex:
+    def from_bytes(cls, data: bytes | mmap.mmap) -> SearchIndex:
         meta, arrays = unpack_arrays(data)
         if meta.get("format") != FORMAT_VERSION:
             raise ContainerError(f"index format {meta.get('format')!r} is not {FORMAT_VERSION}")

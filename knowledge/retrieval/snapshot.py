@@ -133,7 +133,8 @@ class Snapshot:
     """Everything a release's artifacts depend on, and nothing they do not."""
 
     namespace: NamespaceInfo
-    entries: tuple[EntryRecord, ...]
+    # A tuple when built; a served release's may be an EntryTable (knowledge.retrieval.entry_table).
+    entries: Sequence[EntryRecord]
     tombstones: tuple[Tombstone, ...] = ()
     docs: tuple[DocRecord, ...] = ()
     prompt_packs: tuple[tuple[str, str], ...] = ()

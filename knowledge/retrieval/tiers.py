@@ -12,6 +12,7 @@ not in any index.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from knowledge.retrieval.contract.records import INTERNAL, PUBLIC, RESTRICTED, clears
@@ -56,12 +57,16 @@ def expired(entry: EntryRecord, *, revision: str) -> bool:
     return entry.valid_until is not None and entry.valid_until < revision
 
 
-def packable(entries: tuple[EntryRecord, ...], *, revision: str) -> tuple[EntryRecord, ...]:
-    """The entries a pack may hold: every one but those past valid-until (index positions follow this order)."""
+def packable(entries: Sequence[EntryRecord], *, revision: str) -> Sequence[EntryRecord]:
+    """The entries a pack may hold: every one but those past valid-until (index positions follow this order).
+
+    `entries` itself when none has expired, so a served release's entry table stays unparsed."""
+    if not any(expired(e, revision=revision) for e in entries):
+        return entries
     return tuple(e for e in entries if not expired(e, revision=revision))
 
 
-def freshness_counts(entries: tuple[EntryRecord, ...], *, revision: str) -> dict[str, int]:
+def freshness_counts(entries: Sequence[EntryRecord], *, revision: str) -> dict[str, int]:
     """For metrics: how many entries are stale (past review-by, or `updated` over a year old) and expired."""
     stale = sum(1 for e in entries if is_stale(e.updated, revision=revision, review_by=e.review_by))
     return {

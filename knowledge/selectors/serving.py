@@ -9,9 +9,11 @@ database once per process per release id and shared by every request. Serving ne
 
 from __future__ import annotations
 
+import hashlib
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 import orjson
@@ -24,13 +26,20 @@ from knowledge.models import ApiKey, Artifact, ArtifactBlob, Namespace, Namespac
 from knowledge.models.namespace import api_key_digest
 from knowledge.resilience.stale import StaleCache
 from knowledge.retrieval.contract.records import PUBLIC, Tombstone
+from knowledge.retrieval.entry_table import EntryTable, pack_entries
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.paths import PathScope
 from knowledge.retrieval.payload import ReleaseView
 from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON
-from knowledge.retrieval.render.site import render_site_json, snapshot_complete, snapshot_from_artifacts
+from knowledge.retrieval.render.site import (
+    render_site_json,
+    snapshot_complete,
+    snapshot_from_artifacts,
+    snapshot_from_site,
+)
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
 from knowledge.retrieval.tiers import LEVELS, PROTECTED_JSON, index_name, packable, tier_for, visible
+from knowledge.selectors.release_files import release_file_mapped
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.selectors.switching import ReleaseCache
 
@@ -41,7 +50,7 @@ TTL_CACHE_MAX = 10_000
 # at 100k entries llms-full.txt and context.json are ~100 MB each, which no worker should hold twice.
 HELD_ARTIFACT_BYTES = 4 * 1024 * 1024
 STREAM_CHUNK_BYTES = 1024 * 1024  # a large file is read and sent a slice at a time
-LOAD_ONLY = (CONTEXT_JSON, SITE_JSON, SEARCH_INDEX)  # read at load time to rebuild the snapshot and index
+MAPPED = (SEARCH_INDEX,)  # read into files every worker maps (context.json is, as an entry table)
 NEAREST_COUNT = 3  # seed §6 / §5: an unknown ID answers with the three nearest existing IDs
 
 T = TypeVar("T")
@@ -267,31 +276,53 @@ def release_read(*, release_id: int, key: str, namespace_id: int | None) -> Load
 
 
 def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
-    # Only the bytes this process keeps or parses are read, a row at a time (a server-side cursor on
-    # PostgreSQL), so loading never holds every large file at once: bytea arrives as hex, twice its size.
+    # Only the bytes this process keeps are read, a row at a time (a server-side cursor on PostgreSQL):
+    # bytea arrives as hex, twice its size. The index and the entries are files every worker maps
+    # (knowledge.selectors.release_files), read from the database only by the first process to need them.
     files = Artifact.objects.filter(release_id=release_id)
     described = list(files.values_list("name", "content_type", "etag", "size"))
-    wanted = [name for name, _, _, size in described if name in LOAD_ONLY or size <= HELD_ARTIFACT_BYTES]
-    held: dict[str, bytes] = {}
-    raw: dict[str, bytes] = {}
-    for name, content in files.filter(name__in=wanted).values_list("name", "blob__content").iterator(chunk_size=1):
-        data = bytes(content)
-        if name in LOAD_ONLY:
-            raw[name] = data
-        if len(data) <= HELD_ARTIFACT_BYTES:
-            held[name] = data
+    wanted = [name for name, _, _, size in described if name not in MAPPED and size <= HELD_ARTIFACT_BYTES]
+    held = {
+        name: bytes(content)
+        for name, content in files.filter(name__in=wanted).values_list("name", "blob__content").iterator(chunk_size=1)
+    }
     artifacts = {
         name: ServedArtifact(content_type, etag, size, release_id, name, held.get(name))
         for name, content_type, etag, size in described
     }
-    if SITE_JSON in raw:
-        snapshot, stamp = snapshot_from_artifacts(site_json=raw[SITE_JSON], context_json=raw[CONTEXT_JSON])
+
+    def read(name: str) -> bytes:
+        return (
+            held[name] if name in held else bytes(files.filter(name=name).values_list("blob__content", flat=True).get())
+        )
+
+    etags = {name: etag for name, _, etag, _ in described}
+    if SITE_JSON in etags:
+        snapshot, stamp = _mapped_snapshot(etags, read)
     else:  # a release built before site.json existed: take the rest of the snapshot from the database
-        snapshot, stamp = _legacy_snapshot(release_id, raw[CONTEXT_JSON])
-    levels = tuple(level for level in LEVELS if index_name(level) in artifacts)
-    return _loaded(
-        release_id, namespace_id, key, snapshot, stamp, SearchIndex.from_bytes(raw[SEARCH_INDEX]), artifacts, levels
+        snapshot, stamp = _legacy_snapshot(release_id, read(CONTEXT_JSON))
+    index = SearchIndex.from_bytes(
+        release_file_mapped(name=f"{_digest(etags[SEARCH_INDEX])}.index", produce=partial(read, SEARCH_INDEX))
     )
+    levels = tuple(level for level in LEVELS if index_name(level) in artifacts)
+    return _loaded(release_id, namespace_id, key, snapshot, stamp, index, artifacts, levels)
+
+
+def _digest(*etags: str) -> str:
+    return hashlib.sha256("\n".join(etags).encode()).hexdigest()
+
+
+def _mapped_snapshot(etags: dict[str, str], read: Callable[[str], bytes]) -> tuple[Snapshot, ReleaseStamp]:
+    """The snapshot with its entries in a mapped entry table: context.json is parsed only to make the table."""
+    site_json = read(SITE_JSON)
+
+    def produce() -> bytes:
+        parsed, _ = snapshot_from_artifacts(site_json=site_json, context_json=read(CONTEXT_JSON))
+        return pack_entries(parsed.entries, parsed.tombstones)
+
+    name = f"{_digest(etags[SITE_JSON], etags[CONTEXT_JSON])}.entries"
+    table = EntryTable(release_file_mapped(name=name, produce=produce))
+    return snapshot_from_site(orjson.loads(site_json), table, table.tombstones)
 
 
 def _loaded(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from typing import Any
 
@@ -107,10 +108,18 @@ def snapshot_from_artifacts(*, site_json: bytes, context_json: bytes) -> tuple[S
     """The Snapshot and ReleaseStamp a release was rendered from, read back from two of its artifacts."""
     site = orjson.loads(site_json)
     context = orjson.loads(context_json)
+    entries = tuple(_entry(e, site.get("aliases", {})) for e in context["entries"])
+    return snapshot_from_site(site, entries, tuple(_tombstone(t) for t in context.get("retired", ())))
+
+
+def snapshot_from_site(
+    site: dict[str, Any], entries: Sequence[EntryRecord], tombstones: tuple[Tombstone, ...]
+) -> tuple[Snapshot, ReleaseStamp]:
+    """The Snapshot and ReleaseStamp of parsed site.json with the release's entries and tombstones."""
     snapshot = Snapshot(
         namespace=_namespace(site["namespace"]),
-        entries=tuple(_entry(e, site.get("aliases", {})) for e in context["entries"]),
-        tombstones=tuple(_tombstone(t) for t in context.get("retired", ())),
+        entries=entries,
+        tombstones=tombstones,
         docs=tuple(DocRecord(**d) for d in site["docs"]),
         prompt_packs=tuple((str(s), str(t)) for s, t in site["promptPacks"]),
         ranking=RankingSettings(**site["ranking"]),
