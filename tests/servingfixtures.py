@@ -14,6 +14,7 @@ from django.core.cache import caches
 from gateway.cache import reply_cache_clear
 from gateway.fastmiss import shapes
 from gateway.ratelimit import limiter
+from gateway.writebehind import shared_writes_flush
 from knowledge.models import Namespace, TextKind
 from knowledge.selectors.serving import serving_caches_clear
 from knowledge.services.demo import demo_load
@@ -28,7 +29,9 @@ BUILT_AT = datetime(2026, 9, 2, 10, 52, 47, tzinfo=UTC)
 
 @pytest.fixture(autouse=True)
 def clean_serving_state() -> Iterator[None]:
-    """Each test starts with empty in-process caches, limiter windows and Django cache."""
+    """Each test starts with empty in-process caches, limiter windows and Django cache; nothing written
+    behind (gateway.writebehind) lands in the next test's Redis."""
+    shared_writes_flush()
     serving_caches_clear()
     reply_cache_clear()
     shapes.clear()
@@ -36,6 +39,7 @@ def clean_serving_state() -> Iterator[None]:
     for cache in caches.all():
         cache.clear()
     yield
+    shared_writes_flush()
     serving_caches_clear()
     reply_cache_clear()
     shapes.clear()
