@@ -12,6 +12,7 @@ from django.http.response import HttpResponseBase
 from django.utils.http import parse_etags
 
 from gateway.errors import GatewayError
+from gateway.heartbeat import beating
 from gateway.outages import degraded_headers
 from gateway.ratelimit import RateDecision
 from knowledge.requestlog.records import Observed
@@ -166,7 +167,7 @@ def finish(
             response[name] = value
         return cast(HttpResponse, response)
     if reply.stream is not None:
-        response = StreamingHttpResponse(reply.stream, status=reply.status)
+        response = StreamingHttpResponse(beating(reply.stream), status=reply.status)
         length = reply.length
     else:
         response = HttpResponse(b"" if request.method == "HEAD" else reply.body, status=reply.status)
