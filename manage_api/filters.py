@@ -20,6 +20,7 @@ from knowledge.models import (
     Feedback,
     GoldenQuestion,
     Release,
+    Sensitivity,
     SynonymSet,
     SynonymVersion,
     TextKind,
@@ -68,6 +69,11 @@ class EntryFilter(filters.FilterSet):
     stale = filters.BooleanFilter(method="staleness", help_text="Newest version's `updated` over a year ago.")
     retired = filters.BooleanFilter(field_name="retired_at", lookup_expr="isnull", exclude=True)
     published = filters.BooleanFilter(field_name="live_version", lookup_expr="isnull", exclude=True)
+    sensitivity = filters.MultipleChoiceFilter(
+        method="sensitive",
+        choices=Sensitivity.choices,
+        help_text="The newest version's sensitivity; repeat for several.",
+    )
 
     class Meta:
         model = Entry
@@ -84,6 +90,11 @@ class EntryFilter(filters.FilterSet):
 
     def tagged(self, queryset: QuerySet[Entry], name: str, value: str) -> QuerySet[Entry]:
         return queryset.filter(Exists(EntryVersion.objects.filter(tags_contain(value), pk=OuterRef("head_id"))))
+
+    def sensitive(self, queryset: QuerySet[Entry], name: str, value: list[str]) -> QuerySet[Entry]:
+        if not value:
+            return queryset
+        return queryset.filter(Exists(EntryVersion.objects.filter(sensitivity__in=value, pk=OuterRef("head_id"))))
 
     def staleness(self, queryset: QuerySet[Entry], name: str, value: bool | None) -> QuerySet[Entry]:
         if value is None:
@@ -107,6 +118,7 @@ class VersionFilter(filters.FilterSet):
     confidence_min = filters.NumberFilter(field_name="confidence", lookup_expr="gte")
     confidence_max = filters.NumberFilter(field_name="confidence", lookup_expr="lte")
     stale = filters.BooleanFilter(method="staleness")
+    sensitivity = filters.MultipleChoiceFilter(choices=Sensitivity.choices, help_text="Repeat for several.")
 
     class Meta:
         model = EntryVersion

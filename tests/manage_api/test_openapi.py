@@ -59,6 +59,7 @@ def test_the_schema_is_valid_and_documents_every_route_filter_and_error(client: 
         "confidence_min",
         "confidence_max",
         "stale",
+        "sensitivity",
         "q",
         "ordering",
         "cursor",

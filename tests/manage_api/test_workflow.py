@@ -129,6 +129,12 @@ def test_lists_filter_and_page(world: Any) -> None:
     assert [f["entry"] for f in feedback] == ["AL-000"]
     audit = caller.get(BASE + "audit/?action=approve&actor=rita").json()["results"]
     assert [a["entry"] for a in audit] == ["AL-000"]
+    EntryVersion.objects.filter(pk=world.draft.pk).update(sensitivity="internal")
+    assert ids(caller.get(BASE + "entries/?sensitivity=internal")) == ["AL-200"]
+    assert ids(caller.get(BASE + "entries/?sensitivity=public&sensitivity=restricted")) == ["AL-000"]
+    drafts = caller.get(BASE + "versions/?sensitivity=internal").json()["results"]
+    assert [(v["entry"], v["state"]) for v in drafts] == [("AL-200", "draft")]
+    assert caller.get(BASE + "entries/?sensitivity=secret").json()["error"]["param"] == "sensitivity"
 
 
 SAMPLES = {
