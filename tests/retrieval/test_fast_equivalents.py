@@ -7,6 +7,7 @@ import sys
 import unicodedata
 
 import numpy as np
+import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,7 +15,7 @@ from gateway.params import _control
 from knowledge.retrieval.postings import ALL_BLOCKS
 from knowledge.retrieval.ranking import ArrayHits, Ranking
 from knowledge.retrieval.scoring import QueryPlan, _covered_weight, _term_masks
-from knowledge.retrieval.tokens import cjk_characters
+from knowledge.retrieval.tokens import cjk_characters, cjk_characters_utf8
 from knowledge.retrieval.vocabulary import Vocabulary
 
 # The estimator's characters, counted one match per character as before (seed §4).
@@ -128,3 +129,16 @@ def test_term_masks_for_all_terms_at_once_equal_one_term_at_a_time(
         _covered_weight(plan, present).tobytes()
         == np.asarray(np.tensordot(weights, present, axes=(0, 0)), dtype=np.float64).tobytes()
     )
+
+
+BOUNDARIES = "".join(
+    chr(c)
+    for base in (0x3000, 0x3040, 0x3400, 0x4000, 0x9FFF, 0xA000, 0xF900, 0xFB00, 0xFF00, 0xFFC0, 0xFFEF, 0xFFF0)
+    for c in (base - 1, base, base + 1)
+)
+
+
+@given(st.text(st.sampled_from(BOUNDARIES + 'a\\"\n\u00e9\u2014\U0001f600\U00020000预')))
+def test_cjk_count_of_utf8_bytes_equals_the_count_of_the_text(text: str) -> None:
+    assert cjk_characters_utf8(text.encode()) == len(_CJK_ONE.findall(text))
+    assert cjk_characters_utf8(orjson.dumps({"topic": text, "n": 1})) == len(_CJK_ONE.findall(text))

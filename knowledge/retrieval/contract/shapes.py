@@ -33,7 +33,7 @@ from knowledge.retrieval.contract.fields import (
 from knowledge.retrieval.contract.records import REVIEW_STATES, SENSITIVITY_LEVELS, Tombstone
 from knowledge.retrieval.render.messages import messages_for
 from knowledge.retrieval.snapshot import EntryRecord, NamespaceInfo, ReleaseStamp, Snapshot
-from knowledge.retrieval.tokens import cjk_characters, tokens_of
+from knowledge.retrieval.tokens import cjk_characters_utf8, tokens_of
 
 SOURCE: Final = "api/context"
 BUDGET_MODES: Final = ("entries", "payload")
@@ -500,9 +500,9 @@ def payload_tokens(document: dict[str, Any]) -> int:
     token over the exact fixed point).
     """
     document["payloadTokens"] = 0
-    text = orjson.dumps(document).decode()
-    cjk = cjk_characters(text)
-    other = len(text) - cjk - 1  # all but the count's one digit, "0"
+    data = orjson.dumps(document)
+    cjk = cjk_characters_utf8(data)
+    other = len(data.decode()) - cjk - 1  # all but the count's one digit, "0"
     counted = 0
     while True:  # the same fixed point as serializing again each round: only the count's digits change
         estimate = tokens_of(cjk=cjk, other=other + len(str(counted)))
