@@ -11,7 +11,7 @@ server for every declared refusal and checks each answer against the document).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,8 +85,9 @@ class Operation:
         """Every 400 code the route answers for its own parameters, sorted."""
         return sorted({*self.refusals, *(code for p in self.parameters for code in p.refusals)})
 
-    def openapi(self, enums: Enums | None = None, *, location: str | None = None) -> list[dict[str, Any]]:
-        return [p.openapi(enums) for p in self.parameters if location is None or p.location == location]
+    def openapi(self, enums: Enums | None = None) -> list[dict[str, Any]]:
+        """The OpenAPI Parameter Objects of the query and path (body fields: `body_schema`)."""
+        return [p.openapi(enums) for p in self.parameters if p.location != "body"]
 
     def body_schema(self) -> dict[str, Any]:
         """The JSON object of the body parameters (location "body")."""
@@ -96,16 +97,3 @@ class Operation:
             "properties": {p.name: {**p.schema, "description": p.description} for p in body},
             "required": [p.name for p in body if p.required],
         }
-
-
-def codes_of(*declared: Parameter | Operation | Iterable[str]) -> list[str]:
-    """The union of declared codes (and plain codes), sorted: one operation's 400 list."""
-    found: set[str] = set()
-    for item in declared:
-        if isinstance(item, Operation):
-            found.update(item.codes())
-        elif isinstance(item, Parameter):
-            found.update(item.refusals)
-        else:
-            found.update(item)
-    return sorted(found)
