@@ -42,9 +42,13 @@ WEAK_SIZE = 3  # hits that do not cover the topic: at most this many of the best
 DEFAULT_MATCH_THRESHOLD = 0.84
 # A topic is never matched when the best entry holds less than this share of its informative
 # (idf-weighted) terms anywhere: most of what it asks about is not there (issue 11).
-MATCH_COVERAGE_FLOOR = 0.4
+MATCH_COVERAGE_FLOOR = 0.35
 LEAD_WEIGHT = 0.5
 LEAD_CAP = 3.0
+# Words no entry contains already count as uncovered; their share of the topic's informative weight
+# also lowers the match score by this much: a topic built on words the knowledge base never uses
+# is about something else (a place, a product, another library), whatever else it shares with it.
+UNKNOWN_PENALTY = 0.5
 EXPANSION_SEEDS = 3  # neighbours of this many top hits may join
 EXPANSION_FACTOR = 0.5  # ...at this share of the score of the hit that links to them
 
@@ -215,7 +219,7 @@ class SearchIndex:
         batch = hits.prefix(BATCH).positions[:BATCH]
         passages, entries = coverage_many(plan, batch, offsets=self._offsets, docs=self._docs, blocks=self._blocks)
         coverage = Coverage(passage=float(passages[0]), entry=float(entries[0]))
-        match_score = self._match_score(coverage, head)
+        match_score = self._match_score(coverage, head, plan)
         gate_score = match_score if coverage.entry >= MATCH_COVERAGE_FLOOR else -np.inf
         floor = self._floor(plan, hits, float(head.scores[0]), options)
         if floor is not None:
@@ -313,7 +317,7 @@ class SearchIndex:
         stored = self._arrays.get("term_max_bm25f")
         return stored if stored is not None else term_max_impacts(self._offsets, self._impacts["bm25f"])
 
-    def _match_score(self, coverage: Coverage, head: Prefix) -> float:
+    def _match_score(self, coverage: Coverage, head: Prefix, plan: QueryPlan) -> float:
         """How well the best entry covers the topic: passage coverage + a bonus when it clearly leads.
 
         coverage = the largest share of the query's idf mass that one passage of the best entry
@@ -325,7 +329,9 @@ class SearchIndex:
         """
         scores = head.scores
         lead = LEAD_CAP if len(scores) < 2 else min(float(scores[0] / scores[1]), LEAD_CAP)
-        return coverage.passage + LEAD_WEIGHT * float(np.log(lead))
+        total = plan.coverage_total
+        unknown = plan.unknown_idf / total if total > 0 else 0.0
+        return coverage.passage + LEAD_WEIGHT * float(np.log(lead)) - UNKNOWN_PENALTY * unknown
 
     def _threshold(self, options: SearchOptions) -> float:
         if options.match_threshold is None:

@@ -12,6 +12,7 @@ from knowledge.retrieval.analysis import AnalyzerConfig, analyze_text, split_sen
 from knowledge.retrieval.index import (
     DEFAULT_MATCH_THRESHOLD,
     MATCH_COVERAGE_FLOOR,
+    UNKNOWN_PENALTY,
     WEAK_SIZE,
     SearchIndex,
     SearchOptions,
@@ -131,3 +132,24 @@ def test_an_unknown_english_word_ranks_the_identifiers_that_begin_with_it() -> N
     hits = list(index.search("make a slug from a title", options=UNGATED))
 
     assert hits[0].position == 0
+
+
+def test_words_no_entry_contains_lower_the_match_score_beyond_their_coverage() -> None:
+    # The same entry covers both topics' known words in one passage and leads alike; the second topic
+    # adds a word the knowledge base never uses. Coverage already counts it as uncovered; the match
+    # score also loses UNKNOWN_PENALTY x its share of the topic's weight.
+    documents = [
+        make_document("TZ-001", "Time zones", body="Convert an aware datetime to another time zone with astimezone."),
+        make_document("TZ-002", "Dates", body="Parse a date string into a date object."),
+    ]
+    index = SearchIndex.compile(documents)
+    plain = index.search("convert datetime time zone", options=UNGATED)
+    foreign = index.search("convert datetime time zone tokyo", options=UNGATED)
+    assert plain.coverage is not None and foreign.coverage is not None
+    assert plain.match_score is not None and foreign.match_score is not None
+
+    plan = index.plan("convert datetime time zone tokyo")
+    unknown = plan.unknown_idf / plan.coverage_total
+    assert unknown > 0
+    lost_to_coverage = plain.coverage.passage - foreign.coverage.passage
+    assert plain.match_score - foreign.match_score == pytest.approx(lost_to_coverage + UNKNOWN_PENALTY * unknown)
