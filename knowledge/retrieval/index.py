@@ -184,6 +184,10 @@ class SearchIndex:
     def public_id(self, position: int) -> str:
         return unpack_string(self._arrays["doc_id_blob"], self._arrays["doc_id_offsets"], position)
 
+    def entry_tokens(self, position: int) -> int:
+        """The token cost (seed §4) of the entry at `position`, as compiled: no entry record is read."""
+        return int(self._tokens[position])
+
     # -- searching -------------------------------------------------------------------------
 
     def search(

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from knowledge.retrieval.contract.shapes import (
     ContextFacts,
+    Omitted,
     Packed,
     Served,
     agent_rules,
@@ -96,8 +97,15 @@ def _hit_facts(ranking: Ranking) -> tuple[int, int | None]:
     return ranking.total, ranking.min_tokens
 
 
-def context_payload(*, query: ContextQuery, ranking: Ranking, pack: Pack, view: ReleaseView) -> dict[str, Any]:
-    """The response body of seed §4, in the contract's shape (``contract.shapes.CONTEXT``)."""
+def context_payload(
+    *, query: ContextQuery, ranking: Ranking, pack: Pack, view: ReleaseView, index: SearchIndex | None = None
+) -> dict[str, Any]:
+    """The response body of seed §4, in the contract's shape (``contract.shapes.CONTEXT``).
+
+    With the `index` the view's entries were compiled into, what is said of omitted entries (their ID
+    and cost) is read from the index rather than from each entry's record (view.entries may parse
+    an entry on each read: knowledge.retrieval.entry_table).
+    """
     # The ranking's first hit is always packed or omitted, so this is the top score of the hit set.
     top = max((hit.score for hit in pack.packed + pack.omitted), default=0.0)
     hit_count, min_entry_tokens = _hit_facts(ranking)
@@ -126,16 +134,18 @@ def context_payload(*, query: ContextQuery, ranking: Ranking, pack: Pack, view: 
         packed=packed,
         rules=tuple(agent_rules(view.namespace)),
         hit_count=hit_count,
-        omitted=tuple(view.entries[hit.position] for hit in pack.omitted),
+        omitted=tuple(_omitted(hit.position, view, index) for hit in pack.omitted),
         budget_mode=query.budget_mode,
         paths=query.paths,
     )
     document = context_document(facts)
     if query.budget_mode == "payload" and not pack.packed and ranking.matched and query.limit != 0:
         floor = needed = document["payloadTokens"]
-        cheapest = _packed(ranking, view, query, ranking.min_tokens or 0)
+        cheapest = _packed(ranking, view, query, ranking.min_tokens or 0, index)
         if cheapest.packed:  # what the response costs with the cheapest hit in it
-            needed = context_payload(query=query, ranking=ranking, pack=cheapest, view=view)["payloadTokens"]
+            needed = context_payload(query=query, ranking=ranking, pack=cheapest, view=view, index=index)[
+                "payloadTokens"
+            ]
         if needed > query.budget or floor > query.budget:
             text = messages_for(view.namespace.language).hint_payload_floor
             document["hint"] = text.format(
@@ -145,13 +155,29 @@ def context_payload(*, query: ContextQuery, ranking: Ranking, pack: Pack, view: 
     return document
 
 
-def _packed(ranking: Ranking, view: ReleaseView, query: ContextQuery, budget: int) -> Pack:
+def _omitted(position: int, view: ReleaseView, index: SearchIndex | None) -> Omitted:
+    if index is None:
+        entry = view.entries[position]
+        return Omitted(entry.id, entry.tokens)
+    return Omitted(index.public_id(position), index.entry_tokens(position))
+
+
+def _tokens_of(view: ReleaseView, index: SearchIndex | None) -> Callable[[int], int]:
+    """An entry's cost by position: from the index it was compiled into when there is one (see context_payload)."""
+    if index is not None:
+        return index.entry_tokens
     entries = view.entries
+    return lambda position: entries[position].tokens
+
+
+def _packed(
+    ranking: Ranking, view: ReleaseView, query: ContextQuery, budget: int, index: SearchIndex | None = None
+) -> Pack:
     if isinstance(ranking, PathRanking):
         return ranking.pack(budget=budget, limit=query.limit)
     return pack_to_budget(
         ranking,
-        tokens_of=lambda position: entries[position].tokens,
+        tokens_of=_tokens_of(view, index),
         budget=budget,
         min_tokens=ranking.min_tokens,
         limit=query.limit,
@@ -168,15 +194,15 @@ def context_pack(*, index: SearchIndex, view: ReleaseView, query: ContextQuery) 
     query (the bytes are cached).
     """
     ranking = _ranked(index, view, query)
-    pack = _packed(ranking, view, query, query.budget)
-    if query.budget_mode != "payload" or _payload(query, ranking, pack, view) <= query.budget:
+    pack = _packed(ranking, view, query, query.budget, index)
+    if query.budget_mode != "payload" or _payload(query, ranking, pack, view, index) <= query.budget:
         return ranking, pack
     low, high = 0, pack.used_tokens - 1  # the largest entry budget known to fit, and the highest left to try
-    best = _packed(ranking, view, query, 0)
+    best = _packed(ranking, view, query, 0, index)
     while low <= high:
         middle = (low + high) // 2
-        candidate = _packed(ranking, view, query, middle)
-        if _payload(query, ranking, candidate, view) <= query.budget:
+        candidate = _packed(ranking, view, query, middle, index)
+        if _payload(query, ranking, candidate, view, index) <= query.budget:
             best, low = candidate, max(middle, candidate.used_tokens) + 1
         else:
             high = min(middle, candidate.used_tokens) - 1
@@ -194,16 +220,16 @@ def _ranked(index: SearchIndex, view: ReleaseView, query: ContextQuery) -> Ranki
         category=query.category,
         paths=query.paths,
         category_of=lambda position: entries[position].category,
-        tokens_of=lambda position: entries[position].tokens,
+        tokens_of=index.entry_tokens,
     )
 
 
-def _payload(query: ContextQuery, ranking: Ranking, pack: Pack, view: ReleaseView) -> int:
-    tokens: int = context_payload(query=query, ranking=ranking, pack=pack, view=view)["payloadTokens"]
+def _payload(query: ContextQuery, ranking: Ranking, pack: Pack, view: ReleaseView, index: SearchIndex) -> int:
+    tokens: int = context_payload(query=query, ranking=ranking, pack=pack, view=view, index=index)["payloadTokens"]
     return tokens
 
 
 def context_build(*, index: SearchIndex, view: ReleaseView, query: ContextQuery) -> dict[str, Any]:
     """Rank, pack and render one /api/context request against one release."""
     ranking, pack = context_pack(index=index, view=view, query=query)
-    return context_payload(query=query, ranking=ranking, pack=pack, view=view)
+    return context_payload(query=query, ranking=ranking, pack=pack, view=view, index=index)

@@ -5,21 +5,29 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gateway.params import _control
+from knowledge.retrieval.index import SearchIndex
+from knowledge.retrieval.payload import ContextQuery, ReleaseView, context_pack, context_payload
 from knowledge.retrieval.postings import ALL_BLOCKS
 from knowledge.retrieval.ranking import ArrayHits, Ranking
 from knowledge.retrieval.scoring import QueryPlan, _covered_weight, _term_masks
+from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp
 from knowledge.retrieval.tokens import cjk_characters, cjk_characters_utf8
 from knowledge.retrieval.vocabulary import Vocabulary
+from tests.retrieval.helpers import demo_namespace, demo_records
 
 # The estimator's characters, counted one match per character as before (seed §4).
 _CJK_ONE = re.compile(r"[\u3000-\u303F\u3400-\u9FFF\uF900-\uFAFF\uFF00-\uFFEF]")
+STAMP = ReleaseStamp(sequence=7, knowledge_version="1.2.0", revision="2026-09-02", generated_at="2026-09-02T10:52:47Z")
 TEXT = st.text(
     st.sampled_from('ab 1.-{}"预算规则。，　ＥＧ－\u303f\u3400\u9fff\uf900\ufaff\uff00\uffef\u2014é\U00020000')
 )
@@ -142,3 +150,46 @@ BOUNDARIES = "".join(
 def test_cjk_count_of_utf8_bytes_equals_the_count_of_the_text(text: str) -> None:
     assert cjk_characters_utf8(text.encode()) == len(_CJK_ONE.findall(text))
     assert cjk_characters_utf8(orjson.dumps({"topic": text, "n": 1})) == len(_CJK_ONE.findall(text))
+
+
+class CountedEntries(Sequence[EntryRecord]):
+    """A release's entries that remember which positions were read (entry_table parses on each read)."""
+
+    def __init__(self, entries: Sequence[EntryRecord]) -> None:
+        self._entries = entries
+        self.read: set[int] = set()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __getitem__(self, position: Any) -> Any:
+        self.read.add(position)
+        return self._entries[position]
+
+
+@pytest.mark.parametrize(
+    ("topic", "budget", "mode", "omits"),
+    [
+        ("token 预算", 200, "entries", False),
+        ("token 预算 规则", 8000, "entries", False),
+        ("规则", 300, "payload", True),
+        ("", 500, "entries", True),
+    ],
+)
+def test_a_pack_reads_only_the_entries_it_serves_and_says_the_same_of_the_others(
+    topic: str, budget: int, mode: str, omits: bool
+) -> None:
+    records = demo_records()
+    index = SearchIndex.compile([e.as_document() for e in records])
+    entries = CountedEntries(records)
+    view = ReleaseView(release_id=7, namespace=demo_namespace(), stamp=STAMP, entries=entries)
+    query = ContextQuery(topic, budget, None, budget_mode=mode)
+
+    ranking, pack = context_pack(index=index, view=view, query=query)
+    document = context_payload(query=query, ranking=ranking, pack=pack, view=view, index=index)
+
+    assert bool(document["omitted"]) == omits
+    if mode == "entries":  # a payload-mode pack renders candidate packs too
+        assert entries.read == {hit.position for hit in pack.packed}
+    plain = ReleaseView(release_id=7, namespace=demo_namespace(), stamp=STAMP, entries=records)
+    assert orjson.dumps(document) == orjson.dumps(context_payload(query=query, ranking=ranking, pack=pack, view=plain))

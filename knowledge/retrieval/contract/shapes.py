@@ -96,6 +96,14 @@ class Packed:
 
 
 @dataclass(frozen=True, slots=True)
+class Omitted:
+    """A matching entry a context pack left out for budget: what the answer says of it."""
+
+    id: str
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
 class Missing:
     """An ID that never existed here (or belongs to another namespace), with the nearest IDs."""
 
@@ -121,7 +129,7 @@ class ContextFacts:
     packed: tuple[Packed, ...]
     rules: tuple[str, ...]
     hit_count: int
-    omitted: tuple[EntryRecord, ...]
+    omitted: tuple[Omitted, ...]
     budget_mode: str = "entries"
     paths: tuple[str, ...] = ()
 
