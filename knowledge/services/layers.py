@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from django.db import connection
+
 from knowledge.actors import Actor, is_system_actor
 from knowledge.errors import InvalidInputError
 from knowledge.models import Namespace, Role
@@ -26,6 +28,7 @@ from knowledge.services.audit import audit_record
 from knowledge.services.build_queue import release_request_build
 
 BASES_MAX: Final = 8
+LAYER_GRAPH_LOCK: Final = 0x45_47_4C_59  # "EGLY": the advisory lock every write of base links takes
 LAYER_CYCLE: Final = "{namespace} cannot build on {base}: {base} already builds on {namespace} ({path})."
 LAYER_SELF: Final = "A namespace cannot build on itself."
 LAYER_PRIVATE: Final = (
@@ -116,14 +119,23 @@ def layers_declaration_check(
     return bases
 
 
+def _graph_lock() -> None:
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [LAYER_GRAPH_LOCK])
+
+
 def layers_declaration_apply(
     *, namespace: Namespace, slugs: Sequence[str], declarers: Iterable[Actor], actor: Actor
 ) -> list[Namespace]:
     """Write a published list of bases (knowledge.services.texts is the only caller); audited.
 
-    The namespace and its bases are locked (in id order) before the last check, so two lists
-    published at once cannot close a cycle between them. The caller queues the build.
+    Lists are written one at a time (a transaction-scoped advisory lock): two lists published at once
+    could otherwise close a cycle through four namespaces no row lock shares, each checked against a
+    graph without the other. The namespace and its bases are locked too (in id order), so a
+    visibility change waits for the check. The caller queues the build.
     """
+    _graph_lock()
     bases = _resolve(slugs)
     ids = {namespace.pk, *(base.pk for base in bases)}
     locked = {row.pk: row for row in Namespace.objects.select_for_update().filter(pk__in=ids).order_by("pk")}
