@@ -1,5 +1,5 @@
 """gunicorn settings (gunicorn -c python:evergreen_site.gunicorn): clean Prometheus multiprocess files, and
-keep a worker streaming a large file to a slow client alive (gateway.heartbeat).
+keep a worker streaming a large file to a slow client alive (knowledge.heartbeat).
 
 When a worker exits its metric files must be marked dead, or its gauges would be reported forever;
 at start the directory is emptied, since files left by an earlier run would be counted again.
@@ -14,7 +14,7 @@ from typing import Any
 
 from prometheus_client import multiprocess
 
-from gateway.heartbeat import heartbeat_install
+from knowledge.heartbeat import heartbeat_install
 
 
 def on_starting(server: Any) -> None:
@@ -25,7 +25,7 @@ def on_starting(server: Any) -> None:
 
 
 def post_fork(server: Any, worker: Any) -> None:
-    """A streamed answer tells the arbiter this worker is alive while its client reads (gateway.heartbeat)."""
+    """A streamed answer tells the arbiter this worker is alive while its client reads (knowledge.heartbeat)."""
     heartbeat_install(worker.notify)
 
 

@@ -12,9 +12,9 @@ from django.http.response import HttpResponseBase
 from django.utils.http import parse_etags
 
 from gateway.errors import GatewayError
-from gateway.heartbeat import beating
 from gateway.outages import degraded_headers
 from gateway.ratelimit import RateDecision
+from knowledge.heartbeat import beating
 from knowledge.requestlog.records import Observed
 from knowledge.retrieval.render.policy import CONTENT_USAGE
 from knowledge.retrieval.render.release import etag_of

@@ -21,6 +21,7 @@ from django.db import connections
 from django.db.models import BinaryField
 from django.db.models.functions import Substr
 
+from knowledge.heartbeat import heartbeat
 from knowledge.ids import ID_PATTERN
 from knowledge.models import ApiKey, Artifact, ArtifactBlob, Namespace, NamespaceHost, Release
 from knowledge.models.namespace import api_key_digest
@@ -428,7 +429,8 @@ def release_metrics(*, release_id: int) -> dict[str, Any]:
     return dict(found or {})
 
 
-# A background load's thread opens its own database connection: close it when the load is done.
+# A load's thread opens its own database connection: close it when the load is done. A request
+# waiting for a first load keeps its gunicorn worker alive meanwhile.
 _releases: ReleaseCache[LoadedRelease] = ReleaseCache(
-    _load, size=LOADED_RELEASES_MAX, after_background=connections.close_all
+    _load, size=LOADED_RELEASES_MAX, after_background=connections.close_all, waiting=heartbeat
 )

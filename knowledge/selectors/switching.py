@@ -8,12 +8,13 @@ every namespace: that request and every other one reaching that worker waited (5
   thread loads the new one; requests switch to it once it is complete (one load per release at a
   time, however many requests ask);
 - a namespace's first load in this process (nothing to serve meanwhile) happens in the request,
-  and only requests for that release wait for it: other namespaces are never held;
+  and only requests for that release wait for it: other namespaces are never held; meanwhile a
+  helper thread tells the worker's arbiter it is alive (`waiting`, knowledge.heartbeat), so a load
+  longer than gunicorn's timeout does not get the worker killed;
 - a failed background load is forgotten, so a later request starts another; until then the
   previous release keeps serving.
 
-Pure threading: the loader and the hook run after each background load are passed in, so tests drive
-it with loaders that wait on events.
+Pure threading: the loader and the hooks are passed in, so tests drive it with loaders that wait on events.
 """
 
 from __future__ import annotations
@@ -42,21 +43,31 @@ R = TypeVar("R", bound=Keyed)
 Load = Callable[[int, str, "int | None"], R]
 
 
+WAIT_BEAT_SECONDS = 1.0  # how often a request waiting for a first load says its worker is alive
+
+
 class _Pending:
-    """One load under way: who waits for it, and whether it failed."""
+    """One load under way: set when it is over, loaded or failed."""
 
     def __init__(self) -> None:
         self.done = threading.Event()
-        self.failed = False
 
 
 class ReleaseCache(Generic[R]):
     """The releases of one process by release id (an LRU of `size`), and which one each namespace serves."""
 
-    def __init__(self, load: Load[R], *, size: int, after_background: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self,
+        load: Load[R],
+        *,
+        size: int,
+        after_background: Callable[[], None] = lambda: None,
+        waiting: Callable[[], None] = lambda: None,
+    ) -> None:
         self._load = load
         self._size = size
         self._after_background = after_background
+        self._waiting = waiting
         self._lock = threading.Lock()  # guards the dictionaries below; never held while loading
         self._items: OrderedDict[int, R] = OrderedDict()
         self._serving: dict[int, R] = {}  # namespace id -> the release its requests get
@@ -93,13 +104,24 @@ class ReleaseCache(Generic[R]):
         if not mine:
             pending.done.wait()
             return self.get(release_id, key, namespace_id)
+        return self._first_load(release_id, key, namespace_id, pending)
+
+    def _first_load(self, release_id: int, key: str, namespace_id: int | None, pending: _Pending) -> R:
+        """Load in the request's own thread (its database connection, its transaction in tests), while a
+        helper thread tells the worker's arbiter it is alive until the load is done."""
+        beating = threading.Thread(target=self._beat_until, args=(pending.done,), daemon=True)
+        beating.start()
         try:
             loaded = self._load(release_id, key, namespace_id)
         except BaseException:
-            self._settle(key, pending, None, failed=True)
+            self._settle(key, pending, None)
             raise
-        self._settle(key, pending, loaded, failed=False)
+        self._settle(key, pending, loaded)
         return loaded
+
+    def _beat_until(self, done: threading.Event) -> None:
+        while not done.wait(WAIT_BEAT_SECONDS):
+            self._waiting()
 
     def wait(self, key: str) -> None:
         """Until no load of `key` is under way (tests and the bench: a switch is complete)."""
@@ -113,18 +135,17 @@ class ReleaseCache(Generic[R]):
             loaded = self._load(release_id, key, namespace_id)
         except Exception:
             logger.exception("Loading release %s in the background failed; the previous one keeps serving", key)
-            self._settle(key, pending, None, failed=True)
+            self._settle(key, pending, None)
         else:
-            self._settle(key, pending, loaded, failed=False)
+            self._settle(key, pending, loaded)
         finally:
             self._after_background()
 
-    def _settle(self, key: str, pending: _Pending, loaded: R | None, *, failed: bool) -> None:
+    def _settle(self, key: str, pending: _Pending, loaded: R | None) -> None:
         with self._lock:
             if loaded is not None:
                 self._install(loaded)
             del self._pending[key]
-            pending.failed = failed
         pending.done.set()
 
     def _install(self, loaded: R) -> None:

@@ -153,3 +153,18 @@ def test_the_background_hook_runs_after_each_background_load() -> None:
     assert not ran.is_set()  # an inline load runs in the request's thread: nothing to close
     cache.get(2, "2.b", 10)
     assert ran.wait(WAIT)
+
+
+def test_a_request_waiting_for_a_first_load_keeps_telling_the_worker_it_is_alive() -> None:
+    loader = Loader()
+    beats = threading.Event()
+    cache = ReleaseCache(loader, size=8, waiting=beats.set)
+    answers: list[str] = []
+    request = threading.Thread(target=lambda: answers.append(cache.get(1, "1.a", 10).key))
+    request.start()
+    assert loader.began("1.a").wait(WAIT)
+    assert beats.wait(WAIT)  # while the load is still held at its gate
+    assert answers == []
+    loader.gate("1.a").set()
+    request.join(WAIT)
+    assert answers == ["1.a"]

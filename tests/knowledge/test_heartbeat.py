@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gateway import heartbeat
+from knowledge import heartbeat
 
 
 def test_each_slice_sent_is_one_beat() -> None:
