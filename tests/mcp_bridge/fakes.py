@@ -9,7 +9,14 @@ from typing import Any
 
 from knowledge.retrieval.contract.lookups import EntryLookup, entry_found, entry_gone, entry_missing
 from knowledge.retrieval.contract.records import AgentNamespace, Tombstone
-from knowledge.retrieval.contract.shapes import ContextFacts, Packed, Served, agent_rules, context_document
+from knowledge.retrieval.contract.shapes import (
+    ContextFacts,
+    Omitted,
+    Packed,
+    Served,
+    agent_rules,
+    context_document,
+)
 from knowledge.retrieval.snapshot import CategoryInfo, EntryRecord, NamespaceInfo, ReleaseStamp
 from mcp_bridge.ports import (
     CachePolicy,
@@ -183,7 +190,7 @@ class FakeBackend:
             packed=tuple(Packed(self._served(e), 1.0, 1.0, None) for e in packed),
             rules=tuple(agent_rules(release_namespace(self.info))),
             hit_count=len(hits),
-            omitted=tuple(e for e in ranked if e not in packed)[:20],
+            omitted=tuple(Omitted(e.id, e.tokens) for e in ranked if e not in packed)[:20],
         )
         pack = context_document(facts)
         if self.bad_pack:
