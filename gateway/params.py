@@ -198,6 +198,10 @@ def query_bytes_check(raw: bytes) -> None:
     """query_text_check on the raw query string (the replay layer has no request object)."""
     if not raw or (raw.isascii() and b"%" not in raw):
         return
+    # The pairs are split at ASCII bytes, which no UTF-8 sequence contains: the whole query decodes
+    # exactly when every name and value does. Only a refusal needs the pair that does not.
+    if _utf8(unquote_to_bytes(raw.replace(b"+", b" "))):
+        return
     for pair in raw.split(b"&"):
         name, _, value = pair.partition(b"=")
         name_bytes = unquote_to_bytes(name.replace(b"+", b" "))

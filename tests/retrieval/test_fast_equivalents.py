@@ -7,6 +7,7 @@ import sys
 import unicodedata
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 import numpy as np
 import orjson
@@ -14,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gateway.params import _control
+from gateway.errors import BadParameterError
+from gateway.params import _control, query_bytes_check
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.payload import ContextQuery, ReleaseView, context_pack, context_payload
 from knowledge.retrieval.postings import ALL_BLOCKS
@@ -193,3 +195,34 @@ def test_a_pack_reads_only_the_entries_it_serves_and_says_the_same_of_the_others
         assert entries.read == {hit.position for hit in pack.packed}
     plain = ReleaseView(release_id=7, namespace=demo_namespace(), stamp=STAMP, entries=records)
     assert orjson.dumps(document) == orjson.dumps(context_payload(query=query, ranking=ranking, pack=pack, view=plain))
+
+
+QUERY_BYTES = st.lists(
+    st.sampled_from(
+        [b"topic", b"=", b"&", b"%", b"%E4", b"%B8", b"%ED%A0%80", b"\xe4\xb8\xad", b"\xb8", b"+", b"a", b"2"]
+    ),
+    max_size=12,
+)
+
+
+def _refused_pair_by_pair(raw: bytes) -> bool:
+    """gateway.params.query_bytes_check as it was: every name and value decoded on its own."""
+    for pair in raw.split(b"&"):
+        name, _, value = pair.partition(b"=")
+        for part in (name, value):
+            try:
+                unquote_to_bytes(part.replace(b"+", b" ")).decode("utf-8")
+            except UnicodeDecodeError:
+                return True
+    return False
+
+
+@given(QUERY_BYTES)
+def test_a_query_is_refused_as_not_utf8_exactly_when_one_of_its_names_or_values_is(parts: list[bytes]) -> None:
+    raw = b"".join(parts)
+    try:
+        query_bytes_check(raw)
+        refused = False
+    except BadParameterError:
+        refused = True
+    assert refused == _refused_pair_by_pair(raw)
