@@ -1,6 +1,6 @@
 """`make bench`: every benchmark of issues 6 and 12 in one run, with its targets and PASS/MISS beside each ratio.
 
-Run: .venv/bin/python -m bench [engine datasets quality scanner http memory scaling publish] [--quick]
+Run: .venv/bin/python -m bench [engine datasets quality scanner http memory scaling publish publish100k] [--quick]
 Without part names it runs them all. Progress goes to stderr, the report to stdout. --quick runs
 smaller sizes and shorter rounds (1k/10k entries instead of up to 100k; memory on 10k) in a few
 minutes; its numbers are for checking the harness, the full run's for the README.
@@ -31,7 +31,9 @@ from bench.memory import FULL_SIZE, QUICK_SIZE, format_memory, measure_memory
 from bench.publish import (
     BENCH_REDIS,
     POSTGRES,
+    PUBLISH_SIZE,
     BenchStack,
+    PublishReport,
     bench_stack,
     exit_on_sigterm,
     format_publish,
@@ -46,13 +48,32 @@ WRK_PARTS = frozenset({"http", "requestlog"})
 WRK_MISSING = (
     "wrk is not installed (apt-get install wrk; `make bench` does it when apt-get is there): skipping {parts}."
 )
-PARTS = ("engine", "datasets", "quality", "scanner", "http", "requestlog", "memory", "scaling", "publish")
+PARTS = (
+    "engine",
+    "datasets",
+    "quality",
+    "scanner",
+    "http",
+    "requestlog",
+    "memory",
+    "scaling",
+    "publish",
+    "publish100k",
+)
 UNSTABLE = (
     "Absolute numbers on a shared machine are unstable (other jobs share its cores); "
     "the ratios, measured side by side in the same run, are what count."
 )
 MEMORY_TARGET_MIB = 1024
 BUILD_TARGET_SECONDS = 30  # "well under a minute": at most half of one
+# Issue 18 §3 and §4: a one-entry publish visible within 2 s at 10k entries and 10 s at 100k, a build's peak
+# memory under 1 GB at 100k, one-entry builds growing far slower than the namespace (here: under half as
+# fast, 10x the entries at most 5x the time), and a publish storing little of the release again.
+LARGE_SIZE = 100_000
+VISIBLE_TARGET_SECONDS = {10_000: 2.0, 100_000: 10.0}
+BUILD_MEMORY_TARGET_MIB = 1024
+ONE_ENTRY_GROWTH_TARGET = 5.0
+STORED_SHARE_TARGET = 0.10
 
 
 @dataclass(frozen=True)
@@ -340,9 +361,45 @@ def run_memory(report: Report, stack: BenchStack, *, quick: bool) -> None:
     )
 
 
-def run_publish(report: Report, stack: BenchStack, *, quick: bool) -> None:
-    log("== publishing")
-    result = measure_publish(stack, rounds=3 if quick else 6)
+def _publish_checks(result: PublishReport) -> list[Check]:
+    size = result.build.entries
+    growth = statistics.median(sample.stored_bytes / sample.files_bytes for sample in result.samples)
+    visible_target = VISIBLE_TARGET_SECONDS.get(size)
+    checks = [
+        Check(
+            "publish",
+            f"one-entry publish -> visible, {size} entries (median)",
+            result.median("to_visible"),
+            f"< {visible_target:g} s" if visible_target else "-",
+            (lambda v: v < visible_target) if visible_target else (lambda v: True),
+            unit=" s",
+        ),
+        Check(
+            "publish",
+            f"storage growth per one-entry publish, {size} entries",
+            growth * 100,
+            f"< {STORED_SHARE_TARGET:.0%}",
+            lambda v: v < STORED_SHARE_TARGET * 100,
+            unit=" %",
+        ),
+    ]
+    if size >= 100_000:
+        checks.append(
+            Check(
+                "publish",
+                f"peak build memory, {size} entries",
+                result.peak_build_mib,
+                f"< {BUILD_MEMORY_TARGET_MIB} MiB",
+                lambda v: v < BUILD_MEMORY_TARGET_MIB,
+                unit=" MiB",
+            )
+        )
+    return checks
+
+
+def run_publish(report: Report, stack: BenchStack, *, quick: bool, results: dict[int, PublishReport]) -> None:
+    log("== publishing (10k entries)")
+    result = results[PUBLISH_SIZE] = measure_publish(stack, rounds=3 if quick else 6)
     report.section(
         "Publishing: 10k release build, one-entry publish to visible on /api/context (bench.publish)",
         format_publish(result),
@@ -354,9 +411,53 @@ def run_publish(report: Report, stack: BenchStack, *, quick: bool) -> None:
                 f"< {BUILD_TARGET_SECONDS} s",
                 lambda v: v < BUILD_TARGET_SECONDS,
                 unit=" s",
-            )
+            ),
+            *_publish_checks(result),
         ],
     )
+
+
+def run_publish_100k(report: Report, stack: BenchStack, *, quick: bool, results: dict[int, PublishReport]) -> None:
+    """The 100,000-entry scenario: import, full build, one-entry publishes to visible (minutes on 2 cores)."""
+    log(f"== publishing ({LARGE_SIZE} entries: import, full build, one-entry publishes; several minutes)")
+    result = results[LARGE_SIZE] = measure_publish(stack, rounds=2 if quick else 4, size=LARGE_SIZE)
+    checks = _publish_checks(result)
+    small = results.get(PUBLISH_SIZE)
+    body = format_publish(result)
+    if small is not None:
+        growth = result.one_entry_build / small.one_entry_build
+        body += (
+            f"\none-entry build, {LARGE_SIZE} / {PUBLISH_SIZE} entries: {result.one_entry_build:.2f} s / "
+            f"{small.one_entry_build:.2f} s = {growth:.1f}x for {LARGE_SIZE // PUBLISH_SIZE}x the entries"
+        )
+        checks.append(
+            Check(
+                "publish",
+                f"one-entry build growth, {PUBLISH_SIZE} -> {LARGE_SIZE} entries",
+                growth,
+                f"< {ONE_ENTRY_GROWTH_TARGET:g}x",
+                lambda v: v < ONE_ENTRY_GROWTH_TARGET,
+            )
+        )
+    report.section(f"Publishing at scale: {LARGE_SIZE} entries (bench.publish --size {LARGE_SIZE})", body, checks)
+
+
+def run_stack_parts(report: Report, parts: set[str], *, quick: bool, engine_rows: dict[int, dict[str, str]]) -> None:
+    """The parts that run on the bench's own PostgreSQL, Redis, gunicorn and Celery worker."""
+    with bench_stack() as stack:
+        if "http" in parts:
+            run_http(report, stack, quick=quick)
+        if "requestlog" in parts:
+            run_request_log(report, stack, quick=quick)
+        if "memory" in parts:
+            run_memory(report, stack, quick=quick)
+        if "scaling" in parts:
+            scaling_section(report, engine_rows)
+        published: dict[int, PublishReport] = {}
+        if "publish" in parts:
+            run_publish(report, stack, quick=quick, results=published)
+        if "publish100k" in parts:
+            run_publish_100k(report, stack, quick=quick, results=published)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -385,17 +486,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_quality(report, quick=args.quick)
     if "scanner" in parts:
         run_scanner(report, quick=args.quick)
-    with bench_stack() as stack:
-        if "http" in parts:
-            run_http(report, stack, quick=args.quick)
-        if "requestlog" in parts:
-            run_request_log(report, stack, quick=args.quick)
-        if "memory" in parts:
-            run_memory(report, stack, quick=args.quick)
-        if "scaling" in parts:
-            scaling_section(report, engine_rows)
-        if "publish" in parts:
-            run_publish(report, stack, quick=args.quick)
+    run_stack_parts(report, parts, quick=args.quick, engine_rows=engine_rows)
     print("\n== Targets (issues 6, 11, 12, 14 and 18) " + "=" * 56)
     print(f"{'target':52} {'measured':>12} {'wanted':>12}  verdict")
     for check in report.checks:

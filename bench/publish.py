@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import secrets
 import signal
 import statistics
@@ -65,6 +66,7 @@ class NamespaceTimes:
     entries: int
     import_seconds: float
     build_seconds: float
+    build_peak_mib: float = 0.0  # the building process's peak resident memory (ru_maxrss), Django included
 
 
 @dataclass
@@ -179,7 +181,9 @@ class BenchStack:
         imported = time.perf_counter() - started
         log(f"stack: building the release of {slug}")
         built = self.child("build", slug)
-        times = NamespaceTimes(entries=size, import_seconds=imported, build_seconds=built["seconds"])
+        times = NamespaceTimes(
+            entries=size, import_seconds=imported, build_seconds=built["seconds"], build_peak_mib=built["peak_mib"]
+        )
         self.namespaces[size] = times
         return times
 
@@ -226,6 +230,15 @@ class Worker:
     process: subprocess.Popen[bytes]
     log: Path
 
+    def child_memory_mib(self) -> tuple[float, float]:
+        """(VmRSS, VmHWM) in MiB of the prefork child that runs the builds (0s if there is none)."""
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()
+        if not children:
+            return 0.0, 0.0
+        status = Path(f"/proc/{children[0]}/status").read_text()
+        found = dict(re.findall(r"^(VmRSS|VmHWM):\s+(\d+) kB", status, re.MULTILINE))
+        return int(found.get("VmRSS", 0)) / 1024, int(found.get("VmHWM", 0)) / 1024
+
 
 @contextmanager
 def celery_worker(stack: BenchStack) -> Iterator[Worker]:
@@ -265,6 +278,17 @@ class PublishReport:
     build: NamespaceTimes
     samples: list[PublishSample]  # the first in a fresh worker (a full build), then incremental ones
     coalesce_seconds: float
+    worker_rss_mib: float = 0.0  # the worker's build process after the rounds (its caches included)
+    worker_peak_mib: float = 0.0  # its peak: the first build of the namespace, a full one, at most
+
+    @property
+    def peak_build_mib(self) -> float:
+        """The most any build of this namespace held: the bench's own full build or the worker's."""
+        return max(self.build.build_peak_mib, self.worker_peak_mib)
+
+    @property
+    def one_entry_build(self) -> float:
+        return self.median("build")
 
     def median(self, name: str, *, first: bool = False) -> float:
         samples = self.samples[:1] if first else self.samples[1:]
@@ -289,19 +313,19 @@ def _analysed(log_path: Path, slug: str) -> int:
     return found[-1] if found else -1
 
 
-def measure_publish(stack: BenchStack, *, rounds: int) -> PublishReport:
+def measure_publish(stack: BenchStack, *, rounds: int, size: int = PUBLISH_SIZE) -> PublishReport:
     """Publish a one-entry change `rounds` times and time each until /api/context shows it."""
     from bench.http import gunicorn
 
-    times = stack.synthetic(PUBLISH_SIZE)
-    slug = slug_for(PUBLISH_SIZE)
+    times = stack.synthetic(size)
+    slug = slug_for(size)
     samples: list[PublishSample] = []
     with celery_worker(stack) as worker, gunicorn(stack, "evergreen_site.wsgi", workers=2, log="publish") as server:
         for warm in range(4):  # both web workers load the release before the clock starts
             _visible(server.port, slug, f"warmup{warm}")
         for attempt in range(rounds):
             marker = f"evergreenpublishmarker{attempt}x{secrets.token_hex(4)}"
-            log(f"publish: one-entry change {attempt + 1}/{rounds}")
+            log(f"publish: one-entry change {attempt + 1}/{rounds} in {size} entries")
             published = stack.child("publish", slug, f"SYN-{attempt + 1:06d}", marker)
             wait_for(
                 lambda m=marker: _visible(server.port, slug, m),
@@ -322,7 +346,15 @@ def measure_publish(stack: BenchStack, *, rounds: int) -> PublishReport:
                     stored_bytes=build["stored_bytes"],
                 )
             )
-    return PublishReport(build=times, samples=samples, coalesce_seconds=_coalesce_seconds())
+            log(f"publish: visible after {samples[-1].to_visible:.2f} s (build {samples[-1].build:.2f} s)")
+        rss, peak = worker.child_memory_mib()
+    return PublishReport(
+        build=times,
+        samples=samples,
+        coalesce_seconds=_coalesce_seconds(),
+        worker_rss_mib=rss,
+        worker_peak_mib=peak,
+    )
 
 
 def _coalesce_seconds() -> float:
@@ -332,8 +364,8 @@ def _coalesce_seconds() -> float:
 def format_publish(report: PublishReport) -> str:
     b = report.build
     lines = [
-        f"{'namespace':>10} {'import s':>9} {'full build s':>12}",
-        f"{b.entries:>10} {b.import_seconds:>9.1f} {b.build_seconds:>12.1f}",
+        f"{'namespace':>10} {'import s':>9} {'full build s':>12} {'build peak MiB':>14}",
+        f"{b.entries:>10} {b.import_seconds:>9.1f} {b.build_seconds:>12.1f} {b.build_peak_mib:>14.0f}",
         "",
         f"one-entry change in {b.entries} entries, published through the import service (seconds):",
         f"{'publish':28} {'to visible':>10} {'queued':>7} {'build':>7} {'serve':>7} {'analysed':>8}",
@@ -349,6 +381,14 @@ def format_publish(report: PublishReport) -> str:
     lines.append(
         f"release storage growth per publish (median): {growth / 1e6:.2f} MB stored of {files / 1e6:.2f} MB of "
         f"files ({growth / files:.0%}; files are shared between releases by content hash)"
+    )
+    lines.append(
+        f"one-entry build (median) / full build: {report.one_entry_build:.2f} s / {b.build_seconds:.2f} s "
+        f"({report.one_entry_build / b.build_seconds:.2f}x)"
+    )
+    lines.append(
+        f"worker's build process: {report.worker_rss_mib:.0f} MiB resident after the rounds (its caches), "
+        f"peak {report.worker_peak_mib:.0f} MiB (its first, full build)"
     )
     lines.append(
         f"(queued includes EVERGREEN_BUILD_COALESCE_SECONDS={report.coalesce_seconds:g}; serve = up to 1 s of "
@@ -368,7 +408,8 @@ def _child_build(slug: str) -> dict[str, Any]:
     namespace = Namespace.objects.get(slug=slug)
     started = time.perf_counter()
     outcome = release_build(namespace_id=namespace.pk)
-    return {"seconds": time.perf_counter() - started, "created": outcome.created}
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+    return {"seconds": time.perf_counter() - started, "created": outcome.created, "peak_mib": peak_mib}
 
 
 def _child_publish(slug: str, entry_id: str, marker: str) -> dict[str, Any]:
@@ -386,14 +427,16 @@ def _child_publish(slug: str, entry_id: str, marker: str) -> dict[str, Any]:
 def _child_last_build(slug: str) -> dict[str, Any]:
     from django.db.models import Sum
 
-    from knowledge.models import Artifact, ArtifactBlob, ReleaseBuild
+    from knowledge.models import Artifact, ArtifactBlob, ArtifactPart, ReleaseBuild
 
     build = ReleaseBuild.objects.filter(namespace__slug=slug, release__isnull=False).order_by("-pk").first()
     assert build is not None and build.finished_at is not None and build.release is not None
     release = build.release
     files = Artifact.objects.filter(release=release)
-    earlier = Artifact.objects.filter(release__namespace=release.namespace, release__sequence__lt=release.sequence)
-    stored = ArtifactBlob.objects.filter(pk__in=files.values("blob")).exclude(pk__in=earlier.values("blob"))
+    parts = ArtifactPart.objects.filter(artifact__release__namespace=release.namespace)
+    earlier = parts.filter(artifact__release__sequence__lt=release.sequence).values("blob")
+    mine = parts.filter(artifact__release=release).values("blob")
+    stored = ArtifactBlob.objects.filter(pk__in=mine).exclude(pk__in=earlier)
     return {
         "started": build.started_at.timestamp(),
         "finished": build.finished_at.timestamp(),
@@ -423,10 +466,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_child(argv[1], argv[2:])
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="three publishes instead of six")
+    parser.add_argument("--size", type=int, default=PUBLISH_SIZE, help="entries of the namespace (default 10000)")
     args = parser.parse_args(argv)
     exit_on_sigterm()
     with bench_stack() as stack:
-        print(format_publish(measure_publish(stack, rounds=3 if args.quick else 6)))
+        print(format_publish(measure_publish(stack, rounds=3 if args.quick else 6, size=args.size)))
     return 0
 
 

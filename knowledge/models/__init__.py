@@ -18,7 +18,15 @@ from knowledge.models.namespace import (
     Sensitivity,
 )
 from knowledge.models.observations import CitationCheck, GapStatus, KnowledgeGap, RequestLog
-from knowledge.models.release import Artifact, ArtifactBlob, BuildRequest, BuildStatus, Release, ReleaseBuild
+from knowledge.models.release import (
+    Artifact,
+    ArtifactBlob,
+    ArtifactPart,
+    BuildRequest,
+    BuildStatus,
+    Release,
+    ReleaseBuild,
+)
 from knowledge.models.review import ReviewItem
 from knowledge.models.synonyms import SynonymSet, SynonymVersion
 from knowledge.models.texts import ReviewedText, TextKind, TextVersion
@@ -36,6 +44,7 @@ __all__ = [
     "ApiKey",
     "Artifact",
     "ArtifactBlob",
+    "ArtifactPart",
     "AuditRecord",
     "BuildRequest",
     "BuildStatus",

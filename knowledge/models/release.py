@@ -47,10 +47,11 @@ class Release(UndeletableModel):
 
 
 class ArtifactBlob(models.Model):
-    """The bytes of release files, stored once per namespace by content hash (SHA-256).
+    """A chunk of release files' bytes, stored once per namespace by content hash (SHA-256).
 
-    Releases share every file that did not change (robots.txt, the policy files, untouched category
-    files …), so a publish stores only what it changed. Blobs no artifact refers to any more are
+    A file is one chunk, or for a large one a sequence of content-defined chunks
+    (knowledge.retrieval.chunks), so releases share every file and every chunk of a large file that
+    did not change, and a publish stores only what it changed. Chunks no file refers to any more are
     deleted by the retention policy (knowledge.services.release_storage).
     """
 
@@ -69,14 +70,13 @@ class ArtifactBlob(models.Model):
 class Artifact(UndeletableModel):
     """One file of a release (context.json, llms.txt, the search index …) with its ETag.
 
-    The row is never deleted; its bytes live in a shared blob, which the retention policy may drop
-    for old releases (`blob` is then empty and the release's `files_pruned_at` says when).
+    The row is never deleted; its bytes are its parts' chunks in order, which the retention policy
+    may drop for old releases (the file then has no parts and the release's `files_pruned_at` says when).
     """
 
     release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="artifacts")
     name = models.CharField(max_length=200)
     content_type = models.CharField(max_length=100)
-    blob = models.ForeignKey(ArtifactBlob, null=True, blank=True, on_delete=models.PROTECT, related_name="artifacts")
     etag = models.CharField(max_length=80)
     size = models.PositiveIntegerField()
 
@@ -89,10 +89,27 @@ class Artifact(UndeletableModel):
 
     @property
     def content(self) -> bytes:
-        """The file's bytes (a query for the blob unless it was selected with the row)."""
-        if self.blob is None:
+        """The file's bytes (a query for its chunks)."""
+        chunks = list(self.parts.order_by("position").values_list("blob__content", flat=True))
+        if not chunks and self.size:
             raise LookupError(f"The files of release {self.release_id} were pruned.")
-        return bytes(self.blob.content)
+        return b"".join(bytes(chunk) for chunk in chunks)
+
+
+class ArtifactPart(models.Model):
+    """Chunk `position` of a file: the bytes from `offset` on (knowledge.retrieval.chunks cut them)."""
+
+    artifact = models.ForeignKey(Artifact, on_delete=models.CASCADE, related_name="parts")
+    position = models.PositiveIntegerField()
+    offset = models.PositiveBigIntegerField()
+    blob = models.ForeignKey(ArtifactBlob, on_delete=models.PROTECT, related_name="parts")
+
+    class Meta:
+        ordering = ["artifact", "position"]
+        constraints = [models.UniqueConstraint(fields=["artifact", "position"], name="artifactpart_unique_position")]
+
+    def __str__(self) -> str:
+        return f"{self.artifact_id}#{self.position}"
 
 
 class BuildStatus(models.TextChoices):

@@ -8,9 +8,10 @@ from datetime import datetime, timedelta
 
 from django.db.models import QuerySet
 
-from knowledge.models import Artifact, GapStatus, KnowledgeGap, Namespace
+from knowledge.models import GapStatus, KnowledgeGap, Namespace
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.render.release import SEARCH_INDEX
+from knowledge.selectors.artifacts import artifact_content
 
 INDEXES_MAX = 4
 GROUPS_COMPARED = 2000  # a new topic joins one of the namespace's latest gaps, or starts its own
@@ -26,10 +27,7 @@ def release_index(*, release_id: int) -> SearchIndex:
         if found is not None:
             _indexes.move_to_end(release_id)
             return found
-    content = (
-        Artifact.objects.filter(release_id=release_id, name=SEARCH_INDEX).values_list("blob__content", flat=True).get()
-    )
-    index = SearchIndex.from_bytes(bytes(content))
+    index = SearchIndex.from_bytes(artifact_content(release_id=release_id, name=SEARCH_INDEX))
     with _lock:
         _indexes[release_id] = index
         while len(_indexes) > INDEXES_MAX:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from knowledge.models import Artifact, Namespace
+from knowledge.models import Namespace
 from knowledge.models.layers import NamespaceBase
 from knowledge.retrieval.layers import Base
 from knowledge.retrieval.render.release import CONTEXT_JSON, SITE_JSON
 from knowledge.retrieval.render.site import snapshot_complete, snapshot_from_artifacts
 from knowledge.retrieval.tiers import PROTECTED_JSON
+from knowledge.selectors.artifacts import artifact_contents
 
 
 def bases_list(*, namespace: Namespace) -> list[Namespace]:
@@ -45,16 +46,10 @@ def layers_read(*, namespace: Namespace) -> list[Base]:
         if base.active_release_id is None or (namespace.is_public and not base.is_public):
             continue
         names = (CONTEXT_JSON, SITE_JSON, PROTECTED_JSON)
-        files = dict(
-            Artifact.objects.filter(release_id=base.active_release_id, name__in=names).values_list(
-                "name", "blob__content"
-            )
-        )
-        snapshot, _ = snapshot_from_artifacts(
-            site_json=bytes(files[SITE_JSON]), context_json=bytes(files[CONTEXT_JSON])
-        )
+        files = dict(artifact_contents(release_id=base.active_release_id, names=names))
+        snapshot, _ = snapshot_from_artifacts(site_json=files[SITE_JSON], context_json=files[CONTEXT_JSON])
         if PROTECTED_JSON in files:
-            snapshot = snapshot_complete(snapshot, bytes(files[PROTECTED_JSON]))
+            snapshot = snapshot_complete(snapshot, files[PROTECTED_JSON])
         found.append(Base(slug=base.slug, snapshot=snapshot))
     return found
 

@@ -18,12 +18,10 @@ from typing import Any, TypeVar
 
 import orjson
 from django.db import connections
-from django.db.models import BinaryField
-from django.db.models.functions import Substr
 
 from knowledge.heartbeat import heartbeat
 from knowledge.ids import ID_PATTERN
-from knowledge.models import ApiKey, Artifact, ArtifactBlob, Namespace, NamespaceHost, Release
+from knowledge.models import ApiKey, Artifact, Namespace, NamespaceHost, Release
 from knowledge.models.namespace import api_key_digest
 from knowledge.resilience.stale import StaleCache
 from knowledge.retrieval.contract.records import PUBLIC, Tombstone
@@ -40,6 +38,7 @@ from knowledge.retrieval.render.site import (
 )
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
 from knowledge.retrieval.tiers import LEVELS, PROTECTED_JSON, index_name, packable, tier_for, visible
+from knowledge.selectors.artifacts import artifact_content, artifact_contents, artifact_stream
 from knowledge.selectors.release_files import release_file_mapped
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.selectors.switching import ReleaseCache
@@ -86,10 +85,7 @@ class ServedArtifact:
     def content(self) -> bytes:
         if self.held is not None:
             return self.held
-        found = Artifact.objects.filter(release_id=self.release_id, name=self.name).values_list(
-            "blob__content", flat=True
-        )
-        return bytes(found.get())
+        return artifact_content(release_id=self.release_id, name=self.name)
 
     def stream(self, start: int, end: int) -> Iterator[bytes]:
         """Bytes `start`..`end` (inclusive) in slices of STREAM_CHUNK_BYTES, read from the database one slice at a
@@ -97,21 +93,9 @@ class ServedArtifact:
         the answer starts (a pruned or missing file fails now, not half-way through the answer)."""
         if self.held is not None:
             return iter((self.held[start : end + 1],))
-        blob = Artifact.objects.filter(release_id=self.release_id, name=self.name).values_list("blob_id", flat=True)
-        blob_id = blob.get()
-        if blob_id is None:
-            raise Artifact.DoesNotExist(f"The files of release {self.release_id} were pruned.")
-        return _slices(blob_id, start, end)
-
-
-def _slices(blob_id: int, start: int, end: int) -> Iterator[bytes]:
-    position = start
-    while position <= end:
-        length = min(STREAM_CHUNK_BYTES, end - position + 1)
-        part = Substr("content", position + 1, length, output_field=BinaryField())  # SQL counts from 1
-        found = ArtifactBlob.objects.filter(pk=blob_id).values_list(part, flat=True).get()
-        yield bytes(found)
-        position += length
+        return artifact_stream(
+            release_id=self.release_id, name=self.name, start=start, end=end, slice_bytes=STREAM_CHUNK_BYTES
+        )
 
 
 @dataclass
@@ -283,19 +267,14 @@ def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
     files = Artifact.objects.filter(release_id=release_id)
     described = list(files.values_list("name", "content_type", "etag", "size"))
     wanted = [name for name, _, _, size in described if name not in MAPPED and size <= HELD_ARTIFACT_BYTES]
-    held = {
-        name: bytes(content)
-        for name, content in files.filter(name__in=wanted).values_list("name", "blob__content").iterator(chunk_size=1)
-    }
+    held = dict(artifact_contents(release_id=release_id, names=wanted))
     artifacts = {
         name: ServedArtifact(content_type, etag, size, release_id, name, held.get(name))
         for name, content_type, etag, size in described
     }
 
     def read(name: str) -> bytes:
-        return (
-            held[name] if name in held else bytes(files.filter(name=name).values_list("blob__content", flat=True).get())
-        )
+        return held[name] if name in held else artifact_content(release_id=release_id, name=name)
 
     etags = {name: etag for name, _, etag, _ in described}
     if SITE_JSON in etags:
@@ -374,11 +353,9 @@ def release_in_memory(*, snapshot: Snapshot, stamp: ReleaseStamp, index: SearchI
 def _tier_load(public: LoadedRelease, level: str) -> LoadedRelease:
     """A cleared caller's view of a loaded release: two more artifacts, read once per process."""
     names = (PROTECTED_JSON, index_name(level))
-    found = dict(
-        Artifact.objects.filter(release_id=public.release_id, name__in=names).values_list("name", "blob__content")
-    )
-    full = snapshot_complete(public.snapshot, bytes(found[PROTECTED_JSON]))
-    index = SearchIndex.from_bytes(bytes(found[index_name(level)]))
+    found = dict(artifact_contents(release_id=public.release_id, names=names))
+    full = snapshot_complete(public.snapshot, found[PROTECTED_JSON])
+    index = SearchIndex.from_bytes(found[index_name(level)])
     key = f"{public.key}~{level}"
     tier = visible(full, level)
     loaded = _loaded(

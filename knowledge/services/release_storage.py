@@ -1,7 +1,9 @@
 """Where release files live: contents shared between releases by hash, and the retention policy.
 
-A release stores each file as a row (name, type, ETag) pointing at a blob of the namespace keyed by
-the content's SHA-256, so a publish stores only the files it changed. The retention policy drops
+A release stores each file as a row (name, type, ETag) with its parts: chunks of the namespace keyed
+by their SHA-256. A file up to 1 MiB is one chunk; a larger one (context.json, the index, the
+category files at scale) is cut into content-defined chunks (knowledge.retrieval.chunks), so a
+publish stores only the files it changed, and of a large file only the chunks it changed. The retention policy drops
 the contents of old releases: never the active release, never one of the newest
 EVERGREEN_RELEASE_KEEP, and never one still pinned (readable with `?release=`, by replay and by
 citation checks: it served within EVERGREEN_RELEASE_RETENTION_DAYS, see knowledge.selectors.pinned).
@@ -21,11 +23,15 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from knowledge.actors import Actor
-from knowledge.models import Artifact, ArtifactBlob, Namespace, Release
+from knowledge.models import Artifact, ArtifactBlob, ArtifactPart, Namespace, Release
+from knowledge.retrieval.chunks import chunks_of
 from knowledge.retrieval.render.release import RenderedArtifact
 from knowledge.selectors.pinned import release_retained
 from knowledge.services.audit import audit_record
 
+DIGESTS_PER_QUERY = 1000
+CHUNKS_PER_INSERT = 16  # at most 16 MiB of new chunks copied at a time (knowledge.retrieval.chunks.CHUNK_MAX)
+PARTS_PER_INSERT = 2000
 RESTORED_DIFFERS = "Release #{sequence} rendered again differs from what it served ({names}); it stays pruned."
 
 
@@ -33,39 +39,72 @@ class FilesRestoreError(Exception):
     """A pruned release rendered again did not give back the bytes it served (ETags differ)."""
 
 
-def _digest(content: bytes) -> str:
+def _digest(content: bytes | memoryview) -> str:
     return hashlib.sha256(content).hexdigest()
 
 
-def _blob_ids(*, namespace_id: int, files: list[RenderedArtifact]) -> dict[str, int]:
-    """Blob id by digest for these files, creating the blobs the namespace does not hold yet."""
-    digests = {_digest(f.content): f for f in files}
-    known = dict(ArtifactBlob.objects.filter(namespace_id=namespace_id, digest__in=digests).values_list("digest", "pk"))
-    new = [
-        ArtifactBlob(namespace_id=namespace_id, digest=digest, content=f.content, size=len(f.content))
-        for digest, f in digests.items()
-        if digest not in known
-    ]
-    ArtifactBlob.objects.bulk_create(new)
-    known.update({blob.digest: blob.pk for blob in new})
-    return known
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    offset: int
+    digest: str
+    data: memoryview
 
 
-def artifacts_store(*, release: Release, artifacts: Iterable[RenderedArtifact]) -> None:
-    """Attach the rendered files to a new release (in the build's transaction), storing new contents only."""
+def _chunks(content: bytes) -> list[_Chunk]:
+    found, offset = [], 0
+    for data in chunks_of(content):
+        found.append(_Chunk(offset=offset, digest=_digest(data), data=data))
+        offset += len(data)
+    return found
+
+
+def _blob_ids(*, namespace_id: int, chunks: Iterable[_Chunk]) -> tuple[dict[str, int], int]:
+    """Blob id by digest for these chunks, creating those the namespace does not hold yet; and the
+    bytes that took. New chunks are copied and written a batch at a time (a build never holds two
+    copies of its files)."""
+    wanted = {chunk.digest: chunk for chunk in chunks}
+    digests = list(wanted)
+    known: dict[str, int] = {}
+    for start in range(0, len(digests), DIGESTS_PER_QUERY):
+        batch = digests[start : start + DIGESTS_PER_QUERY]
+        found = ArtifactBlob.objects.filter(namespace_id=namespace_id, digest__in=batch).values_list("digest", "pk")
+        known.update(found)
+    new = [wanted[digest] for digest in digests if digest not in known]
+    for start in range(0, len(new), CHUNKS_PER_INSERT):
+        blobs = [
+            ArtifactBlob(namespace_id=namespace_id, digest=c.digest, content=bytes(c.data), size=len(c.data))
+            for c in new[start : start + CHUNKS_PER_INSERT]
+        ]
+        ArtifactBlob.objects.bulk_create(blobs)
+        known.update({blob.digest: blob.pk for blob in blobs})
+    return known, sum(len(c.data) for c in new)
+
+
+def _parts_store(*, namespace_id: int, files: dict[int, bytes]) -> int:
+    """Give each artifact (by id) its chunks of `files`; returns the bytes of chunks stored anew."""
+    chunked = {artifact_id: _chunks(content) for artifact_id, content in files.items()}
+    blobs, stored = _blob_ids(namespace_id=namespace_id, chunks=(c for cs in chunked.values() for c in cs))
+    ArtifactPart.objects.bulk_create(
+        (
+            ArtifactPart(artifact_id=artifact_id, position=position, offset=chunk.offset, blob_id=blobs[chunk.digest])
+            for artifact_id, chunks in chunked.items()
+            for position, chunk in enumerate(chunks)
+        ),
+        batch_size=PARTS_PER_INSERT,
+    )
+    return stored
+
+
+def artifacts_store(*, release: Release, artifacts: Iterable[RenderedArtifact]) -> int:
+    """Attach the rendered files to a new release (in the build's transaction), storing new chunks only;
+    returns the bytes stored anew."""
     files = list(artifacts)
-    blobs = _blob_ids(namespace_id=release.namespace_id, files=files)
-    Artifact.objects.bulk_create(
-        Artifact(
-            release=release,
-            name=f.name,
-            content_type=f.content_type,
-            blob_id=blobs[_digest(f.content)],
-            etag=f.etag,
-            size=len(f.content),
-        )
+    rows = Artifact.objects.bulk_create(
+        Artifact(release=release, name=f.name, content_type=f.content_type, etag=f.etag, size=len(f.content))
         for f in files
     )
+    contents = {row.pk: f.content for row, f in zip(rows, files, strict=True)}
+    return _parts_store(namespace_id=release.namespace_id, files=contents)
 
 
 def release_files_restore(*, release: Release, artifacts: Iterable[RenderedArtifact]) -> None:
@@ -75,9 +114,8 @@ def release_files_restore(*, release: Release, artifacts: Iterable[RenderedArtif
     differs = sorted(row.name for row in rows if row.name not in files or files[row.name].etag != row.etag)
     if differs or len(rows) != len(files):
         raise FilesRestoreError(RESTORED_DIFFERS.format(sequence=release.sequence, names=", ".join(differs)))
-    blobs = _blob_ids(namespace_id=release.namespace_id, files=list(files.values()))
-    for row in rows:
-        Artifact.objects.filter(pk=row.pk).update(blob_id=blobs[_digest(files[row.name].content)])
+    ArtifactPart.objects.filter(artifact__release=release).delete()
+    _parts_store(namespace_id=release.namespace_id, files={row.pk: files[row.name].content for row in rows})
     Release.objects.filter(pk=release.pk).update(files_pruned_at=None)
 
 
@@ -122,9 +160,10 @@ def releases_prune(
         report.kept = len(with_files) - len(doomed)
         if dry_run or not doomed:
             return report
-        Artifact.objects.filter(release__in=doomed).update(blob=None)
+        # Chunks shared with a kept release keep a part that refers to them, so they are no orphans.
+        ArtifactPart.objects.filter(artifact__release__in=doomed).delete()
         Release.objects.filter(pk__in=[r.pk for r in doomed]).update(files_pruned_at=now)
-        orphans = ArtifactBlob.objects.filter(namespace=namespace, artifacts__isnull=True)
+        orphans = ArtifactBlob.objects.filter(namespace=namespace, parts__isnull=True)
         report.bytes_freed = orphans.aggregate(total=Sum("size"))["total"] or 0
         report.blobs_deleted = ArtifactBlob.objects.filter(pk__in=list(orphans.values_list("pk", flat=True))).delete()[
             0

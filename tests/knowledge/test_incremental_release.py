@@ -167,7 +167,8 @@ def test_artifacts_are_stored_with_lz4_on_postgresql(ns_a: Namespace) -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT pg_column_compression(b.content) FROM knowledge_artifact a "
-            "JOIN knowledge_artifactblob b ON b.id = a.blob_id WHERE a.release_id = %s AND a.name = %s",
+            "JOIN knowledge_artifactpart p ON p.artifact_id = a.id JOIN knowledge_artifactblob b ON b.id = p.blob_id "
+            "WHERE a.release_id = %s AND a.name = %s",
             [release.pk if release else None, "context.json"],
         )
         assert cursor.fetchone() == ("lz4",)

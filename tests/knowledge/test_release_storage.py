@@ -12,13 +12,26 @@ from django.core.management.base import CommandError
 from django.db.models import Sum
 from django.utils import timezone
 
-from knowledge.models import Artifact, ArtifactBlob, AuditRecord, Namespace, Release, ReleaseActivation, Role
+from knowledge.models import (
+    Artifact,
+    ArtifactBlob,
+    ArtifactPart,
+    AuditRecord,
+    Namespace,
+    Release,
+    ReleaseActivation,
+    Role,
+)
+from knowledge.retrieval.chunks import CHUNK_MAX
+from knowledge.retrieval.render.release import RenderedArtifact
+from knowledge.selectors.artifacts import artifact_content, artifact_stream
 from knowledge.selectors.serving import serving_caches_clear
-from knowledge.services.release_storage import releases_prune
+from knowledge.services.release_storage import artifacts_store, releases_prune
 from knowledge.services.releases import release_activate, release_build
 from knowledge.services.rollback import release_rollback
 from tests.configure import configure
 from tests.factories import UserFactory, membership
+from tests.retrieval.test_chunks import text
 from tests.servingfixtures import BUILT_AT, alpha_rows, clean_serving_state, publish
 
 pytestmark = pytest.mark.django_db
@@ -48,6 +61,10 @@ def files(r: Release) -> dict[str, Artifact]:
     return {a.name: a for a in Artifact.objects.filter(release=r)}
 
 
+def chunks(artifact: Artifact) -> list[int]:
+    return list(artifact.parts.order_by("position").values_list("blob_id", flat=True))
+
+
 def age_everything(namespace: Namespace) -> None:
     """Nothing served recently: no release is pinned by the retention window (they were built at BUILT_AT)."""
     ReleaseActivation.objects.filter(namespace=namespace).update(at=LONG_AGO)
@@ -61,8 +78,9 @@ def test_a_publish_stores_only_the_files_it_changed(alpha: Namespace) -> None:
     same = [name for name in after if name in before and after[name].etag == before[name].etag]
     changed = [name for name in after if name not in same]
     assert same and changed  # files of untouched categories stay; llms.txt and the index change
-    assert all(after[name].blob_id == before[name].blob_id for name in same)
-    assert all(after[name].blob_id not in {a.blob_id for a in before.values()} for name in changed)
+    assert all(chunks(after[name]) == chunks(before[name]) for name in same)
+    earlier = {blob for a in before.values() for blob in chunks(a)}
+    assert all(not earlier & set(chunks(after[name])) for name in changed)
     stored = ArtifactBlob.objects.filter(namespace=alpha).aggregate(total=Sum("size"))["total"]
     listed = Artifact.objects.filter(release__namespace=alpha).aggregate(total=Sum("size"))["total"]
     assert stored == sum(a.size for a in before.values()) + sum(after[name].size for name in changed) < listed
@@ -86,8 +104,8 @@ def test_the_policy_never_prunes_the_active_release_the_newest_or_a_pinned_one(
     assert report.pruned == [1] and report.kept == 3 and report.blobs_deleted > 0 and report.bytes_freed > 0
     assert [r.sequence for r in Release.objects.filter(namespace=alpha, files_pruned_at__isnull=False)] == [1]
     assert Artifact.objects.count() == rows  # the file list and ETags stay; only contents go
-    assert not Artifact.objects.filter(release=release(alpha, 1), blob__isnull=False).exists()
-    assert not Artifact.objects.filter(release__sequence__gt=1, blob__isnull=True).exists()
+    assert not ArtifactPart.objects.filter(artifact__release=release(alpha, 1)).exists()
+    assert not Artifact.objects.filter(release__sequence__gt=1, size__gt=0, parts__isnull=True).exists()
     served = client.get("/t/alpha/llms.txt")
     assert served.status_code == 200 and served["Evergreen-Release"] == "2"
     assert served.content == files(release(alpha, 2))["llms.txt"].content
@@ -137,3 +155,47 @@ def test_prune_releases_command(alpha: Namespace, editor: Any) -> None:
     call_command("prune_releases", "--all", "--keep", "1", "--user", admin.username, stdout=out, stderr=StringIO())
     assert "alpha: pruned the files of 1 releases (#1)" in out.getvalue().splitlines()[-1]
     assert release(alpha, 1).files_pruned_at is not None
+
+
+def large_release(namespace: Namespace, sequence: int, content: bytes) -> tuple[Release, int]:
+    """A release row holding one large file, stored as a build stores it; and the bytes that stored anew."""
+    row = Release.objects.create(
+        namespace=namespace,
+        sequence=sequence,
+        knowledge_version=f"1.0.{sequence}",
+        revision=BUILT_AT.date(),
+        manifest={"entries": [], "retired": []},
+        inputs_hash=f"large-{sequence}",
+        built_at=LONG_AGO,
+    )
+    return row, artifacts_store(release=row, artifacts=[RenderedArtifact("context.json", "application/json", content)])
+
+
+def test_a_large_file_stores_only_the_chunks_a_change_touched_and_reads_back_whole_and_in_ranges(
+    alpha: Namespace, reviewer: Any
+) -> None:
+    data = text(6 * CHUNK_MAX)
+    middle = len(data) // 2
+    edited = data[:middle] + b"one entry changed here " + data[middle:]
+    first, stored_first = large_release(alpha, 10, data)
+    second, stored_second = large_release(alpha, 11, edited)
+
+    assert stored_first == len(data) and 0 < stored_second <= 2 * CHUNK_MAX < len(edited) // 2
+    assert artifact_content(release_id=second.pk, name="context.json") == edited
+    cuts = list(
+        ArtifactPart.objects.filter(artifact__release=second).order_by("position").values_list("offset", flat=True)
+    )
+    assert len(cuts) > 6
+    across = cuts[3]  # a range over a chunk boundary reads both sides
+    streamed = artifact_stream(
+        release_id=second.pk, name="context.json", start=across - 100, end=across + 99, slice_bytes=64
+    )
+    assert b"".join(streamed) == edited[across - 100 : across + 100]
+
+    age_everything(alpha)
+    report = releases_prune(namespace=alpha, keep=1, actor=reviewer)
+    assert first.sequence in report.pruned and second.sequence not in report.pruned
+    assert 0 < report.bytes_freed <= 2 * CHUNK_MAX  # only the chunks no kept release shares
+    assert artifact_content(release_id=second.pk, name="context.json") == edited
+    with pytest.raises(Artifact.DoesNotExist):
+        artifact_content(release_id=first.pk, name="context.json")

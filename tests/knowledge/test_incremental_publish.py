@@ -1,0 +1,152 @@
+"""Incremental publishing (issue 18 §3): every release a worker builds from its caches is stored byte for byte
+as a full rebuild of the same content renders it, whatever changed: an edit, an addition, a retirement, a
+renamed category, a recategorised entry, a synonym set, a base namespace's change; and a build that dies
+half-way stores nothing and leaves the last release serving."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from knowledge.models import Artifact, ArtifactBlob, Category, Entry, Namespace, Release
+from knowledge.retrieval.render.release import render_release
+from knowledge.retrieval.snapshot import ReleaseStamp
+from knowledge.selectors.artifacts import artifact_contents
+from knowledge.selectors.snapshots import snapshot_read
+from knowledge.services import release_storage
+from knowledge.services.entries import entry_retire
+from knowledge.services.releases import release_analysis_caches_clear, release_build
+from knowledge.services.synonyms import (
+    SynonymContent,
+    synonym_approve,
+    synonym_publish,
+    synonym_set_create,
+    synonym_submit,
+)
+from tests.factories import NamespaceFactory
+from tests.servingfixtures import BUILT_AT, alpha_rows, bases_declare, publish
+
+pytestmark = pytest.mark.django_db
+
+
+def stored(release: Release) -> dict[str, bytes]:
+    names = Artifact.objects.filter(release=release).values_list("name", flat=True)
+    return dict(artifact_contents(release_id=release.pk, names=list(names)))
+
+
+def active(namespace: Namespace) -> Release:
+    release = Namespace.objects.select_related("active_release").get(pk=namespace.pk).active_release
+    assert release is not None
+    return release
+
+
+def rendered_in_full(namespace: Namespace) -> dict[str, bytes]:
+    """What a fresh process renders for the namespace's active release: no cache of any build."""
+    release = active(namespace)
+    stamp = ReleaseStamp(
+        sequence=release.sequence,
+        knowledge_version=release.knowledge_version,
+        revision=release.revision.isoformat(),
+        generated_at=release.built_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    )
+    snapshot = snapshot_read(namespace=namespace, today=release.revision)
+    return {a.name: a.content for a in render_release(snapshot, stamp)}
+
+
+def assert_stored_as_a_full_rebuild(namespace: Namespace) -> None:
+    release = active(namespace)
+    files = stored(release)
+    assert files == rendered_in_full(namespace), f"release {release.sequence} differs from a full rebuild"
+
+
+def build(namespace: Namespace, step: int) -> Release:
+    outcome = release_build(namespace_id=namespace.pk, now=BUILT_AT + timedelta(hours=step))
+    assert outcome.created and outcome.activated
+    return outcome.release
+
+
+def test_each_incremental_release_is_stored_as_a_full_rebuild_renders_it(
+    ns_a: Namespace, editor: Any, reviewer: Any
+) -> None:
+    release_analysis_caches_clear()
+    rows = alpha_rows()
+    publish(ns_a, rows)
+    assert_stored_as_a_full_rebuild(ns_a)
+
+    rows[1]["body"] = "Agents read alpha for free, and the pricing page moved."  # an edit
+    publish(ns_a, [rows[1]], now=BUILT_AT + timedelta(hours=1))
+    assert_stored_as_a_full_rebuild(ns_a)
+
+    added = {**rows[0], "id": "AL-003", "title": "Alpha regions", "body": "Alpha runs in three regions."}
+    publish(ns_a, [added], now=BUILT_AT + timedelta(hours=2))  # an addition
+    assert_stored_as_a_full_rebuild(ns_a)
+
+    entry_retire(entry=Entry.objects.get(public_id="AL-001"), actor=reviewer, reason="Merged into AL-003.")
+    build(ns_a, 3)  # a retirement
+    assert_stored_as_a_full_rebuild(ns_a)
+
+    Category.objects.filter(namespace=ns_a, slug="fact").update(name="Facts and figures")
+    build(ns_a, 4)  # a renamed category
+    assert_stored_as_a_full_rebuild(ns_a)
+
+    Entry.objects.filter(public_id="AL-003").update(category=Category.objects.get(namespace=ns_a, slug="rule"))
+    build(ns_a, 5)  # an entry moved to another category (same version)
+    assert_stored_as_a_full_rebuild(ns_a)
+
+    version = synonym_set_create(
+        namespace=ns_a, name="regions", content=SynonymContent.build(phrases=["regions", "zones"]), actor=editor
+    )[1]
+    synonym_submit(version=version, actor=editor)
+    synonym_approve(version=version, actor=reviewer)
+    synonym_publish(version=version, actor=reviewer)
+    build(ns_a, 6)  # a synonym set
+    assert_stored_as_a_full_rebuild(ns_a)
+
+
+def test_a_namespace_built_on_a_base_is_stored_as_a_full_rebuild_after_the_base_changes(db: Any) -> None:
+    release_analysis_caches_clear()
+    company = publish(NamespaceFactory.create(slug="company", prefix="CO", name="Company"), alpha_rows_for("CO"))
+    product = NamespaceFactory.create(slug="product", prefix="PR", name="Product")
+    publish(bases_declare(product, company), alpha_rows_for("PR")[:1])
+    assert_stored_as_a_full_rebuild(product)
+
+    changed = alpha_rows_for("CO")[2]
+    publish(company, [{**changed, "body": "Raise the budget when truncated, twice at most."}], now=datetime.now(UTC))
+    build(product, 1)  # the base's new release reaches the product
+    assert_stored_as_a_full_rebuild(product)
+
+
+def alpha_rows_for(prefix: str) -> list[dict[str, Any]]:
+    rows = alpha_rows()
+    for row in rows:
+        row["id"] = row["id"].replace("AL", prefix)
+        row.pop("links", None)
+    return rows
+
+
+def test_a_build_that_fails_while_storing_its_chunks_leaves_the_last_release_serving_and_stores_nothing(
+    ns_a: Namespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release_analysis_caches_clear()
+    rows = alpha_rows()
+    publish(ns_a, rows)
+    serving = active(ns_a)
+    chunks = ArtifactBlob.objects.count()
+    store = release_storage._blob_ids
+
+    def killed_after_the_chunks(**kwargs: Any) -> Any:
+        store(**kwargs)  # the new chunks are written, then the worker dies
+        raise RuntimeError("worker lost")
+
+    monkeypatch.setattr(release_storage, "_blob_ids", killed_after_the_chunks)
+    rows[0]["body"] = "Alpha ships every Thursday from now on."
+    with pytest.raises(RuntimeError, match="worker lost"):
+        publish(ns_a, [rows[0]], now=BUILT_AT + timedelta(hours=1))
+
+    assert active(ns_a) == serving and ArtifactBlob.objects.count() == chunks
+    monkeypatch.undo()
+    build(ns_a, 2)  # the caches saw the failed build's content: the next build still stores a full rebuild's bytes
+    assert active(ns_a) != serving
+    assert_stored_as_a_full_rebuild(ns_a)

@@ -1,0 +1,63 @@
+"""Content-defined chunks (issue 18 §4): the chunks make up the file, sizes stay in bounds, an edit changes
+only the chunks around it."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledge.retrieval.chunks import CHUNK_MAX, CHUNK_MIN, chunk_bounds, chunks_of
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz预算条目版本"
+
+
+def text(size: int, seed: int = 7) -> bytes:
+    """Prose-like bytes: words of a few thousand (as entries' text is, unlike a few words over and over)."""
+    rng = random.Random(seed)
+    words = ["".join(rng.choice(LETTERS) for _ in range(rng.randint(2, 9))) for _ in range(3000)]
+    out = bytearray()
+    while len(out) < size:
+        out += (rng.choice(words) + " ").encode()
+    return bytes(out[:size])
+
+
+def digests(data: bytes) -> list[str]:
+    return [hashlib.sha256(chunk).hexdigest() for chunk in chunks_of(data)]
+
+
+def test_a_small_file_is_one_chunk_and_no_bytes_no_chunk() -> None:
+    assert chunk_bounds(b"") == [] and chunks_of(b"") == []
+    assert chunk_bounds(text(CHUNK_MAX)) == [CHUNK_MAX]
+
+
+def test_the_chunks_of_a_large_file_make_it_up_within_their_bounds() -> None:
+    data = text(9 * CHUNK_MAX)
+    chunks = chunks_of(data)
+    assert b"".join(chunks) == data and len(chunks) > 9
+    assert all(CHUNK_MIN <= len(chunk) <= CHUNK_MAX for chunk in chunks[:-1])
+    assert chunk_bounds(data) == chunk_bounds(bytes(data))  # deterministic
+
+
+def test_an_edit_in_the_middle_changes_only_the_chunks_around_it() -> None:
+    data = text(8 * CHUNK_MAX)
+    middle = len(data) // 2
+    for edited in (
+        data[:middle] + b"a changed entry body " + data[middle + 21 :],  # same length
+        data[:middle] + b"an inserted sentence about budgets. " + data[middle:],  # longer
+        data[:middle] + data[middle + 500 :],  # shorter
+    ):
+        before, after = digests(data), digests(edited)
+        assert len(set(after) - set(before)) <= 2 < len(before)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.binary(min_size=0, max_size=3 * CHUNK_MAX // 2), st.integers(min_value=0, max_value=3))
+def test_any_bytes_are_cut_into_chunks_that_make_them_up(head: bytes, repeat: int) -> None:
+    data = head + text(repeat * CHUNK_MAX // 2 + 1, seed=repeat)
+    ends = chunk_bounds(data)
+    assert ends == sorted(ends) and ends[-1] == len(data)
+    assert b"".join(chunks_of(data)) == data
+    assert all(0 < b - a <= CHUNK_MAX for a, b in zip([0, *ends], ends, strict=False))
