@@ -35,8 +35,9 @@ LAYER_PRIVATE: Final = (
     "The public namespace {namespace} cannot build on the private namespace {base}: its entries would be public."
 )
 LAYER_PREFIX: Final = "{base} uses the ID prefix {prefix}, as {other} does: every ID must name one entry."
-LAYER_UNKNOWN: Final = "No namespace {slugs}."
-LAYER_NOT_MEMBER: Final = "{base} is private: only its members may let another namespace build on it."
+# A private base some writer of the list cannot read is refused as if it did not exist, so that an
+# editor cannot learn which private namespaces exist by naming them.
+LAYER_UNKNOWN: Final = "No namespace {slugs} that every writer of this list can read."
 LAYER_TOO_MANY: Final = f"A namespace builds on at most {BASES_MAX} bases."
 LAYER_TWICE: Final = "{base} is listed twice."
 PRIVATE_WITH_PUBLIC_DEPENDANTS: Final = (
@@ -81,10 +82,10 @@ def _check(namespace: Namespace, bases: Sequence[Namespace], declarers: Iterable
         if base.pk in seen:
             raise LayerError(LAYER_TWICE.format(base=base.slug), code="layers.twice")
         seen.add(base.pk)
+        if not base.is_public and not all(user_has_role(user=p, namespace=base, role=Role.EDITOR) for p in people):
+            raise LayerError(LAYER_UNKNOWN.format(slugs=base.slug), code="layers.unknown_namespace")
         if namespace.is_public and not base.is_public:
             raise LayerError(LAYER_PRIVATE.format(namespace=namespace.slug, base=base.slug), code="layers.private_base")
-        if not base.is_public and not all(user_has_role(user=p, namespace=base, role=Role.EDITOR) for p in people):
-            raise LayerError(LAYER_NOT_MEMBER.format(base=base.slug), code="layers.not_member")
         if base.prefix in prefixes:
             message = LAYER_PREFIX.format(base=base.slug, prefix=base.prefix, other=prefixes[base.prefix])
             raise LayerError(message, code="layers.prefix")

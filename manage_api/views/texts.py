@@ -75,7 +75,7 @@ class BasesViewSet(ManageViewSet):
     @extend_schema(
         summary="Propose a list of base namespaces (the list's draft, opened if needed, takes it)",
         description="Refused with 422 and a `layers.*` code (layers.cycle, layers.private_base, layers.prefix, "
-        "layers.not_member, layers.unknown_namespace …) when the list cannot be declared; checked again at "
+        "layers.unknown_namespace …) when the list cannot be declared; checked again at "
         "submit, approval and publish. Submit the draft through text-versions/{id}/submit/.",
         request=BasesProposalSerializer,
         responses={200: TextVersionSerializer, **WRITE_ERRORS},

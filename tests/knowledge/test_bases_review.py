@@ -123,10 +123,10 @@ def test_a_reviewer_of_the_base_or_an_outsider_reviews_nothing_here(
 @pytest.mark.parametrize(
     ("slugs", "refusal"),
     [
-        (["nowhere"], "No namespace nowhere."),
+        (["nowhere"], "No namespace nowhere that every writer of this list can read."),
         (["alpha"], "A namespace cannot build on itself."),
         (["company", "company"], "company is listed twice."),
-        (["secret"], "The public namespace alpha cannot build on the private namespace secret"),
+        (["secret"], "No namespace secret that every writer of this list can read."),  # not a member: as if missing
         (["twin"], "twin uses the ID prefix AL, as alpha does"),
         (["third"], "alpha cannot build on third: third already builds on alpha (third → alpha)"),
         (["Bad slug!"], "must list namespace slugs"),
@@ -176,20 +176,21 @@ def test_a_private_base_needs_every_writer_to_stay_its_member_until_approval(edi
     membership(editor, vault, Role.EDITOR)
     membership(reviewer, vault, Role.REVIEWER)
     draft = text_draft(namespace=vault, kind=TextKind.BASES, actor=editor)
-    with pytest.raises(InvalidInputError, match="inner is private: only its members"):
+    with pytest.raises(InvalidInputError, match="No namespace inner that every writer"):
         text_save(version=draft, content={"bases": ["inner"]}, expected_lock_version=0, actor=editor)
     membership(editor, inner, Role.EDITOR)
     version = propose(vault, ["inner"], editor)
 
     Membership.objects.filter(user=editor, namespace=inner).delete()
 
-    with pytest.raises(InvalidInputError, match="inner is private: only its members"):
+    with pytest.raises(InvalidInputError, match="No namespace inner that every writer"):
         text_approve(version=version, actor=reviewer)
 
 
 def test_a_base_that_turned_private_during_review_is_refused_at_approval(
     product: Namespace, company: Namespace, editor: Any, reviewer: Any
 ) -> None:
+    membership(editor, company, Role.EDITOR)  # a writer who may read it: else it is refused as unknown
     version = propose(product, ["company"], editor)
     Namespace.objects.filter(pk=company.pk).update(is_public=False)
 
@@ -221,7 +222,7 @@ def test_the_admin_proposes_bases_one_slug_a_line_and_shows_a_refusal_at_approva
     page = reverse("admin:knowledge_textversion_change", args=[draft.pk])
     data = admin_form(editor, page)
     data["bases"] = ["nowhere"]
-    assert "No namespace nowhere." in editor.post(page, data, follow=True).text
+    assert "No namespace nowhere that every writer of this list can read." in editor.post(page, data, follow=True).text
     data["bases"] = ["company\n"]
     assert editor.post(page, data).status_code == 302
     editor.post(reverse("admin:knowledge_textversion_transition", args=[draft.pk, "submit"]))

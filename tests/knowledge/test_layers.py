@@ -202,7 +202,7 @@ def test_a_private_product_on_a_private_base_serves_it_only_with_its_own_key(bos
     vault = NamespaceFactory.create(slug="vault", prefix="VA", name="Vault", is_public=False)
     outsider = membership(UserFactory(username="outsider"), vault, Role.ADMIN)
 
-    with pytest.raises(InvalidInputError, match="only its members"):
+    with pytest.raises(InvalidInputError, match="No namespace inner that every writer"):
         layers_declaration_check(namespace=vault, slugs=[base.slug], declarers=[outsider])
     membership(outsider, base, Role.EDITOR)
     layers_declaration_check(namespace=vault, slugs=[base.slug], declarers=[outsider])

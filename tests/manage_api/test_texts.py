@@ -11,6 +11,7 @@ from knowledge.models import AuditRecord, TextVersion, VersionState
 from knowledge.selectors.layers import bases_list
 from knowledge.selectors.serving import serving_caches_clear
 from knowledge.services.releases import release_build
+from tests.factories import NamespaceFactory
 from tests.manage_api.routes import BASE
 from tests.servingfixtures import bases_declare
 
@@ -58,7 +59,7 @@ def test_whoever_proposed_the_list_cannot_approve_it(world: Any) -> None:
 @pytest.mark.parametrize(
     ("bases", "code", "message"),
     [
-        (["nowhere"], "layers.unknown_namespace", "No namespace nowhere."),
+        (["nowhere"], "layers.unknown_namespace", "No namespace nowhere that every writer of this list can read."),
         (["alpha"], "layers.self", "A namespace cannot build on itself."),
         (["beta", "beta"], "layers.twice", "beta is listed twice."),
     ],
@@ -71,6 +72,16 @@ def test_a_list_that_cannot_be_declared_is_refused_with_its_rule(
     assert refused.status_code == 422
     assert refused.json()["error"]["code"] == code and refused.json()["error"]["message"] == message
     assert not TextVersion.objects.filter(text__namespace=world.alpha, lock_version__gt=0).exists()
+
+
+def test_a_private_namespace_nobody_writing_the_list_can_read_is_refused_like_a_missing_one(world: Any) -> None:
+    NamespaceFactory.create(slug="vault", prefix="VA", name="Vault", is_public=False)
+
+    private = world.callers["editor_a"].post(BASE + "bases/propose/", {"bases": ["vault"]}).json()["error"]
+    missing = world.callers["editor_a"].post(BASE + "bases/propose/", {"bases": ["vaulx"]}).json()["error"]
+
+    assert private["code"] == missing["code"] == "layers.unknown_namespace"
+    assert private["message"] == missing["message"].replace("vaulx", "vault")
 
 
 def test_a_cycle_that_appeared_during_review_is_refused_at_approval(world: Any) -> None:
