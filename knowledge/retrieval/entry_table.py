@@ -9,10 +9,12 @@ the same page-cache pages, and an entry becomes an ``EntryRecord`` only when a r
 from __future__ import annotations
 
 import mmap
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, fields
+from pathlib import Path
 from typing import Any, overload
 
 import numpy as np
@@ -20,6 +22,7 @@ import orjson
 
 from knowledge.retrieval.container import ContainerError, pack_arrays, unpack_arrays
 from knowledge.retrieval.contract.records import Tombstone
+from knowledge.retrieval.render.site import snapshot_from_artifacts
 from knowledge.retrieval.snapshot import EntryRecord
 
 KIND = "entries"
@@ -91,3 +94,22 @@ class EntryTable(Sequence[EntryRecord]):
             name: tuple(value) if name in TUPLE_FIELDS else value for name, value in zip(FIELDS, values, strict=True)
         }
         return EntryRecord(**named)
+
+
+def write_entry_table(*, site_json: Path, context_json: Path, table: Path) -> None:
+    """Parse a release's site.json and context.json files and write its entry table (see main)."""
+    parsed, _ = snapshot_from_artifacts(site_json=site_json.read_bytes(), context_json=context_json.read_bytes())
+    table.write_bytes(pack_entries(parsed.entries, parsed.tombstones))
+
+
+def main(argv: Sequence[str]) -> int:
+    """``python -m knowledge.retrieval.entry_table <site.json> <context.json> <table>``: run by the worker
+    that makes a table, so the hundreds of MiB of objects parsing a large context.json takes are a
+    short-lived process's, returned to the system when it exits, not the worker's for good."""
+    site_json, context_json, table = (Path(arg) for arg in argv)
+    write_entry_table(site_json=site_json, context_json=context_json, table=table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

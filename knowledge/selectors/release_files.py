@@ -26,8 +26,8 @@ PRUNE_AFTER_SECONDS = 24 * 3600
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
-def release_file_mapped(*, name: str, produce: Callable[[], bytes]) -> mmap.mmap:
-    """The file `name` (a digest and a suffix) mapped read-only, made from `produce()` if missing."""
+def release_file_mapped(*, name: str, produce: Callable[[Path], None]) -> mmap.mmap:
+    """The file `name` (a digest and a suffix) mapped read-only; if missing, `produce(path)` writes it."""
     if not _NAME.match(name):
         raise ValueError(f"unsafe release file name {name!r}")
     directory: Path = settings.EVERGREEN.release_files_dir
@@ -37,18 +37,16 @@ def release_file_mapped(*, name: str, produce: Callable[[], bytes]) -> mmap.mmap
         with open(directory / ".lock", "a+b") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not path.exists():
-                _write(path, produce())
+                partial = path.with_name(f".{path.name}.{os.getpid()}")
+                try:
+                    produce(partial)
+                    os.replace(partial, path)
+                finally:
+                    partial.unlink(missing_ok=True)
                 _prune(directory, keep=path)
     os.utime(path)  # in use: not pruned
     with open(path, "rb") as file:
         return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-
-
-def _write(path: Path, data: bytes) -> None:
-    partial = path.with_name(f".{path.name}.{os.getpid()}")
-    with open(partial, "wb") as file:
-        file.write(data)
-    os.replace(partial, path)
 
 
 def _prune(directory: Path, *, keep: Path) -> None:

@@ -10,10 +10,14 @@ database once per process per release id and shared by every request. Serving ne
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
+import tempfile
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any, TypeVar
 
 import orjson
@@ -25,7 +29,7 @@ from knowledge.models import ApiKey, Artifact, Namespace, NamespaceHost, Release
 from knowledge.models.namespace import api_key_digest
 from knowledge.resilience.stale import StaleCache
 from knowledge.retrieval.contract.records import PUBLIC, Tombstone
-from knowledge.retrieval.entry_table import EntryTable, pack_entries
+from knowledge.retrieval.entry_table import EntryTable
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.paths import PathScope
 from knowledge.retrieval.payload import ReleaseView
@@ -276,13 +280,20 @@ def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
     def read(name: str) -> bytes:
         return held[name] if name in held else artifact_content(release_id=release_id, name=name)
 
+    def copy(name: str, path: Path) -> None:
+        """A stored file written to `path` a slice at a time: the worker never holds it whole."""
+        artifact = artifacts[name]
+        with open(path, "wb") as out:
+            for part in artifact.stream(0, artifact.size - 1):
+                out.write(part)
+
     etags = {name: etag for name, _, etag, _ in described}
     if SITE_JSON in etags:
-        snapshot, stamp = _mapped_snapshot(etags, read)
+        snapshot, stamp = _mapped_snapshot(etags, read(SITE_JSON), copy)
     else:  # a release built before site.json existed: take the rest of the snapshot from the database
         snapshot, stamp = _legacy_snapshot(release_id, read(CONTEXT_JSON))
     index = SearchIndex.from_bytes(
-        release_file_mapped(name=f"{_digest(etags[SEARCH_INDEX])}.index", produce=partial(read, SEARCH_INDEX))
+        release_file_mapped(name=f"{_digest(etags[SEARCH_INDEX])}.index", produce=partial(copy, SEARCH_INDEX))
     )
     levels = tuple(level for level in LEVELS if index_name(level) in artifacts)
     return _loaded(release_id, namespace_id, key, snapshot, stamp, index, artifacts, levels)
@@ -292,13 +303,22 @@ def _digest(*etags: str) -> str:
     return hashlib.sha256("\n".join(etags).encode()).hexdigest()
 
 
-def _mapped_snapshot(etags: dict[str, str], read: Callable[[str], bytes]) -> tuple[Snapshot, ReleaseStamp]:
-    """The snapshot with its entries in a mapped entry table: context.json is parsed only to make the table."""
-    site_json = read(SITE_JSON)
+def _mapped_snapshot(
+    etags: dict[str, str], site_json: bytes, copy: Callable[[str, Path], None]
+) -> tuple[Snapshot, ReleaseStamp]:
+    """The snapshot with its entries in a mapped entry table, which a short-lived process makes from
+    context.json (knowledge.retrieval.entry_table.main): parsing it is never this worker's memory."""
 
-    def produce() -> bytes:
-        parsed, _ = snapshot_from_artifacts(site_json=site_json, context_json=read(CONTEXT_JSON))
-        return pack_entries(parsed.entries, parsed.tombstones)
+    def produce(table: Path) -> None:
+        with tempfile.TemporaryDirectory(dir=table.parent) as directory:
+            site, context = Path(directory) / SITE_JSON, Path(directory) / CONTEXT_JSON
+            site.write_bytes(site_json)
+            copy(CONTEXT_JSON, context)
+            subprocess.run(  # noqa: S603 - this interpreter and paths this process made
+                [sys.executable, "-m", "knowledge.retrieval.entry_table", str(site), str(context), str(table)],
+                check=True,
+                capture_output=True,
+            )
 
     name = f"{_digest(etags[SITE_JSON], etags[CONTEXT_JSON])}.entries"
     table = EntryTable(release_file_mapped(name=name, produce=produce))

@@ -1,0 +1,74 @@
+"""Release files are made once per host and mapped by every process that needs them."""
+
+from __future__ import annotations
+
+import multiprocessing
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowledge.selectors.release_files import release_file_mapped
+
+
+@pytest.fixture
+def files(settings: Any, tmp_path: Path) -> Path:
+    settings.EVERGREEN = replace(settings.EVERGREEN, release_files_dir=tmp_path / "files")
+    return tmp_path / "files"
+
+
+def test_a_file_is_made_once_and_mapped_by_every_later_caller(files: Path) -> None:
+    made: list[Path] = []
+
+    def produce(path: Path) -> None:
+        made.append(path)
+        path.write_bytes(b"index bytes")
+
+    first = release_file_mapped(name="abc.index", produce=produce)
+    second = release_file_mapped(name="abc.index", produce=produce)
+
+    assert first[:] == second[:] == b"index bytes"
+    assert len(made) == 1 and made[0] != files / "abc.index"  # written aside, then renamed into place
+    assert sorted(p.name for p in files.iterdir() if not p.name.startswith(".")) == ["abc.index"]
+
+
+def test_a_failed_make_leaves_no_file_behind(files: Path) -> None:
+    def broken(path: Path) -> None:
+        path.write_bytes(b"half")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        release_file_mapped(name="abc.entries", produce=broken)
+    assert [p.name for p in files.iterdir() if p.name != ".lock"] == []
+
+
+def _make_in_another_process(directory: str, started: Any, release: Any) -> None:
+    import django
+    from django.conf import settings
+
+    django.setup()
+    settings.EVERGREEN = replace(settings.EVERGREEN, release_files_dir=Path(directory))
+
+    def produce(path: Path) -> None:
+        started.set()
+        assert release.wait(30)
+        path.write_bytes(b"made by the other process")
+
+    release_file_mapped(name="shared.index", produce=produce)
+
+
+def test_a_file_another_process_makes_is_mapped_here_not_made_again(files: Path) -> None:
+    context = multiprocessing.get_context("spawn")
+    started, release = context.Event(), context.Event()
+    other = context.Process(target=_make_in_another_process, args=(str(files), started, release))
+    other.start()
+    assert started.wait(60)
+    release.set()
+
+    def never(path: Path) -> None:
+        raise AssertionError("made twice")
+
+    assert release_file_mapped(name="shared.index", produce=never)[:] == b"made by the other process"
+    other.join(60)
+    assert other.exitcode == 0
