@@ -1,6 +1,7 @@
 """`make bench`: every benchmark of issues 6 and 12 in one run, with its targets and PASS/MISS beside each ratio.
 
-Run: .venv/bin/python -m bench [engine datasets quality scanner http memory scaling publish publish100k] [--quick]
+Run: .venv/bin/python -m bench [engine datasets quality scanner http memory scaling publish publish100k
+serving] [--quick]
 Without part names it runs them all. Progress goes to stderr, the report to stdout. --quick runs
 smaller sizes and shorter rounds (1k/10k entries instead of up to 100k; memory on 10k) in a few
 minutes; its numbers are for checking the harness, the full run's for the README.
@@ -42,9 +43,10 @@ from bench.publish import (
 )
 from bench.requestlog import TARGET_RATIO, format_request_log, measure_request_log
 from bench.scanner import measure_scanner
+from bench.serving import ONE_WORKER_BEFORE_MIB, SWITCH_STALL_MS, format_serving, measure_serving
 
 # The HTTP parts load the server with wrk; `make bench` installs it with apt-get when it can.
-WRK_PARTS = frozenset({"http", "requestlog"})
+WRK_PARTS = frozenset({"http", "requestlog", "serving"})
 WRK_MISSING = (
     "wrk is not installed (apt-get install wrk; `make bench` does it when apt-get is there): skipping {parts}."
 )
@@ -59,6 +61,7 @@ PARTS = (
     "scaling",
     "publish",
     "publish100k",
+    "serving",
 )
 UNSTABLE = (
     "Absolute numbers on a shared machine are unstable (other jobs share its cores); "
@@ -417,6 +420,41 @@ def run_publish(report: Report, stack: BenchStack, *, quick: bool, results: dict
     )
 
 
+def run_serving(report: Report, stack: BenchStack, *, quick: bool) -> None:
+    size = QUICK_SIZE if quick else FULL_SIZE
+    log(f"== serving ({size} entries)")
+    result = measure_serving(stack, size=size)
+    four = result.memory[4].pss_total
+    report.section(
+        "Serving at scale: memory per worker, a release switch under load, a slow client (bench.serving)",
+        format_serving(result),
+        [
+            Check(
+                "serving",
+                f"4 workers' memory (PSS) / 4 x {ONE_WORKER_BEFORE_MIB} MiB (one before)",
+                four / (4 * ONE_WORKER_BEFORE_MIB),
+                "<= 0.50",
+                lambda v: v <= 0.5,
+            ),
+            Check(
+                "serving",
+                "p99 during a release switch, switched namespace",
+                result.switch.switch_p99_ms[0],
+                f"< {SWITCH_STALL_MS} ms",
+                lambda v: v < SWITCH_STALL_MS,
+                unit=" ms",
+            ),
+            Check(
+                "serving",
+                "share of context.json a 2 MB/s client received",
+                result.slow.received / result.slow.size,
+                "= 1.00",
+                lambda v: v == 1.0 and result.slow.worker_survived,
+            ),
+        ],
+    )
+
+
 def run_publish_100k(report: Report, stack: BenchStack, *, quick: bool, results: dict[int, PublishReport]) -> None:
     """The 100,000-entry scenario: import, full build, one-entry publishes to visible (minutes on 2 cores)."""
     log(f"== publishing ({LARGE_SIZE} entries: import, full build, one-entry publishes; several minutes)")
@@ -458,6 +496,8 @@ def run_stack_parts(report: Report, parts: set[str], *, quick: bool, engine_rows
             run_publish(report, stack, quick=quick, results=published)
         if "publish100k" in parts:
             run_publish_100k(report, stack, quick=quick, results=published)
+        if "serving" in parts:
+            run_serving(report, stack, quick=quick)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -109,12 +109,21 @@ def _answers(port: int, probe: str) -> bool:
 
 @contextmanager
 def gunicorn(
-    stack: BenchStack, app: str, *, workers: int, log: str, env: dict[str, str] | None = None, probe: str = "/healthz"
+    stack: BenchStack,
+    app: str,
+    *,
+    workers: int,
+    log: str,
+    env: dict[str, str] | None = None,
+    probe: str = "/healthz",
+    options: Sequence[str] = (),
 ) -> Iterator[Server]:
-    """gunicorn with the configuration both apps share (sync workers as in docker-compose, no access log)."""
+    """gunicorn with the configuration both apps share (sync workers as in docker-compose, no access log);
+    `options` come last, so they override (bench.serving runs docker-compose's config and timeout)."""
     port = free_port()
     command = [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}", "--workers", str(workers)]
     command += ["--worker-class", "sync", "--timeout", "300", "--graceful-timeout", "5", "--log-level", "warning"]
+    command += options
     with (stack.workdir / f"{log}.log").open("ab") as out:
         process = subprocess.Popen(
             command,
