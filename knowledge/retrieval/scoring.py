@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -9,6 +10,8 @@ import numpy as np
 from knowledge.retrieval.postings import ALL_BLOCKS, BLOCKS
 
 _BIT_SHIFTS = np.arange(BLOCKS, dtype=np.uint32)
+# A little-endian uint32's bytes, each unpacked least significant bit first, are its bits 0..31 in order.
+_UNPACKS = BLOCKS == 32 and sys.byteorder == "little"
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,14 @@ def _covered_weight(plan: QueryPlan, present: np.ndarray) -> np.ndarray:
     return np.asarray(held, dtype=np.float64)
 
 
+def _block_bits(masks: np.ndarray) -> np.ndarray:
+    """(terms × positions × blocks) 0/1: bit b of each mask, in one pass where the byte order allows."""
+    if _UNPACKS:
+        as_bytes = np.ascontiguousarray(masks, dtype=np.uint32).view(np.uint8)
+        return np.unpackbits(as_bytes.reshape(*masks.shape, 4), axis=-1, bitorder="little")
+    return (masks[:, :, None] >> _BIT_SHIFTS) & 1
+
+
 def coverage_many(
     plan: QueryPlan,
     positions: np.ndarray,
@@ -110,7 +121,7 @@ def coverage_many(
         return np.zeros(count), np.zeros(count)
     masks = _term_masks(plan, np.asarray(positions, dtype=np.int64), offsets, docs, blocks)
     entry = _covered_weight(plan, (masks != 0).astype(np.float64)) / total
-    bits = ((masks[:, :, None] >> _BIT_SHIFTS) & 1).astype(np.float64)  # terms × positions × blocks
+    bits = _block_bits(masks).astype(np.float64)  # terms × positions × blocks
     passage = _covered_weight(plan, bits).max(axis=-1) / total
     return passage, entry
 

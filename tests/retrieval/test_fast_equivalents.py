@@ -21,7 +21,7 @@ from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.payload import ContextQuery, ReleaseView, context_pack, context_payload
 from knowledge.retrieval.postings import ALL_BLOCKS
 from knowledge.retrieval.ranking import ArrayHits, Ranking
-from knowledge.retrieval.scoring import QueryPlan, _covered_weight, _term_masks
+from knowledge.retrieval.scoring import QueryPlan, _block_bits, _covered_weight, _term_masks
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp
 from knowledge.retrieval.tokens import cjk_characters, cjk_characters_utf8
 from knowledge.retrieval.vocabulary import Vocabulary
@@ -226,3 +226,12 @@ def test_a_query_is_refused_as_not_utf8_exactly_when_one_of_its_names_or_values_
     except BadParameterError:
         refused = True
     assert refused == _refused_pair_by_pair(raw)
+
+
+@given(st.lists(st.lists(st.integers(0, 2**32 - 1), min_size=3, max_size=3), max_size=5))
+def test_block_bits_unpacked_equal_shifted(rows: list[list[int]]) -> None:
+    masks = np.array(rows, dtype=np.uint32).reshape(len(rows), 3)
+    shifted = (masks[:, :, None] >> np.arange(32, dtype=np.uint32)) & 1
+
+    assert _block_bits(masks).shape == shifted.shape
+    assert _block_bits(masks).tolist() == shifted.tolist()
