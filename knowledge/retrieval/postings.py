@@ -166,7 +166,10 @@ def term_max_impacts(offsets: np.ndarray, impacts: np.ndarray) -> np.ndarray:
 
 
 def _string_order(terms: Sequence[str]) -> np.ndarray:
-    """The term ids in the terms' string order."""
+    """The term ids in the terms' string order (code points, as Python compares them). NumPy sorts its
+    fixed-width strings the same way unless a term holds NUL, which NumPy would strip: then Python sorts."""
+    if terms and not any("\x00" in term for term in terms):
+        return np.argsort(np.array(terms, dtype=str), kind="stable").astype(np.int64)
     return np.array(sorted(range(len(terms)), key=terms.__getitem__), dtype=np.int64)
 
 

@@ -31,6 +31,16 @@ def unpack_string(blob: np.ndarray, offsets: np.ndarray, index: int) -> str:
     return bytes(blob[offsets[index] : offsets[index + 1]]).decode()
 
 
+def _hash_order(terms: Sequence[str], hashes: np.ndarray) -> list[int] | np.ndarray:
+    """Hash order with the term as tie-breaker: deterministic whatever the input order. A sort of the
+    hashes alone gives it when no two hashes are equal (always, in practice); else the terms decide."""
+    order = np.argsort(hashes, kind="stable")
+    ordered = hashes[order]
+    if not np.any(ordered[1:] == ordered[:-1]):
+        return order
+    return sorted(range(len(terms)), key=lambda i: (int(hashes[i]), terms[i]))
+
+
 @dataclass(frozen=True)
 class Vocabulary:
     """Terms without a Python dict: memory is two arrays and a blob, loading is zero-copy."""
@@ -46,8 +56,7 @@ class Vocabulary:
         their hash_term values, when the caller has them already)."""
         if hashes is None:
             hashes = np.array([hash_term(t) for t in terms], dtype=np.uint64)
-        # Hash order with the term as tie-breaker: deterministic whatever the input order.
-        order = sorted(range(len(terms)), key=lambda i: (int(hashes[i]), terms[i]))
+        order = _hash_order(terms, hashes)
         new_id = np.empty(len(terms), dtype=np.int64)
         new_id[np.array(order, dtype=np.int64)] = np.arange(len(terms), dtype=np.int64)
         blob, offsets = pack_strings([terms[i] for i in order])
