@@ -438,7 +438,8 @@ class SearchIndex:
             weights=tuple(stored.get("weights", BM25FParams.weights)),
             b=tuple(stored.get("b", BM25FParams.b)),
             k1=float(stored.get("k1", BM25FParams.k1)),
-            # Indexes compiled before the floored idf ranked with Lucene's (None).
+            # Indexes compiled before the floored idf existed (no key) ranked with Lucene's (None),
+            # not with today's default: a release keeps the ranking it was built with.
             idf_floor=stored.get("idf_floor"),
         )
 

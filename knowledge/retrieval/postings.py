@@ -43,11 +43,12 @@ class BM25FParams:
     # The ranking's idf. None: Lucene's ln(1 + (N - df + 0.5) / (df + 0.5)). A number: Robertson-
     # Sparck Jones ln((N - df + 0.5) / (df + 0.5)) never below it, which falls faster for words in
     # many entries (df = N/2: 0 against 0.69), so "parameter", "return" count less beside the rarer
-    # words of a question; the floor keeps every weight positive. Measured (docs/retrieval.md,
-    # `python -m bench quality`): 0.5 lifts pylibs dev nDCG@10 0.830 -> 0.840 and its hit rate
-    # 0.877 -> 0.904, Cranfield and CMRC unchanged, but moves the automatic threshold (pylibs
-    # matched 0.904 -> 0.863), so it is not the default yet. Coverage always uses Lucene's idf.
-    idf_floor: float | None = None
+    # words of a question; the floor keeps every weight positive. Leave-one-collection-out chooses
+    # it (docs/retrieval.md, `python -m bench quality`): pylibs dev nDCG@10 0.830 -> 0.840, hit rate
+    # 0.890 -> 0.904, Cranfield and CMRC unchanged, every fold still matched >= 0.90 / refused >= 0.80
+    # with the automatic threshold. Indexes record it in their params; those compiled before it
+    # was the default keep Lucene's (SearchIndex.params). Coverage always uses Lucene's idf.
+    idf_floor: float | None = 0.5
 
     def to_meta(self) -> dict[str, object]:
         return asdict(self)
