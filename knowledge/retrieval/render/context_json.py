@@ -20,7 +20,9 @@ _ENTRIES = b'"entries":[]'  # a key, so it cannot occur inside a string (its quo
 
 
 def _entry_json(served: Served) -> bytes:
-    return orjson.dumps(ENTRY.json(served))
+    # A copy of exactly its size: orjson's own bytes keep the buffer it wrote into (about 10 KB for a
+    # 1 KB entry), which a cache holding 100,000 of them would pay ten times over.
+    return memoryview(orjson.dumps(ENTRY.json(served))).tobytes()
 
 
 def render_context_json(snapshot: Snapshot, stamp: ReleaseStamp, *, parts: PartsCache | None = None) -> bytes:
