@@ -30,6 +30,7 @@ FORMAT = 1
 FIELDS = tuple(f.name for f in fields(EntryRecord))
 # Fields held as tuples in an EntryRecord (JSON gives lists).
 TUPLE_FIELDS = frozenset(f.name for f in fields(EntryRecord) if str(f.type).startswith("tuple"))
+TABLE_LAYOUT = f"{KIND}.{FORMAT}." + ",".join(FIELDS)  # what a table file made by this code holds
 PARSED_MAX = 4096  # entries kept parsed per table: the ones packs keep asking for
 
 

@@ -29,7 +29,7 @@ from knowledge.models import ApiKey, Artifact, Namespace, NamespaceHost, Release
 from knowledge.models.namespace import api_key_digest
 from knowledge.resilience.stale import StaleCache
 from knowledge.retrieval.contract.records import PUBLIC, Tombstone
-from knowledge.retrieval.entry_table import EntryTable
+from knowledge.retrieval.entry_table import TABLE_LAYOUT, EntryTable
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.paths import PathScope
 from knowledge.retrieval.payload import ReleaseView
@@ -320,7 +320,8 @@ def _mapped_snapshot(
                 capture_output=True,
             )
 
-    name = f"{_digest(etags[SITE_JSON], etags[CONTEXT_JSON])}.entries"
+    # The table's layout is part of its name: a host's file made by another version of the code is not reused.
+    name = f"{_digest(etags[SITE_JSON], etags[CONTEXT_JSON], TABLE_LAYOUT)}.entries"
     table = EntryTable(release_file_mapped(name=name, produce=produce))
     return snapshot_from_site(orjson.loads(site_json), table, table.tombstones)
 
