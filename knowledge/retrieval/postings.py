@@ -109,7 +109,7 @@ class Occurrences:
 
     terms: Sequence[str]
     term_ids: np.ndarray  # int64
-    sentences: np.ndarray  # int64
+    sentences: np.ndarray  # int64 or int32
     lengths: np.ndarray  # int64 (docs, fields): occurrences per field
     sentence_counts: np.ndarray  # int64 per doc
     hashes: np.ndarray | None = None  # uint64 per term
@@ -190,14 +190,23 @@ def build_postings(
     replaces the whole collection step and must give the occurrences analyze_fields would.
     """
     found = collect(documents, config) if collect is not None else _collect_terms(documents, config, progress, analyze)
-    terms, occurrences, lengths = found.terms, found.term_ids, found.lengths
+    terms, lengths = found.terms, found.lengths
     vocabulary, new_id = Vocabulary.build(terms, hashes=found.hashes)
     count, n_fields = len(documents), len(FIELDS)
+    # Arrays with one value per occurrence (14 M at 100,000 entries) are dropped as soon as they are used:
+    # they are most of a large build's memory.
     doc_of = np.repeat(np.arange(count, dtype=np.int64), lengths.sum(axis=1))
-    field_of = np.repeat(np.tile(np.arange(n_fields, dtype=np.int64), count), lengths.ravel())
+    bits = _block_bits(found.sentences, found.sentence_counts[doc_of])
+    keys = new_id[found.term_ids]
+    del found
+    keys *= count
+    keys += doc_of
+    del doc_of
+    keys *= n_fields
+    keys += np.repeat(np.tile(np.arange(n_fields, dtype=np.int64), count), lengths.ravel())
     # One sort gives tf per (term, doc, field); a second grouping gives one posting per (term, doc).
-    keys = (new_id[occurrences] * count + doc_of) * n_fields + field_of
     unique_keys, key_of, tf = np.unique(keys, return_inverse=True, return_counts=True)
+    del keys
     field_idx = unique_keys % n_fields
     pair = unique_keys // n_fields
     pair_keys, posting_of = np.unique(pair, return_inverse=True)
@@ -219,8 +228,8 @@ def build_postings(
     np.add.at(seed, posting_of, np.where(body, np.minimum(tf, SEED_BODY_CAP), seed_weight))
 
     blocks = np.zeros(len(pair_keys), dtype=np.uint32)
-    bits = _block_bits(found.sentences, found.sentence_counts[doc_of])
     np.bitwise_or.at(blocks, posting_of[key_of], bits)
+    del bits, key_of
 
     offsets = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(doc_freq, out=offsets[1:])

@@ -150,11 +150,11 @@ class AnalysisCache:
             sentences = np.repeat(np.concatenate([a.part_sentences for a in found]), part_lengths)
             lengths = np.stack([a.lengths for a in found])
         else:
-            sentences, lengths = np.zeros(0, dtype=np.int64), np.zeros((0, len(FIELDS)), dtype=np.int64)
+            sentences, lengths = np.zeros(0, dtype=np.int32), np.zeros((0, len(FIELDS)), dtype=np.int64)
         return Occurrences(
             terms=terms,
-            term_ids=dense.astype(np.int64).reshape(-1),
-            sentences=sentences.astype(np.int64),
+            term_ids=dense.astype(np.int64, copy=False).reshape(-1),
+            sentences=sentences,
             lengths=lengths,
             sentence_counts=np.array([a.sentence_count for a in found], dtype=np.int64),
             hashes=hashes,
