@@ -20,7 +20,6 @@ Run: .venv/bin/python -m bench.drf [--quick]   (progress on stderr, the table on
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -33,20 +32,20 @@ from pathlib import Path
 
 from bench.http import (
     CONNECTIONS,
-    FULL_ROUNDS,
     HIT_TARGET,
     MISS_SIZE,
-    QUICK_ROUNDS,
     WARM_TARGET,
     WORKERS,
     Server,
     WrkRun,
     fetch,
     gunicorn,
+    median_of,
     miss_paths,
+    run_part,
     wrk,
 )
-from bench.publish import BENCH_RATE_LIMIT, BenchStack, bench_stack, exit_on_sigterm, log
+from bench.publish import BENCH_RATE_LIMIT, BenchStack, log
 from bench.redisdb import redis_flush_owned
 
 DRF_SETTINGS = "bench.drf_context_settings"
@@ -137,10 +136,6 @@ def measure_drf(stack: BenchStack, *, rounds: int, seconds: float, rate: float) 
     return measured
 
 
-def _median(runs: Sequence[WrkRun], name: str) -> float:
-    return statistics.median(getattr(run, name) for run in runs)
-
-
 def format_drf(measured: Sequence[Case]) -> str:
     lines = [
         f"{'/api/context':20} {'plain req/s':>11} {'p50':>6} {'CPU us':>6}   {'DRF req/s':>9} {'p50':>6} "
@@ -150,9 +145,9 @@ def format_drf(measured: Sequence[Case]) -> str:
     for case in measured:
         plain, drf, ratios = case.runs["plain"], case.runs["drf"], case.ratios()
         lines.append(
-            f"{case.name:20} {_median(plain, 'rps'):>11.0f} {_median(plain, 'p50_ms'):>6.2f} "
-            f"{_median(plain, 'cpu_us'):>6.0f}   {_median(drf, 'rps'):>9.0f} {_median(drf, 'p50_ms'):>6.2f} "
-            f"{_median(drf, 'cpu_us'):>6.0f}   {statistics.median(ratios):>5.2f} "
+            f"{case.name:20} {median_of(plain, 'rps'):>11.0f} {median_of(plain, 'p50_ms'):>6.2f} "
+            f"{median_of(plain, 'cpu_us'):>6.0f}   {median_of(drf, 'rps'):>9.0f} {median_of(drf, 'p50_ms'):>6.2f} "
+            f"{median_of(drf, 'cpu_us'):>6.0f}   {statistics.median(ratios):>5.2f} "
             f"{min(ratios):>4.2f}-{max(ratios):<4.2f} {statistics.median(case.cpu_ratios()):>9.2f}"
         )
         if any(run.errors for run in plain + drf):
@@ -205,13 +200,10 @@ def format_validation(costs: dict[str, float]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="2 rounds of 3 s runs instead of 5 of 5 s")
-    args = parser.parse_args(argv)
-    rounds, seconds = QUICK_ROUNDS if args.quick else FULL_ROUNDS
-    exit_on_sigterm()
-    with bench_stack() as stack:
-        print(format_drf(measure_drf(stack, rounds=rounds, seconds=seconds, rate=2500)))
+    def report(stack: BenchStack, rounds: int, seconds: float) -> str:
+        return format_drf(measure_drf(stack, rounds=rounds, seconds=seconds, rate=2500))
+
+    run_part(argv, __doc__, report)
     print(format_validation(measure_validation()))
     return 0
 

@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 import urllib.parse
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -349,7 +349,8 @@ def measure_http(stack: BenchStack, *, rounds: int, seconds: float) -> list[Scen
     return scenarios
 
 
-def _median(runs: Sequence[WrkRun], name: str) -> float:
+def median_of(runs: Sequence[WrkRun], name: str) -> float:
+    """The median of one measure (rps, p50_ms, cpu_us …) over a side's alternated runs."""
     return statistics.median(getattr(run, name) for run in runs)
 
 
@@ -362,16 +363,16 @@ def format_http(scenarios: Sequence[Scenario]) -> str:
     for s in scenarios:
         eg, base, ratios = s.evergreen, s.baseline, s.ratios()
         lines.append(
-            f"{s.name:16} {_median(eg, 'rps'):>9.0f} {_median(eg, 'p50_ms'):>6.2f} {_median(eg, 'p99_ms'):>6.2f} "
-            f"{_median(eg, 'cpu_us'):>6.0f}   {_median(base, 'rps'):>10.0f} {_median(base, 'p50_ms'):>6.2f} "
-            f"{_median(base, 'p99_ms'):>6.2f} {_median(base, 'cpu_us'):>6.0f}   {s.ratio:>5.2f} "
-            f"{min(ratios):>4.2f}-{max(ratios):<4.2f} {_median(eg, 'bytes_per_request'):>6.0f}"
+            f"{s.name:16} {median_of(eg, 'rps'):>9.0f} {median_of(eg, 'p50_ms'):>6.2f} {median_of(eg, 'p99_ms'):>6.2f} "
+            f"{median_of(eg, 'cpu_us'):>6.0f}   {median_of(base, 'rps'):>10.0f} {median_of(base, 'p50_ms'):>6.2f} "
+            f"{median_of(base, 'p99_ms'):>6.2f} {median_of(base, 'cpu_us'):>6.0f}   {s.ratio:>5.2f} "
+            f"{min(ratios):>4.2f}-{max(ratios):<4.2f} {median_of(eg, 'bytes_per_request'):>6.0f}"
         )
         if any(run.errors for run in eg + base):
             warnings.append(f"{s.name}: {sum(r.errors for r in eg + base)} errors (timeouts, 4xx/5xx, resets)")
         if any(run.wrapped for run in eg):
             warnings.append(f"{s.name}: a run used up its pool of distinct paths, so some requests were hits")
-        eg_bytes, base_bytes = _median(eg, "bytes_per_request"), _median(base, "bytes_per_request")
+        eg_bytes, base_bytes = median_of(eg, "bytes_per_request"), median_of(base, "bytes_per_request")
         if not s.paths and abs(eg_bytes - base_bytes) > 0.02 * eg_bytes:
             warnings.append(f"{s.name}: the two apps sent different amounts of bytes per answer")
     lines.append(
@@ -383,15 +384,24 @@ def format_http(scenarios: Sequence[Scenario]) -> str:
     return "\n".join(lines + [f"WARNING {w}" for w in warnings])
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+def run_part(
+    argv: Sequence[str] | None, description: str | None, report: Callable[[BenchStack, int, float], str]
+) -> int:
+    """The command line of a side-by-side HTTP part: `--quick` picks the rounds, `report` measures and formats."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--quick", action="store_true", help="2 rounds of 3 s runs instead of 5 of 5 s")
     args = parser.parse_args(argv)
     rounds, seconds = QUICK_ROUNDS if args.quick else FULL_ROUNDS
     exit_on_sigterm()
     with bench_stack() as stack:
-        print(format_http(measure_http(stack, rounds=rounds, seconds=seconds)))
+        print(report(stack, rounds, seconds))
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_part(
+        argv, __doc__, lambda stack, rounds, seconds: format_http(measure_http(stack, rounds=rounds, seconds=seconds))
+    )
 
 
 if __name__ == "__main__":

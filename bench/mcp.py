@@ -11,7 +11,6 @@ Run: .venv/bin/python -m bench.mcp [--quick]   (progress on stderr, the table on
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -22,17 +21,16 @@ from pathlib import Path
 
 from bench.http import (
     CONNECTIONS,
-    FULL_ROUNDS,
     MISS_SIZE,
-    QUICK_ROUNDS,
     WORKERS,
     Server,
     WrkRun,
     fresh_evergreen,
     miss_paths,
+    run_part,
     wrk,
 )
-from bench.publish import BenchStack, bench_stack, exit_on_sigterm, log, slug_for
+from bench.publish import BenchStack, log, slug_for
 
 MCP_TARGET = f"/t/{slug_for(MISS_SIZE)}/mcp"
 MCP_HEADERS = (
@@ -131,14 +129,11 @@ def format_mcp(cost: McpCost) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="2 rounds of 3 s runs instead of 5 of 5 s")
-    args = parser.parse_args(argv)
-    rounds, seconds = QUICK_ROUNDS if args.quick else FULL_ROUNDS
-    exit_on_sigterm()
-    with bench_stack() as stack:
-        print(format_mcp(measure_mcp(stack, rounds=rounds, seconds=seconds, rate=1500)))
-    return 0
+    return run_part(
+        argv,
+        __doc__,
+        lambda stack, rounds, seconds: format_mcp(measure_mcp(stack, rounds=rounds, seconds=seconds, rate=1500)),
+    )
 
 
 if __name__ == "__main__":

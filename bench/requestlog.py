@@ -12,7 +12,6 @@ Run: .venv/bin/python -m bench.requestlog [--quick]
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -22,9 +21,9 @@ from typing import Any
 
 import orjson
 
-from bench.http import CONNECTIONS, FULL_ROUNDS, HIT_TARGET, QUICK_ROUNDS, WORKERS, WrkRun, _run, gunicorn
+from bench.http import CONNECTIONS, HIT_TARGET, WORKERS, WrkRun, _run, gunicorn, run_part
 from bench.http import Scenario as HttpScenario
-from bench.publish import BenchStack, bench_stack, exit_on_sigterm, log
+from bench.publish import BenchStack, log
 
 QUEUE_KEY = "evergreen:request-log"
 ON = {"EVERGREEN_REQUEST_LOG": "1", "EVERGREEN_REQUEST_LOG_SAMPLE": "1", "EVERGREEN_REQUEST_LOG_QUEUE_MAX": "400"}
@@ -107,14 +106,11 @@ def format_request_log(cost: RequestLogCost) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="2 rounds of 3 s runs instead of 5 of 5 s")
-    args = parser.parse_args(argv)
-    rounds, seconds = QUICK_ROUNDS if args.quick else FULL_ROUNDS
-    exit_on_sigterm()
-    with bench_stack() as stack:
-        print(format_request_log(measure_request_log(stack, rounds=rounds, seconds=seconds)))
-    return 0
+    return run_part(
+        argv,
+        __doc__,
+        lambda stack, rounds, seconds: format_request_log(measure_request_log(stack, rounds=rounds, seconds=seconds)),
+    )
 
 
 if __name__ == "__main__":
