@@ -4,6 +4,10 @@ Held as Python objects, the entries of a 100,000-entry release take about 220 Mi
 process. Packed here (each entry one orjson record, after the byte offsets of all of them, in the
 index's container format), the buffer can be a memory-mapped file: every worker of a host reads
 the same page-cache pages, and an entry becomes an ``EntryRecord`` only when a request reads it.
+
+The header also carries the few fields loading a release reads of every entry (EntryColumns: IDs,
+layers, valid-until dates, path globs), so loading parses no entry: scanning the table for them
+parsed every entry six times, most of a switch at 10,000 entries.
 """
 
 from __future__ import annotations
@@ -12,8 +16,8 @@ import mmap
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, fields
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, overload
 
@@ -24,9 +28,10 @@ from knowledge.retrieval.container import ContainerError, pack_arrays, unpack_ar
 from knowledge.retrieval.contract.records import Tombstone
 from knowledge.retrieval.render.site import snapshot_from_artifacts
 from knowledge.retrieval.snapshot import EntryRecord
+from knowledge.retrieval.tiers import expired_on
 
 KIND = "entries"
-FORMAT = 1
+FORMAT = 2  # 2: the header carries the entries' columns
 FIELDS = tuple(f.name for f in fields(EntryRecord))
 # Fields held as tuples in an EntryRecord (JSON gives lists).
 TUPLE_FIELDS = frozenset(f.name for f in fields(EntryRecord) if str(f.type).startswith("tuple"))
@@ -34,17 +39,110 @@ TABLE_LAYOUT = f"{KIND}.{FORMAT}." + ",".join(FIELDS)  # what a table file made 
 PARSED_MAX = 4096  # entries kept parsed per table: the ones packs keep asking for
 
 
-def pack_entries(entries: Iterable[EntryRecord], tombstones: Iterable[Tombstone] = ()) -> bytes:
+Scoped = tuple[int, tuple[str, ...], float]  # an entry with path globs: its position, globs and confidence
+
+
+@dataclass(frozen=True, slots=True)
+class EntryColumns:
+    """What loading a release reads of every entry: IDs (lookups, nearest IDs), layers and path globs
+    (the path scope), valid-until dates (which entries a pack may hold)."""
+
+    ids: Sequence[str]
+    layers: Sequence[str | None]
+    valid_until: Mapping[int, str]  # only the positions that have one
+    scoped: Sequence[Scoped]  # only the entries with globs, by position
+
+    @classmethod
+    def of(cls, entries: Iterable[EntryRecord]) -> EntryColumns:
+        ids: list[str] = []
+        layers: list[str | None] = []
+        valid_until: dict[int, str] = {}
+        scoped: list[Scoped] = []
+        for position, entry in enumerate(entries):
+            ids.append(entry.id)
+            layers.append(entry.layer)
+            if entry.valid_until is not None:
+                valid_until[position] = entry.valid_until
+            if entry.paths:
+                scoped.append((position, tuple(entry.paths), entry.confidence))
+        return cls(ids, layers, valid_until, scoped)
+
+    def packable(self, *, revision: str) -> list[int] | None:
+        """The positions a pack may hold (tiers.packable), or None when that is all of them."""
+        gone = {p for p, until in self.valid_until.items() if expired_on(until, revision=revision)}
+        return None if not gone else [p for p in range(len(self.ids)) if p not in gone]
+
+    def picked(self, positions: Sequence[int]) -> EntryColumns:
+        """The columns of the entries at `positions`, numbered from 0 in that order."""
+        new = {old: p for p, old in enumerate(positions)}
+        return EntryColumns(
+            ids=[self.ids[p] for p in positions],
+            layers=[self.layers[p] for p in positions],
+            valid_until={new[p]: until for p, until in self.valid_until.items() if p in new},
+            scoped=[(new[p], paths, confidence) for p, paths, confidence in self.scoped if p in new],
+        )
+
+    def as_meta(self) -> dict[str, Any]:
+        return {
+            "ids": list(self.ids),
+            "layers": list(self.layers),
+            "validUntil": sorted(self.valid_until.items()),
+            "scoped": [[p, list(paths), confidence] for p, paths, confidence in self.scoped],
+        }
+
+    @classmethod
+    def from_meta(cls, meta: Mapping[str, Any]) -> EntryColumns:
+        return cls(
+            ids=meta["ids"],
+            layers=meta["layers"],
+            valid_until={int(p): str(until) for p, until in meta["validUntil"]},
+            scoped=[(int(p), tuple(paths), float(confidence)) for p, paths, confidence in meta["scoped"]],
+        )
+
+
+def pack_entries(entries: Sequence[EntryRecord], tombstones: Iterable[Tombstone] = ()) -> bytes:
     """The table's bytes (the release's few tombstones ride in its header): same input, same bytes."""
     records = [orjson.dumps([getattr(entry, name) for name in FIELDS]) for entry in entries]
     offsets = np.zeros(len(records) + 1, dtype=np.int64)
     np.cumsum([len(record) for record in records], out=offsets[1:])
     blob = np.frombuffer(b"".join(records), dtype=np.uint8)
-    meta = {"kind": KIND, "format": FORMAT, "fields": list(FIELDS), "retired": [asdict(t) for t in tombstones]}
+    meta = {
+        "kind": KIND,
+        "format": FORMAT,
+        "fields": list(FIELDS),
+        "retired": [asdict(t) for t in tombstones],
+        "columns": EntryColumns.of(entries).as_meta(),
+    }
     return pack_arrays(meta, {"offsets": offsets, "blob": blob})
 
 
-class EntryTable(Sequence[EntryRecord]):
+class Positional(Sequence[EntryRecord]):
+    """Entries by position (negative from the end, slices as tuples), each read by ``_at``."""
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def _at(self, position: int) -> EntryRecord:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, position: int) -> EntryRecord: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> tuple[EntryRecord, ...]: ...
+
+    def __getitem__(self, position: int | slice) -> EntryRecord | tuple[EntryRecord, ...]:
+        count = len(self)
+        if isinstance(position, slice):
+            return tuple(self._at(p) for p in range(*position.indices(count)))
+        if position < 0:
+            position += count
+        if not 0 <= position < count:
+            raise IndexError(position)
+        return self._at(position)
+
+
+class EntryTable(Positional):
     """Entries by position, parsed from the buffer on first use (the most recent PARSED_MAX are kept)."""
 
     def __init__(self, buffer: bytes | mmap.mmap) -> None:
@@ -52,6 +150,7 @@ class EntryTable(Sequence[EntryRecord]):
         if meta.get("kind") != KIND or meta.get("format") != FORMAT or tuple(meta.get("fields", ())) != FIELDS:
             raise ContainerError("not an entry table of this version")
         self.tombstones = tuple(Tombstone(**t) for t in meta["retired"])
+        self.columns = EntryColumns.from_meta(meta["columns"])
         self._offsets = arrays["offsets"]
         self._blob = arrays["blob"]
         self._count = len(self._offsets) - 1
@@ -61,19 +160,7 @@ class EntryTable(Sequence[EntryRecord]):
     def __len__(self) -> int:
         return self._count
 
-    @overload
-    def __getitem__(self, position: int) -> EntryRecord: ...
-
-    @overload
-    def __getitem__(self, position: slice) -> tuple[EntryRecord, ...]: ...
-
-    def __getitem__(self, position: int | slice) -> EntryRecord | tuple[EntryRecord, ...]:
-        if isinstance(position, slice):
-            return tuple(self._record(p) for p in range(*position.indices(self._count)))
-        if position < 0:
-            position += self._count
-        if not 0 <= position < self._count:
-            raise IndexError(position)
+    def _at(self, position: int) -> EntryRecord:
         with self._lock:
             found = self._parsed.get(position)
         if found is None:
@@ -95,6 +182,20 @@ class EntryTable(Sequence[EntryRecord]):
             name: tuple(value) if name in TUPLE_FIELDS else value for name, value in zip(FIELDS, values, strict=True)
         }
         return EntryRecord(**named)
+
+
+class Picked(Positional):
+    """Some of a sequence's entries, by position, read from it on use (the packable ones of a table)."""
+
+    def __init__(self, entries: Sequence[EntryRecord], positions: Sequence[int]) -> None:
+        self._entries = entries
+        self._positions = positions
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    def _at(self, position: int) -> EntryRecord:
+        return self._entries[self._positions[position]]
 
 
 def write_entry_table(*, site_json: Path, context_json: Path, table: Path) -> None:

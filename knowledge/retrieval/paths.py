@@ -145,15 +145,28 @@ class PathScope:
     """
 
     def __init__(self, entries: Sequence[Scoped]) -> None:
-        self.scoped = np.array([bool(e.paths) for e in entries], dtype=bool)
+        scoped = [(position, e.paths, e.confidence) for position, e in enumerate(entries) if e.paths]
+        self._compile([e.layer for e in entries], scoped)
+
+    @classmethod
+    def of(cls, layers: Sequence[str | None], scoped: Iterable[tuple[int, Sequence[str], float]]) -> PathScope:
+        """The scope from columns: every entry's layer, and (position, globs, confidence) of those with globs."""
+        scope = cls.__new__(cls)
+        scope._compile(layers, scoped)
+        return scope
+
+    def _compile(self, layers: Sequence[str | None], scoped: Iterable[tuple[int, Sequence[str], float]]) -> None:
         # Priority order (issue 16 §2): the namespace's own layer before its bases, in their declared
         # order (issue 16 §1); within a layer the higher confidence first, then ID order (index position).
+        scoped = list(scoped)
         ranks: dict[str | None, int] = {}
-        layer = [ranks.setdefault(e.layer, len(ranks)) for e in entries]
-        ranked = sorted((layer[p], -e.confidence, p) for p, e in enumerate(entries) if e.paths)
-        self._matchers = [
-            (position, glob.compile(list(entries[position].paths), flags=FLAGS)) for _, _, position in ranked
-        ]
+        for layer in layers:
+            ranks.setdefault(layer, len(ranks))
+        globs = {position: paths for position, paths, _ in scoped}
+        ranked = sorted((ranks[layers[p]], -confidence, p) for p, _, confidence in scoped)
+        self.scoped = np.zeros(len(layers), dtype=bool)
+        self.scoped[list(globs)] = True
+        self._matchers = [(position, glob.compile(list(globs[position]), flags=FLAGS)) for _, _, position in ranked]
 
     def __bool__(self) -> bool:
         return bool(self._matchers)

@@ -54,7 +54,12 @@ def tier_for(clearance: str, levels: tuple[str, ...]) -> str:
 
 def expired(entry: EntryRecord, *, revision: str) -> bool:
     """Past its valid-until date on the release's revision date (issue 12 §6)."""
-    return entry.valid_until is not None and entry.valid_until < revision
+    return expired_on(entry.valid_until, revision=revision)
+
+
+def expired_on(valid_until: str | None, *, revision: str) -> bool:
+    """Whether an entry valid until `valid_until` (None: for ever) has expired on `revision`."""
+    return valid_until is not None and valid_until < revision
 
 
 def packable(entries: Sequence[EntryRecord], *, revision: str) -> Sequence[EntryRecord]:

@@ -29,7 +29,7 @@ from knowledge.models import ApiKey, Artifact, Namespace, NamespaceHost, Release
 from knowledge.models.namespace import api_key_digest
 from knowledge.resilience.stale import StaleCache
 from knowledge.retrieval.contract.records import PUBLIC, Tombstone
-from knowledge.retrieval.entry_table import TABLE_LAYOUT, EntryTable
+from knowledge.retrieval.entry_table import TABLE_LAYOUT, EntryColumns, EntryTable, Picked
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.paths import PathScope
 from knowledge.retrieval.payload import ReleaseView
@@ -41,7 +41,7 @@ from knowledge.retrieval.render.site import (
     snapshot_from_site,
 )
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
-from knowledge.retrieval.tiers import LEVELS, PROTECTED_JSON, index_name, packable, tier_for, visible
+from knowledge.retrieval.tiers import LEVELS, PROTECTED_JSON, index_name, tier_for, visible
 from knowledge.selectors.artifacts import artifact_content, artifact_contents, artifact_stream
 from knowledge.selectors.release_files import release_file_mapped
 from knowledge.selectors.snapshots import snapshot_read
@@ -337,9 +337,12 @@ def _loaded(
     levels: tuple[str, ...],
     clearance: str = PUBLIC,
 ) -> LoadedRelease:
+    # A mapped table carries the columns read here (no entry is parsed); other entries are read once.
     entries = snapshot.entries
-    numbered = sorted((int(m["number"]), e.id) for e in entries if (m := ID_PATTERN.match(e.id)) is not None)
-    in_packs = packable(entries, revision=stamp.revision)
+    columns = entries.columns if isinstance(entries, EntryTable) else EntryColumns.of(entries)
+    numbered = sorted((int(m["number"]), i) for i in columns.ids if (m := ID_PATTERN.match(i)) is not None)
+    kept = columns.packable(revision=stamp.revision)
+    in_packs, packed = (entries, columns) if kept is None else (Picked(entries, kept), columns.picked(kept))
     return LoadedRelease(
         release_id=release_id,
         namespace_id=namespace_id,
@@ -348,7 +351,7 @@ def _loaded(
         stamp=stamp,
         index=index,
         artifacts=artifacts,
-        by_id={e.id: i for i, e in enumerate(entries)},
+        by_id={entry_id: i for i, entry_id in enumerate(columns.ids)},
         tombstones={t.id: t for t in snapshot.tombstones},
         numbered=numbered,
         view=ReleaseView(
@@ -356,7 +359,7 @@ def _loaded(
             namespace=snapshot.namespace,
             stamp=stamp,
             entries=in_packs,
-            scope=PathScope(in_packs),
+            scope=PathScope.of(packed.layers, packed.scoped),
         ),
         levels=levels,
         clearance=clearance,
