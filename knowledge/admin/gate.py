@@ -9,9 +9,11 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from knowledge.models import GateStatus, ReleaseGate
+from knowledge.retrieval.gate import answers_differently
 from knowledge.services.golden_preview import GoldenPreview
 
 REGRESSION_LABELS = {"refused": "now refused", "lost_expected": "lost its expected entry"}
+BORDERLINE_LABEL = "refused, on the boundary (not held)"
 
 
 def _answer(answer: dict[str, Any], expected: Sequence[str]) -> SafeString:
@@ -37,7 +39,7 @@ def questions_table(questions: Sequence[dict[str, Any]]) -> SafeString:
                 ", ".join(q["expected"]) or "(not covered)",
                 _answer(q["before"], q["expected"]),
                 _answer(q["after"], q["expected"]),
-                REGRESSION_LABELS.get(q["regression"] or "", "—"),
+                BORDERLINE_LABEL if q.get("borderline") else REGRESSION_LABELS.get(q["regression"] or "", "—"),
             )
             for q in questions
         ),
@@ -64,12 +66,12 @@ def gate_html(gate: ReleaseGate | None) -> SafeString:
     )
     if "questions" not in report:
         return format_html("{}<p>{}</p>", head, report.get("note", ""))
-    reasons = format_html_join("", "<li>{}</li>", ((r,) for r in report.get("reasons", [])))
+    reasons = format_html_join(
+        "", "<li>{}</li>", ((r,) for r in [*report.get("reasons", []), *report.get("borderline", [])])
+    )
     rate = report.get("hitRate", {})
     questions = report["questions"]
-    changed = sorted(
-        (q for q in questions if q["regression"] or q["before"] != q["after"]), key=lambda q: not q["regression"]
-    )
+    changed = sorted((q for q in questions if answers_differently(q)), key=lambda q: not q["regression"])
     decided = (
         format_html(
             "<p>Activated by {} on {}: “{}”</p>", gate.decided_by, f"{gate.decided_at:%Y-%m-%d %H:%M}", gate.reason

@@ -27,6 +27,9 @@ class QueryOutcome:
     matched: bool
     seconds: float = 0.0
     packed_tokens: Sequence[int] = ()  # the cost of each packed entry, in `packed` order
+    # How far the served `matched` was from flipping (knowledge.retrieval.gate.decision_margin):
+    # >= 0 matched, < 0 refused; None when no entry shares a word with the question.
+    margin: float | None = None
 
     @property
     def covered(self) -> bool:

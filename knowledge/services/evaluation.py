@@ -21,6 +21,7 @@ from knowledge.retrieval.evaluation import (
     calibration_margin,
     summarize_outcomes,
 )
+from knowledge.retrieval.gate import decision_margin
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.packing import clamp_budget
 from knowledge.retrieval.payload import ContextQuery, context_pack, context_payload
@@ -93,6 +94,7 @@ def _outcome(release: LoadedRelease, question: EvalQuestion, budget: int) -> tup
     document = context_payload(query=query, ranking=ranking, pack=pack, view=release.view)
     seconds = time.perf_counter() - started
     entries = release.view.entries
+    margin = decision_margin(release.index, ranking)
     if ranking.mode == "weak":  # nDCG and MRR measure the ranking itself, not the three weak hits served
         ranking = release.index.search(query.topic, options=replace(release.index.options, match_threshold=-math.inf))
     ranked = [entries[hit.position].id for hit, _ in zip(ranking, range(RANKED_DEPTH), strict=False)]
@@ -104,6 +106,7 @@ def _outcome(release: LoadedRelease, question: EvalQuestion, budget: int) -> tup
         matched=bool(document["matched"]),
         seconds=seconds,
         packed_tokens=tuple(entry["tokens"] for entry in document["entries"]),
+        margin=margin,
     )
     return outcome, ranking.mode
 

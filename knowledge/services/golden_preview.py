@@ -22,7 +22,7 @@ from django.utils import timezone
 from knowledge.models import EntryVersion, Namespace, VersionState
 from knowledge.retrieval.contract.records import PUBLIC
 from knowledge.retrieval.evaluation import EvalQuestion, QueryOutcome
-from knowledge.retrieval.gate import gate_verdict
+from knowledge.retrieval.gate import answers_differently, gate_verdict
 from knowledge.retrieval.render.release import AnalysisCache, tier_index
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot, without_dead_links
 from knowledge.retrieval.tiers import visible
@@ -52,7 +52,7 @@ class GoldenPreview:
     def changed(self) -> list[dict[str, Any]]:
         """The questions whose answer would change, regressions first."""
         questions = (self.report or {}).get("questions", [])
-        moved = [q for q in questions if q["regression"] or q["before"] != q["after"]]
+        moved = [q for q in questions if answers_differently(q)]
         return sorted(moved, key=lambda q: not q["regression"])
 
 

@@ -43,9 +43,11 @@ class GateCheck:
     def summary(self) -> str:
         if self.verdict is None:
             return self.note
+        borderline = " ".join(q.borderline_note() for q in self.verdict.borderline)
         if self.held:
-            return "Held by the golden questions: " + " ".join(self.verdict.reasons())
-        return f"Golden questions passed ({len(self.verdict.changed)} of {len(self.verdict.questions)} changed)."
+            return " ".join(["Held by the golden questions:", *self.verdict.reasons(), borderline]).strip()
+        passed = f"Golden questions passed ({len(self.verdict.changed)} of {len(self.verdict.questions)} changed)."
+        return f"{passed} {borderline}".strip()
 
 
 def release_gate_check(*, namespace: Namespace, candidate: Callable[[], LoadedRelease]) -> GateCheck:

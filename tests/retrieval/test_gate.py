@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 from knowledge.retrieval.evaluation import EvalQuestion, QueryOutcome
-from knowledge.retrieval.gate import HIT_RATE_TOLERANCE, LOST_EXPECTED, REFUSED, expected_entries, gate_verdict
+from knowledge.retrieval.gate import (
+    BORDERLINE_BAND,
+    HIT_RATE_TOLERANCE,
+    LOST_EXPECTED,
+    REFUSED,
+    answers_differently,
+    expected_entries,
+    gate_verdict,
+)
 
 
 def question(key: str, relevant: dict[str, int]) -> EvalQuestion:
     return EvalQuestion(key=key, text=f"question {key}", relevant=relevant, split="dev")
 
 
-def outcome(q: EvalQuestion, packed: list[str], *, matched: bool = True) -> QueryOutcome:
-    return QueryOutcome(query_id=q.key, relevant=q.relevant, ranked=packed, packed=packed, matched=matched)
+def outcome(q: EvalQuestion, packed: list[str], *, matched: bool = True, margin: float | None = None) -> QueryOutcome:
+    return QueryOutcome(
+        query_id=q.key, relevant=q.relevant, ranked=packed, packed=packed, matched=matched, margin=margin
+    )
 
 
 def test_the_same_answers_pass_and_change_nothing() -> None:
@@ -36,7 +46,11 @@ def test_losing_an_expected_entry_holds_even_when_another_relevant_one_stays() -
     assert verdict.held
     change = verdict.regressions[0]
     assert (change.regression, change.lost) == (LOST_EXPECTED, ("EG-001",))
-    assert verdict.to_json()["questions"][0]["before"] == {"matched": True, "packed": ["EG-001", "EG-005"]}
+    assert verdict.to_json()["questions"][0]["before"] == {
+        "matched": True,
+        "packed": ["EG-001", "EG-005"],
+        "margin": None,
+    }
 
 
 def test_a_related_entry_moving_out_of_the_pack_is_a_change_not_a_regression() -> None:
@@ -73,3 +87,37 @@ def test_the_expected_entries_are_those_of_the_highest_grade() -> None:
     assert expected_entries({"EG-002": 1, "EG-001": 2, "EG-003": 2}) == ("EG-001", "EG-003")
     assert expected_entries({"EG-002": 1}) == ("EG-002",)
     assert expected_entries({}) == ()
+
+
+def test_a_question_that_sat_on_the_boundary_is_listed_as_borderline_and_not_held() -> None:
+    q = question("q1", {"EG-001": 2})
+    before = outcome(q, ["EG-001"], margin=0.0007)
+    after = outcome(q, ["EG-001"], matched=False, margin=-0.0034)
+    verdict = gate_verdict([q], [before], [after])
+    assert not verdict.held and verdict.regressions == ()
+    assert [c.key for c in verdict.borderline] == ["q1"] and [c.key for c in verdict.changed] == ["q1"]
+    report = verdict.to_json()
+    assert report["borderline"] == [
+        f"q1 sat on the matched boundary (margin +0.0007 before, -0.0034 now, within ±{BORDERLINE_BAND}): "
+        "refused now, not held."
+    ]
+    assert answers_differently(report["questions"][0])
+
+
+def test_a_question_answered_clearly_or_refused_clearly_still_holds() -> None:
+    q = question("q1", {"EG-001": 2})
+    clear_before = gate_verdict(
+        [q], [outcome(q, ["EG-001"], margin=0.3)], [outcome(q, [], matched=False, margin=-0.005)]
+    )
+    clear_after = gate_verdict(
+        [q], [outcome(q, ["EG-001"], margin=0.005)], [outcome(q, [], matched=False, margin=-BORDERLINE_BAND - 0.001)]
+    )
+    unknown = gate_verdict([q], [outcome(q, ["EG-001"])], [outcome(q, [], matched=False)])
+    for verdict in (clear_before, clear_after, unknown):
+        assert verdict.held and [r.regression for r in verdict.regressions] == [REFUSED]
+
+
+def test_a_margin_that_moves_is_no_change() -> None:
+    q = question("q1", {"EG-001": 2})
+    verdict = gate_verdict([q], [outcome(q, ["EG-001"], margin=0.2)], [outcome(q, ["EG-001"], margin=0.19)])
+    assert verdict.changed == () and not answers_differently(verdict.to_json()["questions"][0])
