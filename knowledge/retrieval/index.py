@@ -26,7 +26,7 @@ from knowledge.retrieval.postings import (
 )
 from knowledge.retrieval.ranking import ArrayHits, Hit, MatchFacts, Prefix, Ranking, SearchOptions
 from knowledge.retrieval.relevance import BATCH, PackFloor, Verdict
-from knowledge.retrieval.scoring import Coverage, QueryPlan, coverage_many, coverage_of, expand_links
+from knowledge.retrieval.scoring import Coverage, QueryPlan, coverage_many, coverage_of, expand_links, holds_rarest
 from knowledge.retrieval.synonyms import SynonymSet, rules_from_meta, rules_to_meta, synonym_rules
 from knowledge.retrieval.vocabulary import SortedTerms, Vocabulary, pack_strings, unpack_string
 
@@ -49,6 +49,10 @@ LEAD_CAP = 3.0
 # also lowers the match score by this much: a topic built on words the knowledge base never uses
 # is about something else (a place, a product, another library), whatever else it shares with it.
 UNKNOWN_PENALTY = 0.5
+# Added to the match score when the best entry contains the topic's most informative known word: a
+# question is usually about its rarest word, and an entry that lacks it answers something else
+# (chosen by leave-one-collection-out, docs/retrieval.md "Decision features").
+RAREST_BONUS = 0.1
 EXPANSION_SEEDS = 3  # neighbours of this many top hits may join
 EXPANSION_FACTOR = 0.5  # ...at this share of the score of the hit that links to them
 
@@ -223,7 +227,8 @@ class SearchIndex:
         batch = hits.prefix(BATCH).positions[:BATCH]
         passages, entries = coverage_many(plan, batch, offsets=self._offsets, docs=self._docs, blocks=self._blocks)
         coverage = Coverage(passage=float(passages[0]), entry=float(entries[0]))
-        match_score = self._match_score(coverage, head, plan)
+        rarest = holds_rarest(plan, int(batch[0]), offsets=self._offsets, docs=self._docs)
+        match_score = self._match_score(coverage, head, plan, rarest=rarest)
         gate_score = match_score if coverage.entry >= MATCH_COVERAGE_FLOOR else -np.inf
         floor = self._floor(plan, hits, float(head.scores[0]), options)
         if floor is not None:
@@ -321,8 +326,9 @@ class SearchIndex:
         stored = self._arrays.get("term_max_bm25f")
         return stored if stored is not None else term_max_impacts(self._offsets, self._impacts["bm25f"])
 
-    def _match_score(self, coverage: Coverage, head: Prefix, plan: QueryPlan) -> float:
-        """How well the best entry covers the topic: passage coverage + a bonus when it clearly leads.
+    def _match_score(self, coverage: Coverage, head: Prefix, plan: QueryPlan, *, rarest: bool) -> float:
+        """How well the best entry covers the topic: passage coverage + a bonus when it clearly leads
+        and one when it holds the topic's most informative known word (`rarest`).
 
         coverage = the largest share of the query's idf mass that one passage of the best entry
         (a sentence block with the entry's title, tags, aliases and id) contains; unknown terms
@@ -335,7 +341,8 @@ class SearchIndex:
         lead = LEAD_CAP if len(scores) < 2 else min(float(scores[0] / scores[1]), LEAD_CAP)
         total = plan.coverage_total
         unknown = plan.unknown_idf / total if total > 0 else 0.0
-        return coverage.passage + LEAD_WEIGHT * float(np.log(lead)) - UNKNOWN_PENALTY * unknown
+        bonus = RAREST_BONUS if rarest else 0.0
+        return coverage.passage + LEAD_WEIGHT * float(np.log(lead)) - UNKNOWN_PENALTY * unknown + bonus
 
     def _threshold(self, options: SearchOptions) -> float:
         if options.match_threshold is None:

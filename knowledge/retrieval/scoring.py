@@ -126,6 +126,18 @@ def coverage_many(
     return passage, entry
 
 
+def holds_rarest(plan: QueryPlan, position: int, *, offsets: np.ndarray, docs: np.ndarray) -> bool:
+    """Whether the entry at `position` contains the topic's most informative known term (the one with
+    the largest coverage weight; False when no term counts for coverage)."""
+    weights = plan.informative_idf
+    if not len(weights) or float(weights.max()) <= 0:
+        return False
+    term = int(plan.term_ids[int(np.argmax(weights))])
+    start, end = int(offsets[term]), int(offsets[term + 1])
+    slot = start + int(docs[start:end].searchsorted(position))
+    return slot < end and int(docs[slot]) == position
+
+
 def coverage_of(
     plan: QueryPlan,
     position: int,

@@ -11,12 +11,16 @@ from hypothesis import strategies as st
 from knowledge.retrieval.analysis import AnalyzerConfig, analyze_text, split_sentences
 from knowledge.retrieval.index import (
     DEFAULT_MATCH_THRESHOLD,
+    LEAD_CAP,
+    LEAD_WEIGHT,
     MATCH_COVERAGE_FLOOR,
+    RAREST_BONUS,
     UNKNOWN_PENALTY,
     WEAK_SIZE,
     SearchIndex,
     SearchOptions,
 )
+from knowledge.retrieval.scoring import holds_rarest
 from tests.retrieval.helpers import demo_documents, make_document
 
 CONFIG = AnalyzerConfig()
@@ -153,3 +157,31 @@ def test_words_no_entry_contains_lower_the_match_score_beyond_their_coverage() -
     assert unknown > 0
     lost_to_coverage = plain.coverage.passage - foreign.coverage.passage
     assert plain.match_score - foreign.match_score == pytest.approx(lost_to_coverage + UNKNOWN_PENALTY * unknown)
+
+
+def test_the_match_score_rewards_a_best_entry_holding_the_topics_rarest_word() -> None:
+    # `blimp` is in one entry only, `helium` in three: the topic is about blimps.
+    documents = [
+        make_document("AB-001", "Blimps", body="A blimp floats on helium."),
+        make_document("AB-002", "Balloons", body="Party balloons hold helium, a light gas, and float."),
+        make_document("AB-003", "Gases", body="Helium is a light gas. Helium floats."),
+        make_document("AB-004", "Ships", body="Ships float on water."),
+    ]
+    index = SearchIndex.compile(documents)
+    plan = index.plan("blimp helium")
+    arrays = {"offsets": index._offsets, "docs": index._docs}  # the postings the search reads
+
+    assert holds_rarest(plan, 0, **arrays) is True
+    assert holds_rarest(plan, 1, **arrays) is False and holds_rarest(plan, 2, **arrays) is False
+    assert holds_rarest(index.plan("the and of"), 0, **arrays) is False  # no informative word at all
+
+    # The best entry for the second topic is about helium as a light gas; only the ships float on water.
+    for topic, rarest in (("blimp helium", True), ("helium light gas water", False)):
+        ranking = index.search(topic, options=UNGATED)
+        scores = [hit.score for hit in ranking]
+        best = next(iter(ranking)).position
+        assert holds_rarest(index.plan(topic), best, **arrays) is rarest
+        assert ranking.coverage is not None and ranking.match_score is not None
+        lead = LEAD_WEIGHT * math.log(min(scores[0] / scores[1], LEAD_CAP))
+        expected = ranking.coverage.passage + lead + (RAREST_BONUS if rarest else 0.0)
+        assert ranking.match_score == pytest.approx(expected)
