@@ -19,6 +19,7 @@ from knowledge.retrieval.postings import (
     Analyze,
     BM25FParams,
     Collect,
+    ReferenceStats,
     analyze_fields,
     bm25_idf,
     build_postings,
@@ -75,6 +76,9 @@ class SearchIndex:
             self.categories: list[str] = list(meta["categories"])
             self.vocabulary = Vocabulary(arrays["term_hashes"], arrays["term_blob"], arrays["term_offsets"])
             self.count = int(meta["count"])
+            # Indexes compiled before reference statistics normalised against their own collection.
+            self.reference = ReferenceStats.from_meta(meta.get("reference"))
+            self._idf_count = self.reference.documents if self.reference is not None else self.count
             self._offsets = arrays["post_offsets"]
             self._docs = arrays["post_docs"]
             self._impacts = {"bm25f": arrays["post_bm25f"], "seed": arrays["post_seed"]}
@@ -95,7 +99,7 @@ class SearchIndex:
             vocabulary=self.vocabulary,
             idf=self._idf,
             analyzer=self.analyzer,
-            max_idf=float(bm25_idf(np.array([0.0]), self.count)[0]),
+            max_idf=float(bm25_idf(np.array([0.0]), self._idf_count)[0]),
             synonyms=self.synonyms,
             # Without tags or aliases, exact-key lookups (a few per query word) would be wasted work.
             has_tags=bool(meta.get("has_tags", True)),
@@ -116,13 +120,20 @@ class SearchIndex:
         analyze: Analyze = analyze_fields,
         synonyms: Iterable[SynonymSet] = (),
         collect: Collect | None = None,
+        reference: ReferenceStats | None = None,
     ) -> SearchIndex:
-        """Index `documents` (sorted by ID: position i is documents[i]); see build_postings for `analyze`
-        and `collect`."""
+        """Index `documents` (sorted by ID: position i is documents[i]); see build_postings for `analyze`,
+        `collect` and `reference` (the statistics the index records it was normalised against)."""
         analyzer = analyzer or AnalyzerConfig()
         params = params or BM25FParams()
         postings, _ = build_postings(
-            documents, config=analyzer, params=params, progress=progress, analyze=analyze, collect=collect
+            documents,
+            config=analyzer,
+            params=params,
+            progress=progress,
+            analyze=analyze,
+            collect=collect,
+            reference=reference,
         )
         categories = sorted({d.category for d in documents})
         code = {c: i for i, c in enumerate(categories)}
@@ -140,6 +151,7 @@ class SearchIndex:
             "categories": categories,
             "analyzer": asdict(analyzer),
             "params": params.to_meta(),
+            "reference": postings.reference.to_meta(),
             "options": asdict(options or SearchOptions()),
             "has_tags": any(d.tags or d.aliases for d in documents),
             "synonyms": rules_to_meta(synonym_rules(synonyms, analyzer)),
@@ -260,7 +272,7 @@ class SearchIndex:
         """The idf of an analysed term; a term no entry contains gets the largest possible idf."""
         term_id = self.vocabulary.lookup(term)
         if term_id < 0:
-            return float(bm25_idf(np.array([0.0]), self.count)[0])
+            return float(bm25_idf(np.array([0.0]), self._idf_count)[0])
         return float(self._idf[term_id])
 
     def term_impacts(self, plan: QueryPlan, positions: np.ndarray) -> np.ndarray:

@@ -54,6 +54,50 @@ class BM25FParams:
         return asdict(self)
 
 
+# A lineage's reference statistics are kept while the collection's own stay within this share of them
+# (the document count and each field's average length; a field averaging under one term counts as one).
+REFERENCE_DRIFT = 0.02
+
+
+@dataclass(frozen=True)
+class ReferenceStats:
+    """What impacts are normalised against: the document count idf is computed with and each field's
+    average length. An index lineage keeps them from build to build (issue 18), so a change moves only
+    the posting lists of the terms it touches; a build whose collection drifted beyond REFERENCE_DRIFT
+    measures them again (re-freezes)."""
+
+    documents: int
+    field_lengths: tuple[float, ...]
+
+    @classmethod
+    def measured(cls, lengths: np.ndarray) -> ReferenceStats:
+        """The statistics of a collection's (docs, fields) term counts."""
+        if not len(lengths):  # an empty namespace has no lengths to average; 1.0 keeps divisions finite
+            return cls(0, (1.0,) * len(FIELDS))
+        return cls(len(lengths), tuple(float(a) for a in np.maximum(lengths.mean(axis=0), 1e-9)))
+
+    def drift(self, other: ReferenceStats) -> float:
+        """The largest relative difference between the two, count and field lengths alike."""
+        drifts = [abs(other.documents - self.documents) / max(self.documents, 1)]
+        drifts += [abs(b - a) / max(a, 1.0) for a, b in zip(self.field_lengths, other.field_lengths, strict=True)]
+        return max(drifts)
+
+    def kept_for(self, measured: ReferenceStats) -> ReferenceStats:
+        """These statistics for a collection that measures `measured`, unless it drifted too far."""
+        return self if self.drift(measured) <= REFERENCE_DRIFT else measured
+
+    def to_meta(self) -> dict[str, object]:
+        return {"documents": self.documents, "fieldLengths": list(self.field_lengths)}
+
+    @classmethod
+    def from_meta(cls, meta: dict[str, object] | None) -> ReferenceStats | None:
+        if not meta:
+            return None
+        lengths = meta["fieldLengths"]
+        assert isinstance(lengths, list)
+        return cls(int(str(meta["documents"])), tuple(float(x) for x in lengths))
+
+
 @dataclass(frozen=True)
 class Postings:
     """Term -> documents, with one impact weight per ranker; docs are sorted inside each term."""
@@ -67,6 +111,7 @@ class Postings:
     max_bm25f: np.ndarray  # float32, per term: its largest impact (the best any entry scores on it)
     order: np.ndarray  # int32 term ids in the terms' string order (prefix search)
     blocks: np.ndarray  # uint32: bit b set when the term occurs in passage block b of the doc
+    reference: ReferenceStats
     stats: dict[str, float] = field(default_factory=dict)
 
 
@@ -88,15 +133,16 @@ def analyze_fields(document: Document, config: AnalyzerConfig) -> tuple[list[lis
 
 
 def bm25_idf(doc_freq: np.ndarray, count: int) -> np.ndarray:
-    """Robertson-Sparck Jones idf with +1 inside the log (always positive, as in Lucene)."""
-    return np.log1p((count - doc_freq + 0.5) / (doc_freq + 0.5)).astype(np.float32)
+    """Robertson-Sparck Jones idf with +1 inside the log (always positive, as in Lucene). `count` may be
+    a lineage's reference count, below a term's document frequency: such a term counts as in every document."""
+    return np.log1p((np.maximum(count - doc_freq, 0) + 0.5) / (doc_freq + 0.5)).astype(np.float32)
 
 
 def ranking_idf(doc_freq: np.ndarray, count: int, floor: float | None) -> np.ndarray:
     """The idf impacts are computed with: Robertson-Sparck Jones without the +1, floored (BM25FParams)."""
     if floor is None:
         return bm25_idf(doc_freq, count)
-    return np.maximum(np.log((count - doc_freq + 0.5) / (doc_freq + 0.5)), floor).astype(np.float32)
+    return np.maximum(np.log((np.maximum(count - doc_freq, 0) + 0.5) / (doc_freq + 0.5)), floor).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -182,8 +228,12 @@ def build_postings(
     progress: Callable[[int], None] | None = None,
     analyze: Analyze = analyze_fields,
     collect: Collect | None = None,
+    reference: ReferenceStats | None = None,
 ) -> tuple[Postings, np.ndarray]:
     """Postings for `documents` and the per-(doc, field) term counts (document lengths).
+
+    `reference`: the lineage's statistics to normalise against (ReferenceStats.kept_for decides
+    whether they still hold); without it, the collection's own.
 
     `analyze` turns one document into its fields' terms; a caller may pass a memoizing one
     (incremental builds), which must return what analyze_fields would. `collect`, when given,
@@ -212,14 +262,15 @@ def build_postings(
     pair_keys, posting_of = np.unique(pair, return_inverse=True)
     term_of, doc_idx = pair_keys // count, pair_keys % count
 
-    # An empty namespace has no lengths to average; 1.0 keeps every later division finite.
-    average = np.maximum(lengths.mean(axis=0), 1e-9) if count else np.ones(n_fields)
+    measured = ReferenceStats.measured(lengths)
+    reference = measured if reference is None else reference.kept_for(measured)
+    average = np.array(reference.field_lengths)
     b = np.array(params.b)[field_idx]
     norm = 1.0 - b + b * lengths[pair % count, field_idx] / average[field_idx]
     weighted_tf = np.zeros(len(pair_keys))
     np.add.at(weighted_tf, posting_of, np.array(params.weights)[field_idx] * tf / norm)
     doc_freq = np.bincount(term_of, minlength=len(terms))
-    idf = bm25_idf(doc_freq, count)
+    idf = bm25_idf(doc_freq, reference.documents)
     saturation = weighted_tf * (params.k1 + 1.0) / (params.k1 + weighted_tf)
 
     seed = np.zeros(len(pair_keys), dtype=np.int64)
@@ -233,7 +284,7 @@ def build_postings(
 
     offsets = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(doc_freq, out=offsets[1:])
-    impacts = (ranking_idf(doc_freq, count, params.idf_floor)[term_of] * saturation).astype(np.float32)
+    impacts = (ranking_idf(doc_freq, reference.documents, params.idf_floor)[term_of] * saturation).astype(np.float32)
     postings = Postings(
         vocabulary=vocabulary,
         offsets=offsets,
@@ -244,6 +295,7 @@ def build_postings(
         max_bm25f=term_max_impacts(offsets, impacts),
         order=new_id[_string_order(terms)].astype(np.int32),
         blocks=blocks,
+        reference=reference,
         stats={"documents": float(count), "postings": float(len(pair_keys))},
     )
     return postings, lengths

@@ -19,11 +19,11 @@ import orjson
 from django.core.cache import cache
 from django.utils import timezone
 
-from knowledge.models import EntryVersion, Namespace, VersionState
+from knowledge.models import EntryVersion, Namespace, Release, VersionState
 from knowledge.retrieval.contract.records import PUBLIC
 from knowledge.retrieval.evaluation import EvalQuestion, QueryOutcome
 from knowledge.retrieval.gate import answers_differently, gate_verdict
-from knowledge.retrieval.render.release import AnalysisCache, tier_index
+from knowledge.retrieval.render.release import AnalysisCache, References, references_from, tier_index
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot, without_dead_links
 from knowledge.retrieval.tiers import visible
 from knowledge.selectors.evaluation import golden_questions_list
@@ -65,8 +65,10 @@ def _with_version(snapshot: Snapshot, version: EntryVersion) -> Snapshot:
     return replace(snapshot, entries=without_dead_links(entries))
 
 
-def _in_memory(snapshot: Snapshot, stamp: ReleaseStamp, analysis: AnalysisCache) -> LoadedRelease:
-    index = tier_index(snapshot, stamp, PUBLIC, analysis=analysis)
+def _in_memory(
+    snapshot: Snapshot, stamp: ReleaseStamp, analysis: AnalysisCache, references: References
+) -> LoadedRelease:
+    index = tier_index(snapshot, stamp, PUBLIC, analysis=analysis, references=references)
     return release_in_memory(snapshot=visible(snapshot, PUBLIC), stamp=stamp, index=index)
 
 
@@ -77,6 +79,7 @@ def _published_outcomes(
     budget: int,
     stamp: ReleaseStamp,
     analysis: AnalysisCache,
+    references: References,
 ) -> list[QueryOutcome]:
     """The golden answers of the published state: the serving release's (evaluated once per process,
     as the gate does) when it was built from exactly this state, else those of the state compiled here."""
@@ -84,7 +87,7 @@ def _published_outcomes(
     if active is not None and active.inputs_hash == published.inputs_hash():
         return serving_outcomes(active, questions, budget)
     return questions_evaluate(
-        release=_in_memory(published, stamp, analysis), questions=questions, budget=budget
+        release=_in_memory(published, stamp, analysis, references), questions=questions, budget=budget
     ).outcomes
 
 
@@ -115,8 +118,11 @@ def golden_preview(*, version: EntryVersion) -> GoldenPreview:
     stamp = ReleaseStamp(sequence=0, knowledge_version="", revision=today.isoformat(), generated_at="")
     analysis = AnalysisCache()  # a second compile analyses only the changed entry again
     budget = namespace.default_budget
-    before = _published_outcomes(namespace, published, questions, budget, stamp, analysis)
-    candidate = _in_memory(_with_version(published, version), stamp, analysis)
+    # The next release's index keeps the reference statistics of the namespace's latest (issue 18).
+    latest = Release.objects.filter(namespace=namespace).order_by("-sequence").first()
+    references = references_from(latest.manifest) if latest is not None else {}
+    before = _published_outcomes(namespace, published, questions, budget, stamp, analysis, references)
+    candidate = _in_memory(_with_version(published, version), stamp, analysis, references)
     after = questions_evaluate(release=candidate, questions=questions, budget=budget)
     report = gate_verdict(questions, before, after.outcomes).to_json()
     cache.set(key, report, CACHE_SECONDS)

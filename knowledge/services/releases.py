@@ -38,6 +38,8 @@ from knowledge.retrieval.render.release import (
     AnalysisCache,
     PartsCache,
     RenderedArtifact,
+    index_references,
+    references_from,
     render_release,
 )
 from knowledge.retrieval.semver import bump_knowledge_version
@@ -100,9 +102,13 @@ def _snapshot(namespace: Namespace, now: datetime) -> Snapshot:
         return snapshot_read(namespace=namespace, today=now.astimezone(UTC).date(), kept=caches.records)
 
 
-def _render(namespace: Namespace, snapshot: Snapshot, stamp: ReleaseStamp) -> list[RenderedArtifact]:
+def _render(
+    namespace: Namespace, snapshot: Snapshot, stamp: ReleaseStamp, *, follows: Release | None
+) -> list[RenderedArtifact]:
+    """The release's files; its indexes keep the reference statistics of `follows`' unless they drifted."""
     caches = _build_caches(namespace.pk)
-    artifacts = render_release(snapshot, stamp, analysis=caches.analysis, parts=caches.parts)
+    references = references_from(follows.manifest) if follows is not None else None
+    artifacts = render_release(snapshot, stamp, analysis=caches.analysis, parts=caches.parts, references=references)
     logger.info(
         "Release of %s: %d entries analysed, %d reused; %d parts rendered, %d reused",
         namespace.slug,
@@ -146,10 +152,11 @@ class BuildOutcome:
         return "unchanged"
 
 
-def _manifest(snapshot: Snapshot) -> dict[str, Any]:
+def _manifest(snapshot: Snapshot, artifacts: list[RenderedArtifact]) -> dict[str, Any]:
     return {
         "entries": [_manifest_item(e) for e in snapshot.entries],
         "retired": [t.id for t in snapshot.tombstones],
+        "index": index_references(artifacts),
     }
 
 
@@ -292,7 +299,7 @@ def _files_render_again(*, namespace: Namespace, release: Release, snapshot: Sna
         revision=release.revision.isoformat(),
         generated_at=rfc3339(release.built_at.astimezone(UTC)),
     )
-    artifacts = _render(namespace, snapshot, stamp)
+    artifacts = _render(namespace, snapshot, stamp, follows=release)
     with transaction.atomic():
         Release.objects.select_for_update().filter(namespace=namespace).order_by("-sequence").first()  # as a prune
         _compress_artifacts_with_lz4()
@@ -337,7 +344,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
 
     previous = Release.objects.filter(namespace=namespace).order_by("-sequence").first()
     stamp = _stamp(namespace=namespace, snapshot=snapshot, previous=previous, now=now)
-    artifacts = _render(namespace, snapshot, stamp)
+    artifacts = _render(namespace, snapshot, stamp, follows=previous)
     _validate(snapshot, stamp, artifacts)
     metrics = release_metrics_measure(visible(snapshot, PUBLIC), stamp, artifacts)
     metrics["freshness"] = freshness_counts(visible(snapshot, PUBLIC).entries, revision=stamp.revision)
@@ -355,7 +362,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
             sequence=stamp.sequence,
             knowledge_version=stamp.knowledge_version,
             revision=stamp.revision,
-            manifest=_manifest(snapshot),
+            manifest=_manifest(snapshot, artifacts),
             inputs_hash=inputs_hash,
             content_serial=serial,
             built_at=datetime.fromisoformat(stamp.generated_at.replace("Z", "+00:00")),

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from knowledge.models import Artifact, ArtifactBlob, Category, Entry, Namespace, Release
-from knowledge.retrieval.render.release import render_release
+from knowledge.retrieval.render.release import references_from, render_release
 from knowledge.retrieval.snapshot import ReleaseStamp
 from knowledge.selectors.artifacts import artifact_contents
 from knowledge.selectors.snapshots import snapshot_read
@@ -52,7 +52,8 @@ def rendered_in_full(namespace: Namespace) -> dict[str, bytes]:
         generated_at=release.built_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     )
     snapshot = snapshot_read(namespace=namespace, today=release.revision)
-    return {a.name: a.content for a in render_release(snapshot, stamp)}
+    # The same reference statistics as the release's indexes: those of the lineage, unless they drifted.
+    return {a.name: a.content for a in render_release(snapshot, stamp, references=references_from(release.manifest))}
 
 
 def assert_stored_as_a_full_rebuild(namespace: Namespace) -> None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from knowledge.models import Artifact, Namespace, Release
 from knowledge.retrieval import postings
 from knowledge.retrieval.analysis import AnalyzerConfig
-from knowledge.retrieval.render.release import AnalysisCache, render_release
+from knowledge.retrieval.render.release import AnalysisCache, references_from, render_release
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services.releases import release_analysis_caches_clear
@@ -152,7 +152,11 @@ def test_a_publish_builds_incrementally_and_stores_what_a_full_build_renders(
     release = namespace.active_release
     assert release is not None and release.sequence == 2
     stored = {a.name: bytes(a.content) for a in Artifact.objects.filter(release=release)}
-    full = {a.name: a.content for a in render_release(snapshot_read(namespace=namespace), stamp_of(release))}
+    snapshot = snapshot_read(namespace=namespace)
+    full = {
+        a.name: a.content
+        for a in render_release(snapshot, stamp_of(release), references=references_from(release.manifest))
+    }
     assert stored == full
     assert "1 entries analysed, 2 reused" in caplog.text
 

@@ -10,13 +10,13 @@ so the release is byte-identical to a full build's (tests/knowledge/test_increme
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from knowledge.retrieval.calibration import packing_automatic, threshold_automatic
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.index import SearchIndex
-from knowledge.retrieval.postings import Analyze, Collect, analyze_fields
+from knowledge.retrieval.postings import Analyze, Collect, ReferenceStats, analyze_fields
 from knowledge.retrieval.ranking import SearchOptions
 from knowledge.retrieval.render.analysis_cache import AnalysisCache
 from knowledge.retrieval.render.context_json import render_context_json
@@ -33,7 +33,16 @@ from knowledge.retrieval.render.site import render_protected_json, render_site_j
 from knowledge.retrieval.render.sitemap import render_sitemaps
 from knowledge.retrieval.render.themes import render_theme_md, theme_file
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
-from knowledge.retrieval.tiers import PROTECTED_JSON, PUBLIC, PUBLIC_INDEX, index_name, packable, tier_levels, visible
+from knowledge.retrieval.tiers import (
+    LEVELS,
+    PROTECTED_JSON,
+    PUBLIC,
+    PUBLIC_INDEX,
+    index_name,
+    packable,
+    tier_levels,
+    visible,
+)
 
 JSON = "application/json; charset=utf-8"
 MARKDOWN = "text/markdown; charset=utf-8"
@@ -51,6 +60,7 @@ ROBOTS_TXT = "robots.txt"
 AI_TXT = "ai.txt"
 AI_POLICY_JSON = "ai-policy.json"
 SITEMAP_XML = "sitemap.xml"
+INDEX_NAMES = frozenset(index_name(level) for level in LEVELS)
 
 
 def etag_of(content: bytes) -> str:
@@ -78,19 +88,26 @@ def search_options(snapshot: Snapshot) -> SearchOptions:
 
 
 def compile_index(
-    documents: Sequence[Document], snapshot: Snapshot, *, analysis: AnalysisCache | None = None
+    documents: Sequence[Document],
+    snapshot: Snapshot,
+    *,
+    analysis: AnalysisCache | None = None,
+    reference: ReferenceStats | None = None,
 ) -> SearchIndex:
     """The release's index with its match threshold: the namespace's own, else calibrated here.
 
     With `analysis`, unchanged documents are not analysed again (the held-out calibration
-    collection included: only the entries its pseudo-questions were cut from are new).
+    collection included: only the entries its pseudo-questions were cut from are new). `reference`:
+    the statistics the lineage's last index was normalised against (kept unless they drifted).
     """
     options = search_options(snapshot)
     if analysis is None:
-        index = SearchIndex.compile(documents, options=options, synonyms=snapshot.synonyms)
+        index = SearchIndex.compile(documents, options=options, synonyms=snapshot.synonyms, reference=reference)
         return with_matching(index, documents, snapshot, analyze=analyze_fields)
     with analysis.building():
-        index = SearchIndex.compile(documents, options=options, collect=analysis.collect, synonyms=snapshot.synonyms)
+        index = SearchIndex.compile(
+            documents, options=options, collect=analysis.collect, synonyms=snapshot.synonyms, reference=reference
+        )
         return with_matching(index, documents, snapshot, analyze=analyze_fields, collect=analysis.collect_uncounted)
 
 
@@ -118,13 +135,46 @@ def with_matching(
     return index.with_threshold(chosen.threshold, chosen.to_meta(), pack_best_share=chosen.pack_best_share)
 
 
+References = Mapping[str, ReferenceStats]  # per index artifact name
+
+
 def tier_index(
-    snapshot: Snapshot, stamp: ReleaseStamp, level: str, *, analysis: AnalysisCache | None = None
+    snapshot: Snapshot,
+    stamp: ReleaseStamp,
+    level: str,
+    *,
+    analysis: AnalysisCache | None = None,
+    references: References | None = None,
 ) -> SearchIndex:
     """The index a caller cleared for `level` searches: its visible entries that may be packed."""
     tier = visible(snapshot, level)
     documents = [entry.as_document() for entry in packable(tier.entries, revision=stamp.revision)]
-    return compile_index(documents, tier, analysis=analysis)
+    reference = (references or {}).get(index_name(level))
+    return compile_index(documents, tier, analysis=analysis, reference=reference)
+
+
+def index_references(artifacts: Sequence[RenderedArtifact]) -> dict[str, dict[str, object]]:
+    """The reference statistics each index of a release was normalised against (for its manifest)."""
+    found: dict[str, dict[str, object]] = {}
+    for artifact in artifacts:
+        if artifact.name in INDEX_NAMES:
+            reference = SearchIndex.from_bytes(artifact.content).reference
+            if reference is not None:
+                found[artifact.name] = reference.to_meta()
+    return found
+
+
+def references_from(manifest: Mapping[str, object]) -> dict[str, ReferenceStats]:
+    """The reference statistics a release's manifest records for its indexes (index_references; a
+    release built before them has none): the next release of the namespace keeps them (issue 18), and
+    rendering a pruned release again uses them."""
+    stored = manifest.get("index")
+    found: dict[str, ReferenceStats] = {}
+    for name, meta in stored.items() if isinstance(stored, dict) else ():
+        reference = ReferenceStats.from_meta(meta if isinstance(meta, dict) else None)
+        if reference is not None:
+            found[name] = reference
+    return found
 
 
 def _context_json(public: Snapshot, stamp: ReleaseStamp, parts: PartsCache | None) -> bytes:
@@ -135,14 +185,21 @@ def _context_json(public: Snapshot, stamp: ReleaseStamp, parts: PartsCache | Non
 
 
 def render_release(
-    snapshot: Snapshot, stamp: ReleaseStamp, *, analysis: AnalysisCache | None = None, parts: PartsCache | None = None
+    snapshot: Snapshot,
+    stamp: ReleaseStamp,
+    *,
+    analysis: AnalysisCache | None = None,
+    parts: PartsCache | None = None,
+    references: References | None = None,
 ) -> list[RenderedArtifact]:
     """Every artifact of the release; `analysis` and `parts` make the build incremental (same bytes).
+    `references`: the reference statistics of the indexes of the release this one follows.
 
     Everything served as a file is rendered from the public view (tiers.visible); each wider
     clearance in use adds its own index, and protected.json keeps what the public files leave out.
     """
     public = visible(snapshot, PUBLIC)
+    public_index = tier_index(snapshot, stamp, PUBLIC, analysis=analysis, references=references)
     variants = [
         RenderedArtifact(category_file(kind, slug), MARKDOWN, body)
         for slug, short, full in render_category_variants(public, stamp)
@@ -152,7 +209,7 @@ def render_release(
         RenderedArtifact(CONTEXT_JSON, JSON, _context_json(public, stamp, parts)),
         RenderedArtifact(LLMS_TXT, MARKDOWN, render_llms_txt(public, stamp)),
         RenderedArtifact(LLMS_FULL_TXT, MARKDOWN, render_llms_full_txt(public, stamp)),
-        RenderedArtifact(SEARCH_INDEX, BINARY, tier_index(snapshot, stamp, PUBLIC, analysis=analysis).to_bytes()),
+        RenderedArtifact(SEARCH_INDEX, BINARY, public_index.to_bytes()),
         RenderedArtifact(SITE_JSON, JSON, render_site_json(public, stamp)),
         RenderedArtifact(INDEX_MD, MARKDOWN, render_index_md(public, stamp)),
         RenderedArtifact(ROBOTS_TXT, TEXT, render_robots_txt(public, stamp)),
@@ -167,7 +224,7 @@ def render_release(
     ]
     levels = tier_levels(snapshot)
     for level in levels[1:]:
-        index = tier_index(snapshot, stamp, level, analysis=analysis)
+        index = tier_index(snapshot, stamp, level, analysis=analysis, references=references)
         artifacts.append(RenderedArtifact(index_name(level), BINARY, index.to_bytes()))
     if len(levels) > 1:
         artifacts.append(RenderedArtifact(PROTECTED_JSON, JSON, render_protected_json(snapshot, stamp)))
