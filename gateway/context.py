@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from gateway.cache import Built, reply_built
 from gateway.packs import pack_record
 from knowledge.requestlog.records import Observed
 from knowledge.requestlog.records import context_observed as observed_from_context
+from knowledge.retrieval.digests import sha256_hex
 from knowledge.retrieval.payload import ContextQuery
 from knowledge.retrieval.render.release import etag_of
 from knowledge.selectors.documents import context_document
@@ -25,7 +25,7 @@ def context_cache_key(release: LoadedRelease, query: ContextQuery) -> str:
     normalized = orjson.dumps([*asked, list(query.paths)] if query.paths else asked)
     # Namespace and release in every key (design: isolation), then the normalized query.
     namespace = release.snapshot.namespace.slug
-    return f"ctx:{namespace}:{release.key}:{hashlib.sha256(normalized).hexdigest()[:32]}"
+    return f"ctx:{namespace}:{release.key}:{sha256_hex(normalized)[:32]}"
 
 
 OBSERVED_MAX = 4096

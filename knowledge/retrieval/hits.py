@@ -107,17 +107,20 @@ class QueryHits:
             return self._hits
         accumulator = self._accumulators.get(len(self._factor))
         touched = [self._docs[start:end] for start, end in self._slices]
+        added = [self._impacts[start:end] for start, end in self._slices]
+        for term, weight in enumerate(self._plan.weights.tolist()):
+            if weight != 1.0:  # x * 1.0f == x: most terms occur once and need no multiplication
+                added[term] = added[term].astype(np.float32) * np.float32(weight)
+        every = touched[0] if len(touched) == 1 else np.concatenate(touched) if touched else None
         try:
-            for (start, end), docs, weight in zip(self._slices, touched, self._plan.weights, strict=True):
-                # One add per document and term, in plan order: the same float32 sums as ever.
-                impacts = self._impacts[start:end]
-                if weight != 1.0:  # x * 1.0f == x: most terms occur once and need no multiplication
-                    impacts = impacts.astype(np.float32) * np.float32(weight)
-                np.add.at(accumulator, docs, impacts)
-            if not self.postings:
+            if every is not None:
+                # One add per document and term: ufunc.at adds in index order, so each document's
+                # float32 sum runs in plan order, the same sums as one call per term gave.
+                np.add.at(accumulator, every, added[0] if len(added) == 1 else np.concatenate(added))
+            if not self.postings or every is None:
                 positions = np.zeros(0, dtype=np.int64)
             elif self.postings < SORT_SHARE * len(accumulator):
-                positions = distinct_sorted(np.concatenate(touched)).astype(np.int64)
+                positions = distinct_sorted(every).astype(np.int64)
             else:
                 positions = (accumulator > 0).nonzero()[0]  # impacts are > 0: touched means positive
             raw = accumulator[positions]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from knowledge.retrieval.ranking import Hit
+from knowledge.retrieval.ranking import Hit, Ranking
 from knowledge.retrieval.relevance import PackFloor, Verdict
 
 BUDGET_DEFAULT = 2000
@@ -58,23 +58,24 @@ def pack_to_budget(
     skips = 0
     truncated = False
     floor = min_tokens or 0
-    for rank, hit in enumerate(hits):
+    ranked = hits.ranked() if isinstance(hits, Ranking) else ((hit.position, hit.score, hit.via) for hit in hits)
+    for rank, (position, score, via) in enumerate(ranked):
         if limit is not None and len(packed) >= limit:
             break
         if relevance is not None:
-            verdict = relevance.verdict(hit, first=rank == 0)
+            verdict = relevance.judge(position, score, via, first=rank == 0)
             if verdict is Verdict.STOP:
                 break
             if verdict is Verdict.SKIP:
                 continue
-        cost = tokens_of(hit.position)
+        cost = tokens_of(position)
         if used + cost <= budget:
-            packed.append(hit)
+            packed.append(Hit(position, score, via))
             used += cost
             continue
         truncated = True
         if len(omitted) < OMITTED_LISTED:
-            omitted.append(hit)
+            omitted.append(Hit(position, score, via))
         if budget - used < floor:
             break
         if packed:

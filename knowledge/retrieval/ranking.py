@@ -220,17 +220,23 @@ class Ranking:
         return self._hits
 
     def __iter__(self) -> Iterator[Hit]:
+        for position, score, via in self.ranked():
+            yield Hit(position, score, via)
+
+    def ranked(self) -> Iterator[tuple[int, float, str | None]]:
+        """The hits in rank order as (position, score, via) without a Hit object each: the packer
+        looks at many more hits than it keeps."""
         length, done = FIRST_SLICE, 0
         while True:
             prefix = self._hits.prefix(length)
-            named = prefix.via is not None and self._public_id is not None
+            positions = prefix.positions[done:].tolist()
             scores = prefix.scores[done:].tolist()
-            for index, position in enumerate(prefix.positions[done:].tolist(), start=done):
-                yield Hit(
-                    position=position,
-                    score=scores[index - done],
-                    via=self._via_name(prefix.via, index) if named else None,
-                )
+            if prefix.via is not None and self._public_id is not None:
+                vias = [self._via_name(prefix.via, index) for index in range(done, done + len(positions))]
+                yield from zip(positions, scores, vias, strict=True)
+            else:
+                for position, score in zip(positions, scores, strict=True):
+                    yield position, score, None
             done = len(prefix.positions)
             if prefix.complete:
                 return

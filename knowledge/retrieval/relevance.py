@@ -57,15 +57,19 @@ class PackFloor:
 
     def verdict(self, hit: Hit, *, first: bool) -> Verdict:
         """The best hit always joins; a hit a link brought in is judged by its score only."""
+        return self.judge(hit.position, hit.score, hit.via, first=first)
+
+    def judge(self, position: int, score: float, via: str | None, *, first: bool) -> Verdict:
+        """verdict() of the hit (position, score, via)."""
         if first:
             if self.best_share:
-                self._best = self._coverage(hit.position)
+                self._best = self._coverage(position)
             return Verdict.KEEP
-        if hit.score < self.relative * self.top_score:
+        if score < self.relative * self.top_score:
             return Verdict.STOP
-        if hit.via is not None:
+        if via is not None:
             return Verdict.KEEP
-        coverage = self._coverage(hit.position)
+        coverage = self._coverage(position)
         return Verdict.KEEP if coverage >= max(self.absolute, self.best_share * self._best) else Verdict.SKIP
 
     def remember(self, positions: np.ndarray, passages: np.ndarray) -> None:

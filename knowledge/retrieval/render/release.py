@@ -9,11 +9,11 @@ so the release is byte-identical to a full build's (tests/knowledge/test_increme
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from knowledge.retrieval.calibration import packing_automatic, threshold_automatic
+from knowledge.retrieval.digests import sha256_hex
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.postings import Analyze, Collect, ReferenceStats, analyze_fields
@@ -65,7 +65,7 @@ INDEX_NAMES = frozenset(index_name(level) for level in LEVELS)
 
 def etag_of(content: bytes) -> str:
     """A strong ETag that is a hash of the bytes (seed §10)."""
-    return '"' + hashlib.sha256(content).hexdigest()[:32] + '"'
+    return '"' + sha256_hex(content)[:32] + '"'
 
 
 @dataclass(frozen=True, slots=True)
