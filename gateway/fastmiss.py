@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import DatabaseError
@@ -59,10 +59,24 @@ class ContextShape:
 
     replayable: Any  # gateway.replay.Replayable (imported there; it imports this module)
     headers: tuple[tuple[str, str], ...]  # in Django's order; ETag and Content-Length hold placeholders
+    etag_at: tuple[int, ...]  # where in `headers` the ETag is
+    length_at: tuple[int, ...]  # and the Content-Length
+
+    @classmethod
+    def of(cls, replayable: Any, headers: Sequence[tuple[str, str]]) -> ContextShape:
+        names = [name.lower() for name, _ in headers]
+        etags = tuple(i for i, name in enumerate(names) if name == "etag")
+        lengths = tuple(i for i, name in enumerate(names) if name == "content-length")
+        return cls(replayable, tuple(headers), etags, lengths)
 
     def answer_headers(self, answer: ContextAnswer) -> list[tuple[str, str]]:
-        values = {"etag": answer.etag, "content-length": str(len(answer.body))}
-        return [(name, values.get(name.lower(), value)) for name, value in self.headers]
+        headers = list(self.headers)
+        for at in self.etag_at:
+            headers[at] = (headers[at][0], answer.etag)
+        length = str(len(answer.body))
+        for at in self.length_at:
+            headers[at] = (headers[at][0], length)
+        return headers
 
 
 class ContextShapes:
@@ -77,7 +91,7 @@ class ContextShapes:
         names = {name.lower() for name, _ in headers}
         if not names >= PER_ANSWER:
             return
-        shape = ContextShape(replayable, tuple(headers))
+        shape = ContextShape.of(replayable, headers)
         with self._lock:
             self._items[key] = shape
             self._items.move_to_end(key)
@@ -143,7 +157,7 @@ def fast_context(environ: dict[str, Any], shape: ContextShape) -> FastAnswer | N
 
 def remembered_replayable(shape: ContextShape, observed: Observed | None) -> Any:
     """The shape's Replayable for one answer: its own request-log record."""
-    return replace(shape.replayable, observed=observed)
+    return shape.replayable.with_observed(observed)
 
 
 shapes = ContextShapes()

@@ -70,6 +70,10 @@ class Replayable:
     route: str = "unnamed"  # the URL name, for metrics and logs
     observed: Observed | None = None  # what the request log records for each repeat
 
+    def with_observed(self, observed: Observed | None) -> Replayable:
+        """The same answer with another request-log record (dataclasses.replace, without its field scan)."""
+        return Replayable(self.state, self.release_key, self.route, observed)
+
 
 @dataclass(frozen=True, slots=True)
 class Remembered:
@@ -267,7 +271,7 @@ class ReplayApp:
         fast = fast_context(environ, shape)
         if fast is None:
             return None
-        kept = tuple((name, value) for name, value in fast.headers if name.lower() not in PER_REQUEST_HEADERS)
+        kept = tuple(fast.headers)  # a shape's headers are a remembered answer's: no per-request ones
         replayable = remembered_replayable(shape, fast.observed)
         remembered = Remembered(replayable, kept, fast.answer.body, fast.answer.etag)
         if environ["REQUEST_METHOD"] == "GET":

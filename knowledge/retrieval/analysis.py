@@ -42,6 +42,7 @@ _CLITIC = re.compile(r"(?<=[^\W\d_])['’](?:s|t|d|ll|re|ve|m)\b", re.IGNORECASE
 _SENTENCE_END = re.compile(r"(?<=[。！？；;\n])|(?<=[!?])(?!=)|(?<=[.．]\s)")
 
 TAG_PREFIX = "#"
+TERMS_KEPT = 50_000  # runs and Chinese words whose terms analyze_text remembers, per analyzer
 BIGRAM_PREFIX = "~"
 SEGMENTERS = ("rjieba", "jieba")
 DEFAULT_SEGMENTER = "rjieba"
@@ -116,21 +117,35 @@ def split_words(text: str, config: AnalyzerConfig) -> Iterator[tuple[str, bool, 
     its parts; with `code_aware` off, only IDs (letters-digits) stay whole and words split at
     punctuation. Operators such as `+=` are words of their own when `code_aware` is on.
     """
-    segment = None
-    for han, flag, word, operator in _TOKENS.findall(_CLITIC.sub("", unicodedata.normalize("NFKC", text))):
+    for han, flag, word, operator in _tokens(text):
         if han:
-            segment = segment or _segment_function(config.segmenter, config.cjk_mode, config.hmm)
-            for piece in segment(normalize_text(han)):
-                if piece.strip():
-                    yield piece, True, False
-        elif config.code_aware:
-            token = flag or word or operator
-            if token.isascii() and _ASCII_COMPOUND.search(token) is None:
-                yield token.lower(), False, False  # the common case: a plain ASCII word, folded
-            else:
-                yield from _compound(token)
+            for piece in _han_words(han, config):
+                yield piece, True, False
         else:
-            yield from _legacy_words(flag or word)
+            yield from _token_words(flag, word, operator, config)
+
+
+def _tokens(text: str) -> list[tuple[str, str, str, str]]:
+    """The runs of a text (_TOKENS' groups: Han, flag, word, operator; one is not empty)."""
+    found: list[tuple[str, str, str, str]] = _TOKENS.findall(_CLITIC.sub("", unicodedata.normalize("NFKC", text)))
+    return found
+
+
+def _han_words(han: str, config: AnalyzerConfig) -> list[str]:
+    segment = _segment_function(config.segmenter, config.cjk_mode, config.hmm)
+    return [piece for piece in segment(normalize_text(han)) if piece.strip()]
+
+
+def _token_words(flag: str, word: str, operator: str, config: AnalyzerConfig) -> Iterator[tuple[str, bool, bool]]:
+    """split_words of one run that is not Han."""
+    if config.code_aware:
+        token = flag or word or operator
+        if token.isascii() and _ASCII_COMPOUND.search(token) is None:
+            yield token.lower(), False, False  # the common case: a plain ASCII word, folded
+        else:
+            yield from _compound(token)
+    else:
+        yield from _legacy_words(flag or word)
 
 
 def _compound(token: str) -> Iterator[tuple[str, bool, bool]]:
@@ -177,10 +192,37 @@ def _stem_word(word: str, config: AnalyzerConfig) -> str:
     return word
 
 
+@cache
+def _remembered(config: AnalyzerConfig) -> dict[object, tuple[str, ...]]:
+    """The terms of runs and Chinese words analysed lately with `config` (runs: _TOKENS' groups)."""
+    return {}
+
+
 def analyze_text(text: str, config: AnalyzerConfig) -> list[str]:
-    """The terms of a text, in order, with duplicates: what both entries and topics become."""
+    """The terms of a text, in order, with duplicates: what both entries and topics become.
+
+    The terms of split_words' words less stopwords, stemmed. Each run that is not Han, and each word
+    the segmenter cuts from a Han run, is analysed once and remembered (up to TERMS_KEPT of them):
+    topics and texts repeat their words.
+    """
     stop = is_stopword if config.stopwords == "full" else is_function_word
-    terms = [_stem_word(word, config) for word, _, _ in split_words(text, config) if not stop(word)]
+    remembered = _remembered(config)
+    if len(remembered) >= TERMS_KEPT:
+        remembered.clear()
+    terms: list[str] = []
+    for run in _tokens(text):
+        if run[0]:
+            for piece in _han_words(run[0], config):
+                found = remembered.get(piece)
+                if found is None:
+                    found = remembered[piece] = () if stop(piece) else (_stem_word(piece, config),)
+                terms += found
+            continue
+        found = remembered.get(run)
+        if found is None:
+            words = _token_words(run[1], run[2], run[3], config)
+            found = remembered[run] = tuple(_stem_word(word, config) for word, _, _ in words if not stop(word))
+        terms += found
     if config.cjk_bigrams:
         terms.extend(han_bigrams(text))
     return terms

@@ -75,9 +75,10 @@ class Vocabulary:
         return found
 
     def _searched(self, term: str) -> int:
-        key = np.uint64(hash_term(term))
-        left = int(np.searchsorted(self.hashes, key, side="left"))
-        while left < len(self.hashes) and self.hashes[left] == key:
+        key = hash_term(term)
+        hashes = self.hashes
+        left, count = int(hashes.searchsorted(np.uint64(key))), len(hashes)  # the method: no dispatch layer
+        while left < count and int(hashes[left]) == key:
             if unpack_string(self.blob, self.offsets, left) == term:
                 return left
             left += 1

@@ -17,12 +17,15 @@ from hypothesis import strategies as st
 
 from gateway.errors import BadParameterError
 from gateway.params import _control, query_bytes_check
+from knowledge.retrieval.analysis import AnalyzerConfig, _stem_word, analyze_text, split_words
+from knowledge.retrieval.hits import Accumulators, QueryHits
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.payload import ContextQuery, ReleaseView, context_pack, context_payload
 from knowledge.retrieval.postings import ALL_BLOCKS
 from knowledge.retrieval.ranking import ArrayHits, Ranking
 from knowledge.retrieval.scoring import QueryPlan, _block_bits, _covered_weight, _term_masks
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp
+from knowledge.retrieval.stopwords import is_function_word, is_stopword
 from knowledge.retrieval.tokens import cjk_characters, cjk_characters_utf8
 from knowledge.retrieval.vocabulary import Vocabulary
 from tests.retrieval.helpers import demo_namespace, demo_records
@@ -235,3 +238,85 @@ def test_block_bits_unpacked_equal_shifted(rows: list[list[int]]) -> None:
 
     assert _block_bits(masks).shape == shifted.shape
     assert _block_bits(masks).tolist() == shifted.tolist()
+
+
+WORDS = st.lists(
+    st.sampled_from(
+        [
+            "the",
+            "what",
+            "flows",
+            "Running",
+            "__getattr__",
+            "snake_case",
+            "EG-202",
+            "3.11.2",
+            "+=",
+            "--dry-run",
+            "what's",
+            "预算",
+            "规则是什么",
+            "钟惺的别号",
+            "的",
+            "ＥＧ－２０２",
+            " ",
+            ", ",
+            "。",
+        ]
+    ),
+    max_size=14,
+)
+
+
+@settings(max_examples=150)
+@given(WORDS, st.booleans(), st.sampled_from(["full", "function"]))
+def test_remembered_analysis_equals_the_words_stemmed_less_stopwords(parts: list[str], code: bool, stops: str) -> None:
+    config = AnalyzerConfig(code_aware=code, stopwords=stops)
+    text = " ".join(parts)
+    stop = is_stopword if stops == "full" else is_function_word
+    plain = [_stem_word(word, config) for word, _, _ in split_words(text, config) if not stop(word)]
+
+    assert analyze_text(text, config) == plain
+    assert analyze_text(text, config) == plain  # the second time from what the first remembered
+
+
+def _scores_one_term_at_a_time(
+    plan: QueryPlan, offsets: np.ndarray, docs: np.ndarray, impacts: np.ndarray
+) -> np.ndarray:
+    """knowledge.retrieval.hits.QueryHits's sums as they were: one ufunc.at per term, in plan order."""
+    accumulator = np.zeros(int(docs.max(initial=0)) + 1, dtype=np.float32)
+    for term_id, weight in zip(plan.term_ids.tolist(), plan.weights.tolist(), strict=True):
+        start, end = int(offsets[term_id]), int(offsets[term_id + 1])
+        added = impacts[start:end]
+        if weight != 1.0:
+            added = added.astype(np.float32) * np.float32(weight)
+        np.add.at(accumulator, docs[start:end], added)
+    return accumulator
+
+
+@settings(max_examples=200)
+@given(POSTINGS, st.data())
+def test_one_add_for_all_terms_sums_as_one_add_per_term(postings: list[set[int]], data: st.DataObject) -> None:
+    docs = np.array([d for term in postings for d in sorted(term)], dtype=np.int32)
+    offsets = np.concatenate([[0], np.cumsum([len(term) for term in postings])]).astype(np.int64)
+    impacts = np.array([data.draw(st.floats(0.125, 30, width=32)) for _ in docs], dtype=np.float32)
+    term_ids = data.draw(st.lists(st.integers(0, len(postings) - 1), unique=True))
+    weights = np.array([data.draw(st.sampled_from([1.0, 2.0, 0.5, 3.0])) for _ in term_ids])
+    plan = QueryPlan(np.array(term_ids, dtype=np.int64), weights, np.ones(len(term_ids)), 0.0)
+    count = int(docs.max(initial=0)) + 1
+    hits = QueryHits(
+        plan,
+        offsets=offsets,
+        docs=docs,
+        impacts=impacts,
+        min_tokens=np.ones(len(postings), dtype=np.int64),
+        factor=np.ones(count),
+        tokens=np.ones(count, dtype=np.int32),
+        allowed=None,
+        accumulators=Accumulators(),
+    )
+    expected = _scores_one_term_at_a_time(plan, offsets, docs, impacts)
+
+    positions, scores = hits.scored()
+    assert positions.tolist() == np.flatnonzero(expected).tolist()
+    assert scores.tobytes() == expected[positions].astype(np.float64).tobytes()
