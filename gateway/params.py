@@ -217,12 +217,33 @@ def query_string(request: HttpRequest) -> str:
 
 def context_query_from_string(query_string: str, *, categories: Sequence[str], default_budget: int) -> ContextQuery:
     """Parse the raw query string (parse_qsl is several times cheaper than building a QueryDict on the hot path)."""
-    values: dict[str, str] = {}
-    paths: list[str] | None = None
     try:
         pairs = parse_qsl(query_string, keep_blank_values=True, max_num_fields=MAX_FIELDS)
     except ValueError:
         raise CONTEXT.refusal("too_many_parameters") from None
+    return _context_query_of(pairs, categories=categories, default_budget=default_budget)
+
+
+def context_query_from_bytes(raw: bytes, *, categories: Sequence[str], default_budget: int) -> ContextQuery:
+    """query_bytes_check, then context_query_from_string of the query as text, decoding it once.
+
+    When the query is UTF-8 and every name and value decodes strictly, that is the whole check (the
+    pieces are split at ASCII bytes, so the whole query decodes too) and nothing was replaced; any
+    other query takes the two steps, which refuse it or parse it as before.
+    """
+    try:
+        pairs = parse_qsl(raw.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_FIELDS, errors="strict")
+    except ValueError:  # not UTF-8 (UnicodeDecodeError), or too many parameters
+        query_bytes_check(raw)
+        return context_query_from_string(
+            raw.decode("utf-8", "replace"), categories=categories, default_budget=default_budget
+        )
+    return _context_query_of(pairs, categories=categories, default_budget=default_budget)
+
+
+def _context_query_of(pairs: list[tuple[str, str]], *, categories: Sequence[str], default_budget: int) -> ContextQuery:
+    values: dict[str, str] = {}
+    paths: list[str] | None = None
     for name, value in pairs:
         if name == PATHS.name:
             if value.strip():  # an empty paths= is not sent, like an empty category

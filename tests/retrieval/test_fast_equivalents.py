@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gateway.errors import BadParameterError
-from gateway.params import _control, query_bytes_check
+from gateway.params import _control, context_query_from_bytes, context_query_from_string, query_bytes_check
 from knowledge.retrieval.analysis import AnalyzerConfig, _stem_word, analyze_text, split_words
 from knowledge.retrieval.hits import Accumulators, QueryHits
 from knowledge.retrieval.index import SearchIndex
@@ -320,3 +320,31 @@ def test_one_add_for_all_terms_sums_as_one_add_per_term(postings: list[set[int]]
     positions, scores = hits.scored()
     assert positions.tolist() == np.flatnonzero(expected).tolist()
     assert scores.tobytes() == expected[positions].astype(np.float64).tobytes()
+
+
+def _two_steps(raw: bytes) -> Any:
+    """gateway.fastmiss's parse as it was: query_bytes_check, then the query as text with replacements."""
+    try:
+        query_bytes_check(raw)
+        return context_query_from_string(raw.decode("utf-8", "replace"), categories=["fact"], default_budget=2000)
+    except BadParameterError as error:
+        return error.body()
+
+
+@given(QUERY_BYTES, st.lists(st.sampled_from([b"budget=300", b"category=fact", b"paths=a.py", b"&"]), max_size=3))
+def test_a_query_parsed_from_bytes_equals_the_check_then_the_text(parts: list[bytes], more: list[bytes]) -> None:
+    raw = b"".join(parts) + b"&".join(more)
+    try:
+        parsed: Any = context_query_from_bytes(raw, categories=["fact"], default_budget=2000)
+    except BadParameterError as error:
+        parsed = error.body()
+    assert parsed == _two_steps(raw)
+
+
+@pytest.mark.parametrize("raw", [b"&".join([b"a=1"] * 101), b"&".join([b"a=%ff"] * 101), b"topic=%e4%b8\xad"])
+def test_too_many_parameters_and_raw_bytes_parse_from_bytes_as_before(raw: bytes) -> None:
+    try:
+        parsed: Any = context_query_from_bytes(raw, categories=["fact"], default_budget=2000)
+    except BadParameterError as error:
+        parsed = error.body()
+    assert parsed == _two_steps(raw)
