@@ -92,7 +92,8 @@ def _matching(index: SearchIndex, ranking: Ranking) -> dict[str, Any]:
         else {"passage": round(coverage.passage, 4), "entry": round(coverage.entry, 4)},
         "belowCoverageFloor": gate is not None and not np.isfinite(gate),
         "rule": "matched when the best entry holds at least coverageFloor of the topic and its matchScore "
-        "(best passage coverage + a bonus when it clearly leads - a penalty for words no entry contains) "
+        "(best passage coverage + a bonus when it clearly leads - a penalty for words no entry contains "
+        "+ a bonus when it holds the topic's rarest known word) "
         "reaches threshold.",
     }
 
