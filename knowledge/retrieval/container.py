@@ -27,22 +27,33 @@ def _padding(size: int) -> int:
 
 def pack_arrays(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> bytes:
     """Serialize arrays (little-endian, aligned) after a sorted-key JSON header: same input, same bytes."""
-    layout: dict[str, dict[str, Any]] = {}
+    little = {name: _little(array) for name, array in arrays.items()}
+    header = arrays_header(meta, {name: (array.dtype.str, array.shape) for name, array in little.items()})
     chunks: list[bytes] = []
-    offset = 0
-    for name in sorted(arrays):
-        array = np.ascontiguousarray(arrays[name])
-        array = array.astype(array.dtype.newbyteorder("<"), copy=False)
-        if array.dtype.str not in ALLOWED_DTYPES:
-            raise ContainerError(f"array {name!r} has unsupported dtype {array.dtype.str}")
-        raw = array.tobytes()
-        layout[name] = {
-            "dtype": array.dtype.str,
-            "shape": list(array.shape),
-            "offset": offset,
-        }
+    for name in sorted(little):
+        raw = little[name].tobytes()
         chunks.append(raw + b"\0" * _padding(len(raw)))
-        offset += len(raw) + _padding(len(raw))
+    return b"".join([header, *chunks])
+
+
+def _little(array: np.ndarray) -> np.ndarray:
+    array = np.ascontiguousarray(array)
+    return array.astype(array.dtype.newbyteorder("<"), copy=False)
+
+
+def arrays_header(meta: Mapping[str, Any], specs: Mapping[str, tuple[str, tuple[int, ...]]]) -> bytes:
+    """What `pack_arrays` writes before the arrays, from each array's (dtype, shape): the arrays follow in
+    name order, each padded to the alignment. A writer that streams an array it never holds whole writes
+    this, then each array's bytes and `array_padding` of its size."""
+    layout: dict[str, dict[str, Any]] = {}
+    offset = 0
+    for name in sorted(specs):
+        dtype, shape = specs[name]
+        if dtype not in ALLOWED_DTYPES:
+            raise ContainerError(f"array {name!r} has unsupported dtype {dtype}")
+        size = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        layout[name] = {"dtype": dtype, "shape": list(shape), "offset": offset}
+        offset += size + _padding(size)
     header = json.dumps(
         {"meta": meta, "arrays": layout},
         sort_keys=True,
@@ -50,7 +61,12 @@ def pack_arrays(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> by
         separators=(",", ":"),
     ).encode()
     header += b" " * _padding(len(MAGIC) + _LENGTH.size + len(header))
-    return b"".join([MAGIC, _LENGTH.pack(len(header)), header, *chunks])
+    return b"".join([MAGIC, _LENGTH.pack(len(header)), header])
+
+
+def array_padding(size: int) -> bytes:
+    """The zero bytes after an array of `size` bytes."""
+    return b"\0" * _padding(size)
 
 
 def unpack_arrays(data: bytes | mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray]]:

@@ -12,19 +12,22 @@ parsed every entry six times, most of a switch at 10,000 entries.
 
 from __future__ import annotations
 
+import io
 import mmap
+import shutil
 import sys
+import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, BinaryIO, overload
 
 import numpy as np
 import orjson
 
-from knowledge.retrieval.container import ContainerError, pack_arrays, unpack_arrays
+from knowledge.retrieval.container import ContainerError, array_padding, arrays_header, unpack_arrays
 from knowledge.retrieval.contract.records import Tombstone
 from knowledge.retrieval.render.site import snapshot_from_artifacts
 from knowledge.retrieval.snapshot import EntryRecord
@@ -37,6 +40,7 @@ FIELDS = tuple(f.name for f in fields(EntryRecord))
 TUPLE_FIELDS = frozenset(f.name for f in fields(EntryRecord) if str(f.type).startswith("tuple"))
 TABLE_LAYOUT = f"{KIND}.{FORMAT}." + ",".join(FIELDS)  # what a table file made by this code holds
 PARSED_MAX = 4096  # entries kept parsed per table: the ones packs keep asking for
+COPY_BYTES = 1024 * 1024  # the spooled records are copied into the table a slice at a time
 
 
 Scoped = tuple[int, tuple[str, ...], float]  # an entry with path globs: its position, globs and confidence
@@ -47,25 +51,26 @@ class EntryColumns:
     """What loading a release reads of every entry: IDs (lookups, nearest IDs), layers and path globs
     (the path scope), valid-until dates (which entries a pack may hold)."""
 
-    ids: Sequence[str]
-    layers: Sequence[str | None]
-    valid_until: Mapping[int, str]  # only the positions that have one
-    scoped: Sequence[Scoped]  # only the entries with globs, by position
+    ids: list[str]
+    layers: list[str | None]
+    valid_until: dict[int, str]  # only the positions that have one
+    scoped: list[Scoped]  # only the entries with globs, by position
 
     @classmethod
     def of(cls, entries: Iterable[EntryRecord]) -> EntryColumns:
-        ids: list[str] = []
-        layers: list[str | None] = []
-        valid_until: dict[int, str] = {}
-        scoped: list[Scoped] = []
+        columns = cls([], [], {}, [])
         for position, entry in enumerate(entries):
-            ids.append(entry.id)
-            layers.append(entry.layer)
-            if entry.valid_until is not None:
-                valid_until[position] = entry.valid_until
-            if entry.paths:
-                scoped.append((position, tuple(entry.paths), entry.confidence))
-        return cls(ids, layers, valid_until, scoped)
+            columns.add(position, entry)
+        return columns
+
+    def add(self, position: int, entry: EntryRecord) -> None:
+        """Append the entry at `position` (columns being made: EntryColumns.of, write_entries)."""
+        self.ids.append(entry.id)
+        self.layers.append(entry.layer)
+        if entry.valid_until is not None:
+            self.valid_until[position] = entry.valid_until
+        if entry.paths:
+            self.scoped.append((position, tuple(entry.paths), entry.confidence))
 
     def packable(self, *, revision: str) -> list[int] | None:
         """The positions a pack may hold (tiers.packable), or None when that is all of them."""
@@ -93,27 +98,48 @@ class EntryColumns:
     @classmethod
     def from_meta(cls, meta: Mapping[str, Any]) -> EntryColumns:
         return cls(
-            ids=meta["ids"],
-            layers=meta["layers"],
+            ids=list(meta["ids"]),
+            layers=list(meta["layers"]),
             valid_until={int(p): str(until) for p, until in meta["validUntil"]},
             scoped=[(int(p), tuple(paths), float(confidence)) for p, paths, confidence in meta["scoped"]],
         )
 
 
-def pack_entries(entries: Sequence[EntryRecord], tombstones: Iterable[Tombstone] = ()) -> bytes:
+def pack_entries(entries: Iterable[EntryRecord], tombstones: Iterable[Tombstone] = ()) -> bytes:
     """The table's bytes (the release's few tombstones ride in its header): same input, same bytes."""
-    records = [orjson.dumps([getattr(entry, name) for name in FIELDS]) for entry in entries]
-    offsets = np.zeros(len(records) + 1, dtype=np.int64)
-    np.cumsum([len(record) for record in records], out=offsets[1:])
-    blob = np.frombuffer(b"".join(records), dtype=np.uint8)
+    out = io.BytesIO()
+    write_entries(out, entries, tombstones, spool=io.BytesIO())
+    return out.getvalue()
+
+
+def write_entries(
+    out: BinaryIO, entries: Iterable[EntryRecord], tombstones: Iterable[Tombstone], *, spool: BinaryIO
+) -> None:
+    """Write the table (pack_entries' bytes) to `out`, an entry at a time: the records go to `spool` (a
+    temporary file for a large release) until the header, which holds their total size, is written."""
+    lengths: list[int] = []
+    columns = EntryColumns.of(())
+    for position, entry in enumerate(entries):
+        record = orjson.dumps([getattr(entry, name) for name in FIELDS])
+        spool.write(record)
+        lengths.append(len(record))
+        columns.add(position, entry)
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    size = int(offsets[-1])
     meta = {
         "kind": KIND,
         "format": FORMAT,
         "fields": list(FIELDS),
         "retired": [asdict(t) for t in tombstones],
-        "columns": EntryColumns.of(entries).as_meta(),
+        "columns": columns.as_meta(),
     }
-    return pack_arrays(meta, {"offsets": offsets, "blob": blob})
+    out.write(arrays_header(meta, {"blob": ("|u1", (size,)), "offsets": ("<i8", offsets.shape)}))
+    spool.seek(0)
+    shutil.copyfileobj(spool, out, COPY_BYTES)
+    out.write(array_padding(size))
+    out.write(offsets.tobytes())
+    out.write(array_padding(offsets.nbytes))
 
 
 class Positional(Sequence[EntryRecord]):
@@ -201,7 +227,13 @@ class Picked(Positional):
 def write_entry_table(*, site_json: Path, context_json: Path, table: Path) -> None:
     """Parse a release's site.json and context.json files and write its entry table (see main)."""
     parsed, _ = snapshot_from_artifacts(site_json=site_json.read_bytes(), context_json=context_json.read_bytes())
-    table.write_bytes(pack_entries(parsed.entries, parsed.tombstones))
+    entries_file_write(table, parsed.entries, parsed.tombstones)
+
+
+def entries_file_write(path: Path, entries: Iterable[EntryRecord], tombstones: Iterable[Tombstone]) -> None:
+    """The table written to `path`, its records spooled through a temporary file beside it."""
+    with open(path, "wb") as out, tempfile.TemporaryFile(dir=path.parent) as spool:
+        write_entries(out, entries, tombstones, spool=spool)
 
 
 def main(argv: Sequence[str]) -> int:

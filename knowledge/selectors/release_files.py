@@ -1,9 +1,12 @@
 """The large parts of loaded releases as files every worker process of a host maps (issue 18 §3).
 
-A file is named by the digest of what it was made from, so it never changes once written: the first
-process that needs it makes it (under an exclusive lock, so four workers starting together make it
-once) and renames it into place; every process then maps it read-only. The pages are the kernel's
-page cache, shared by all the processes mapping them, instead of a private copy in each.
+A file is named by the digest of what it was made from, so it never changes once written. The build
+writes its release's files (knowledge.services.release_materialise) before activating it, so the web
+workers of its host only map them; on another host, or when the file is gone, the first process that
+needs it makes it from storage. Either way it is made under an exclusive lock (four workers starting
+together make it once), written aside and renamed into place: a crash half-way leaves no file under
+the name. Every process maps it read-only. The pages are the kernel's page cache, shared by all the
+processes mapping them, instead of a private copy in each.
 
 Files untouched for PRUNE_AFTER_SECONDS are removed when a new one is written: a process that still
 maps one keeps reading it (an unlinked file lives until its last mapping goes), and one that needs
@@ -13,6 +16,7 @@ it again makes it again.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import mmap
 import os
 import re
@@ -22,12 +26,29 @@ from pathlib import Path
 
 from django.conf import settings
 
+from knowledge.retrieval.entry_table import TABLE_LAYOUT
+
 PRUNE_AFTER_SECONDS = 24 * 3600
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
-def release_file_mapped(*, name: str, produce: Callable[[Path], None]) -> mmap.mmap:
-    """The file `name` (a digest and a suffix) mapped read-only; if missing, `produce(path)` writes it."""
+def index_file_name(index_etag: str) -> str:
+    """The file of a release's compiled index (search-index.bin), by its ETag."""
+    return f"{_digest(index_etag)}.index"
+
+
+def entries_file_name(*, site_etag: str, context_etag: str) -> str:
+    """The file of a release's entry table, made from its site.json and context.json. The table's layout
+    is part of the name: a host's file made by another version of the code is not reused."""
+    return f"{_digest(site_etag, context_etag, TABLE_LAYOUT)}.entries"
+
+
+def _digest(*etags: str) -> str:
+    return hashlib.sha256("\n".join(etags).encode()).hexdigest()
+
+
+def release_file_made(*, name: str, produce: Callable[[Path], None]) -> Path:
+    """The path of the file `name` (a digest and a suffix); if missing, `produce(path)` writes it first."""
     if not _NAME.match(name):
         raise ValueError(f"unsafe release file name {name!r}")
     directory: Path = settings.EVERGREEN.release_files_dir
@@ -45,12 +66,17 @@ def release_file_mapped(*, name: str, produce: Callable[[Path], None]) -> mmap.m
                     partial.unlink(missing_ok=True)
                 _prune(directory, keep=path)
     os.utime(path)  # in use: not pruned
-    with open(path, "rb") as file:
+    return path
+
+
+def release_file_mapped(*, name: str, produce: Callable[[Path], None]) -> mmap.mmap:
+    """The file `name` mapped read-only (made first by `produce` if missing, see release_file_made)."""
+    with open(release_file_made(name=name, produce=produce), "rb") as file:
         return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
 
 
 def _prune(directory: Path, *, keep: Path) -> None:
     cutoff = time.time() - PRUNE_AFTER_SECONDS
-    for path in directory.iterdir():
-        if path != keep and not path.name.startswith(".") and path.stat().st_mtime < cutoff:
+    for path in directory.iterdir():  # the files and what killed writers left aside; never the lock
+        if path != keep and path.name != ".lock" and path.stat().st_mtime < cutoff:
             path.unlink(missing_ok=True)

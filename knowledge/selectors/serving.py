@@ -9,7 +9,6 @@ database once per process per release id and shared by every request. Serving ne
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 import sys
 import tempfile
@@ -29,7 +28,7 @@ from knowledge.models import ApiKey, Artifact, Namespace, NamespaceHost, Release
 from knowledge.models.namespace import api_key_digest
 from knowledge.resilience.stale import StaleCache
 from knowledge.retrieval.contract.records import PUBLIC, Tombstone
-from knowledge.retrieval.entry_table import TABLE_LAYOUT, EntryColumns, EntryTable, Picked
+from knowledge.retrieval.entry_table import EntryColumns, EntryTable, Picked
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.paths import PathScope
 from knowledge.retrieval.payload import ReleaseView
@@ -43,7 +42,7 @@ from knowledge.retrieval.render.site import (
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
 from knowledge.retrieval.tiers import LEVELS, PROTECTED_JSON, index_name, tier_for, visible
 from knowledge.selectors.artifacts import artifact_content, artifact_contents, artifact_stream
-from knowledge.selectors.release_files import release_file_mapped
+from knowledge.selectors.release_files import entries_file_name, index_file_name, release_file_mapped
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.selectors.switching import ReleaseCache
 
@@ -267,7 +266,8 @@ def release_read(*, release_id: int, key: str, namespace_id: int | None) -> Load
 def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
     # Only the bytes this process keeps are read, a row at a time (a server-side cursor on PostgreSQL):
     # bytea arrives as hex, twice its size. The index and the entries are files every worker maps
-    # (knowledge.selectors.release_files), read from the database only by the first process to need them.
+    # (knowledge.selectors.release_files), which the build wrote on its own host; they are read from
+    # the database only by the first process of another host to need them.
     files = Artifact.objects.filter(release_id=release_id)
     described = list(files.values_list("name", "content_type", "etag", "size"))
     wanted = [name for name, _, _, size in described if name not in MAPPED and size <= HELD_ARTIFACT_BYTES]
@@ -293,21 +293,18 @@ def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
     else:  # a release built before site.json existed: take the rest of the snapshot from the database
         snapshot, stamp = _legacy_snapshot(release_id, read(CONTEXT_JSON))
     index = SearchIndex.from_bytes(
-        release_file_mapped(name=f"{_digest(etags[SEARCH_INDEX])}.index", produce=partial(copy, SEARCH_INDEX))
+        release_file_mapped(name=index_file_name(etags[SEARCH_INDEX]), produce=partial(copy, SEARCH_INDEX))
     )
     levels = tuple(level for level in LEVELS if index_name(level) in artifacts)
     return _loaded(release_id, namespace_id, key, snapshot, stamp, index, artifacts, levels)
 
 
-def _digest(*etags: str) -> str:
-    return hashlib.sha256("\n".join(etags).encode()).hexdigest()
-
-
 def _mapped_snapshot(
     etags: dict[str, str], site_json: bytes, copy: Callable[[str, Path], None]
 ) -> tuple[Snapshot, ReleaseStamp]:
-    """The snapshot with its entries in a mapped entry table, which a short-lived process makes from
-    context.json (knowledge.retrieval.entry_table.main): parsing it is never this worker's memory."""
+    """The snapshot with its entries in a mapped entry table: the build wrote it on this host, or a
+    short-lived process makes it from context.json (knowledge.retrieval.entry_table.main), so parsing
+    it is never this worker's memory."""
 
     def produce(table: Path) -> None:
         with tempfile.TemporaryDirectory(dir=table.parent) as directory:
@@ -320,8 +317,7 @@ def _mapped_snapshot(
                 capture_output=True,
             )
 
-    # The table's layout is part of its name: a host's file made by another version of the code is not reused.
-    name = f"{_digest(etags[SITE_JSON], etags[CONTEXT_JSON], TABLE_LAYOUT)}.entries"
+    name = entries_file_name(site_etag=etags[SITE_JSON], context_etag=etags[CONTEXT_JSON])
     table = EntryTable(release_file_mapped(name=name, produce=produce))
     return snapshot_from_site(orjson.loads(site_json), table, table.tombstones)
 

@@ -62,6 +62,7 @@ from knowledge.services.release_gate import (
     release_gate_check,
     release_gate_record,
 )
+from knowledge.services.release_materialise import release_files_write
 from knowledge.services.release_storage import artifacts_store, release_files_restore
 from knowledge.services.webhooks import release_activation_record
 
@@ -346,9 +347,11 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
     stamp = _stamp(namespace=namespace, snapshot=snapshot, previous=previous, now=now)
     artifacts = _render(namespace, snapshot, stamp, follows=previous)
     _validate(snapshot, stamp, artifacts)
-    metrics = release_metrics_measure(visible(snapshot, PUBLIC), stamp, artifacts)
-    metrics["freshness"] = freshness_counts(visible(snapshot, PUBLIC).entries, revision=stamp.revision)
+    public = visible(snapshot, PUBLIC)
+    metrics = release_metrics_measure(public, stamp, artifacts)
+    metrics["freshness"] = freshness_counts(public.entries, revision=stamp.revision)
     check = release_gate_check(namespace=namespace, candidate=partial(candidate_from_artifacts, artifacts))
+    release_files_write(public=public, artifacts=artifacts)  # before the switch: this host's workers only map them
     pause = settings.EVERGREEN.build_pause_seconds
     if pause:
         time.sleep(pause)

@@ -1,0 +1,96 @@
+"""A build writes its release's index and entry table for its host's web workers, which then only map them;
+the table is the one a worker of another host makes from the stored files."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowledge.models import Artifact, Entry, Namespace
+from knowledge.retrieval.entry_table import write_entry_table
+from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON
+from knowledge.selectors import serving
+from knowledge.selectors.artifacts import artifact_contents
+from knowledge.selectors.release_files import entries_file_name, index_file_name
+from knowledge.selectors.serving import release_cache_key, release_read
+from knowledge.services.entries import entry_retire
+from tests.servingfixtures import BUILT_AT, alpha_rows, publish
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def files(settings: Any, tmp_path: Path) -> Path:
+    settings.EVERGREEN = replace(settings.EVERGREEN, release_files_dir=tmp_path / "files")
+    return tmp_path / "files"
+
+
+def varied(ns_a: Namespace, reviewer: Any) -> Namespace:
+    """A release with what the public table must leave out or carry: an internal entry, a retired one,
+    a valid-until date and links."""
+    rows = alpha_rows()
+    rows.append({**rows[0], "id": "AL-090", "title": "Alpha internals", "sensitivity": "internal"})
+    rows.append({**rows[1], "id": "AL-091", "title": "Alpha until spring", "validUntil": "2027-03-01"})
+    publish(ns_a, rows)
+    entry_retire(entry=Entry.objects.get(public_id="AL-002"), actor=reviewer, reason="Merged into AL-091.")
+    return publish(ns_a, [], now=BUILT_AT + timedelta(hours=1))
+
+
+def stored(namespace: Namespace) -> tuple[dict[str, str], dict[str, bytes]]:
+    release = namespace.active_release
+    assert release is not None
+    etags = dict(Artifact.objects.filter(release=release).values_list("name", "etag"))
+    return etags, dict(artifact_contents(release_id=release.pk, names=[SITE_JSON, CONTEXT_JSON, SEARCH_INDEX]))
+
+
+def test_the_build_writes_the_files_a_worker_of_another_host_makes_from_storage(
+    files: Path, ns_a: Namespace, reviewer: Any, tmp_path: Path
+) -> None:
+    namespace = varied(ns_a, reviewer)
+    etags, content = stored(namespace)
+
+    index = files / index_file_name(etags[SEARCH_INDEX])
+    table = files / entries_file_name(site_etag=etags[SITE_JSON], context_etag=etags[CONTEXT_JSON])
+    assert index.read_bytes() == content[SEARCH_INDEX]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / SITE_JSON).write_bytes(content[SITE_JSON])
+    (elsewhere / CONTEXT_JSON).write_bytes(content[CONTEXT_JSON])
+    write_entry_table(site_json=elsewhere / SITE_JSON, context_json=elsewhere / CONTEXT_JSON, table=elsewhere / "t")
+    assert table.read_bytes() == (elsewhere / "t").read_bytes()
+    assert [p.name for p in files.iterdir() if p.name.startswith(".") and p.name != ".lock"] == []  # no partials
+
+
+def test_a_worker_on_the_builds_host_maps_its_files_without_reading_them_from_storage(
+    files: Path, ns_a: Namespace, reviewer: Any, monkeypatch: Any
+) -> None:
+    namespace = varied(ns_a, reviewer)
+    release = namespace.active_release
+    assert release is not None
+
+    def never(**_: Any) -> None:
+        raise AssertionError("read a mapped file from storage")
+
+    monkeypatch.setattr(serving, "artifact_stream", never)
+    loaded = release_read(release_id=release.pk, key=release_cache_key(release), namespace_id=namespace.pk)
+    assert loaded.entry("AL-091") is not None and loaded.entry("AL-090") is None
+    assert "AL-002" in loaded.tombstones
+
+
+def test_a_worker_makes_the_files_the_build_could_not_write(
+    files: Path, ns_a: Namespace, reviewer: Any, settings: Any
+) -> None:
+    files.parent.mkdir(exist_ok=True)
+    files.write_bytes(b"not a directory")  # the build cannot write there: it builds and serves anyway
+    namespace = varied(ns_a, reviewer)
+    release = namespace.active_release
+    assert release is not None
+
+    files.unlink()
+    loaded = release_read(release_id=release.pk, key=release_cache_key(release), namespace_id=namespace.pk)
+    assert loaded.entry("AL-091") is not None
+    assert sorted(p.suffix for p in files.iterdir() if not p.name.startswith(".")) == [".entries", ".index"]
