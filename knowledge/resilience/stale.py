@@ -39,6 +39,7 @@ class _Held:
     value: Any
     fresh_until: float
     stale_until: float
+    load: Load  # how it was read, to read it again (reload)
 
 
 class StaleCache:
@@ -78,6 +79,19 @@ class StaleCache:
             self._items.clear()
             self._queued.clear()
 
+    def reload(self, matches: Callable[[Any], bool]) -> list[Any]:
+        """Read again, now and in this thread, every held answer `matches` accepts (one a notice says has
+        changed); their new values. An answer that fails to read keeps its old value."""
+        with self._lock:
+            found = [(key, held.load) for key, held in self._items.items() if matches(held.value)]
+        values = []
+        for key, load in found:
+            try:
+                values.append(self._load(key, load))
+            except DatabaseError:
+                continue
+        return values
+
     def _load(self, key: Hashable, load: Load) -> Any:
         breaker = database_breaker()
         try:
@@ -89,12 +103,12 @@ class StaleCache:
         if breaker.state().failing_since is not None:
             logger.warning("The database answers again")
         breaker.success()
-        self._store(key, value)
+        self._store(key, value, load)
         return value
 
-    def _store(self, key: Hashable, value: Any) -> None:
+    def _store(self, key: Hashable, value: Any, load: Load) -> None:
         now = self._clock()
-        held = _Held(value, now + self.fresh_seconds(), now + settings.EVERGREEN.stale_if_error_seconds)
+        held = _Held(value, now + self.fresh_seconds(), now + settings.EVERGREEN.stale_if_error_seconds, load)
         with self._lock:
             if key not in self._items and len(self._items) >= self._size:
                 self._items = {k: v for k, v in self._items.items() if v.stale_until > now}

@@ -43,10 +43,11 @@ from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
 from knowledge.retrieval.tiers import LEVELS, PROTECTED_JSON, index_name, tier_for, visible
 from knowledge.selectors.artifacts import artifact_content, artifact_contents, artifact_stream
 from knowledge.selectors.release_files import entries_file_name, index_file_name, release_file_mapped
+from knowledge.selectors.release_notices import release_notices_listen
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.selectors.switching import ReleaseCache
 
-NAMESPACE_TTL_SECONDS = 1.0  # a publish or a revoked key is visible within this time
+NAMESPACE_TTL_SECONDS = 1.0  # a revoked key is visible within this time; a switch too, unless announced sooner
 LOADED_RELEASES_MAX = 32
 TTL_CACHE_MAX = 10_000
 # Artifacts above this size are served from the database on a full GET (their ETag stays in memory):
@@ -215,7 +216,19 @@ def _namespaces() -> Any:
 
 def namespace_state_get(*, slug: str) -> NamespaceState | None:
     """The namespace with this slug, or None; at most one query per second per process and slug."""
+    release_notices_listen(_switched)
     return _states.get(("slug", slug), lambda: _state(_namespaces().filter(slug=slug).first()))
+
+
+def _switched(namespace_id: int) -> None:
+    """A switch was announced (knowledge.selectors.release_notices): read the namespace again now, and
+    start loading its new release in the background if this process serves it."""
+    try:
+        for state in _states.reload(lambda held: isinstance(held, NamespaceState) and held.id == namespace_id):
+            if isinstance(state, NamespaceState) and state.release_id is not None and _releases.serves(state.id):
+                release_served(state)
+    finally:
+        connections.close_all()  # this thread's own connection
 
 
 def namespace_state_for_host(*, host: str) -> NamespaceState | None:
@@ -225,6 +238,7 @@ def namespace_state_for_host(*, host: str) -> NamespaceState | None:
         found = NamespaceHost.objects.filter(host=host).values_list("namespace_id", flat=True).first()
         return None if found is None else _state(_namespaces().filter(pk=found).first())
 
+    release_notices_listen(_switched)
     return _states.get(("host", host), load)
 
 

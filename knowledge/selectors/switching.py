@@ -165,6 +165,11 @@ class ReleaseCache(Generic[R]):
             if dropped.namespace_id is not None and self._serving.get(dropped.namespace_id) is dropped:
                 del self._serving[dropped.namespace_id]
 
+    def serves(self, namespace_id: int) -> bool:
+        """Whether this process serves the namespace (a release of it is in memory)."""
+        with self._lock:
+            return namespace_id in self._serving
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()

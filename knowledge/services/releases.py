@@ -47,6 +47,7 @@ from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
 from knowledge.retrieval.tiers import INTERNAL_ARTIFACTS, freshness_counts, packable, visible
 from knowledge.retrieval.timestamps import rfc3339
 from knowledge.selectors.pages import release_metrics_measure
+from knowledge.selectors.release_notices import release_switch_announce
 from knowledge.selectors.snapshots import RecordKey, snapshot_read
 from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
@@ -251,6 +252,7 @@ def release_activate(
     namespace.active_serial = serial
     namespace.save(update_fields=["active_release", "active_serial"])
     release_activation_record(namespace_id=namespace_id, release=release, previous_id=previous, kind=kind, at=now)
+    transaction.on_commit(partial(release_switch_announce, namespace_id))  # web workers switch at once
     return True
 
 
