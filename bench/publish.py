@@ -267,7 +267,7 @@ class PublishSample:
     to_visible: float  # commit of the publish -> first /api/context answer that shows the change
     queued: float  # commit -> the worker starts the build (includes the coalescing delay)
     build: float  # the build in the worker, start to activation
-    serve: float  # activation -> visible (namespace cache TTL, loading the release in the web worker)
+    serve: float  # activation -> visible (the switch's notice, mapping the release's files in the web worker)
     analysed: int  # entries the build analysed (the rest came from the worker's analysis cache)
     files_bytes: int  # the new release's files, all of them
     stored_bytes: int  # what storing them added: contents no earlier release of the namespace had
@@ -391,9 +391,9 @@ def format_publish(report: PublishReport) -> str:
         f"peak {report.worker_peak_mib:.0f} MiB (its first, full build)"
     )
     lines.append(
-        f"(queued includes EVERGREEN_BUILD_COALESCE_SECONDS={report.coalesce_seconds:g}; serve = up to 1 s of "
-        "namespace cache + loading the release in the web worker; analysed = entries not reused from the "
-        "worker's analysis cache)"
+        f"(queued includes EVERGREEN_BUILD_COALESCE_SECONDS={report.coalesce_seconds:g}; serve = the switch's "
+        "notice reaching the web worker + loading the release, whose files the build wrote; analysed = entries "
+        "not reused from the worker's analysis cache)"
     )
     return "\n".join(lines)
 
