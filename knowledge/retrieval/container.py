@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import mmap
 import struct
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -67,6 +67,19 @@ def arrays_header(meta: Mapping[str, Any], specs: Mapping[str, tuple[str, tuple[
 def array_padding(size: int) -> bytes:
     """The zero bytes after an array of `size` bytes."""
     return b"\0" * _padding(size)
+
+
+def pack_pieces(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> Iterator[bytes | memoryview]:
+    """What pack_arrays joins, piece by piece: the header, then each array's bytes (a view, not a copy,
+    when it is already little-endian and contiguous) and its padding, so a writer never holds two copies."""
+    little = {name: _little(array) for name, array in arrays.items()}
+    yield arrays_header(meta, {name: (array.dtype.str, array.shape) for name, array in little.items()})
+    for name in sorted(little):
+        array = little[name]
+        if array.nbytes:
+            yield array.reshape(-1).view(np.uint8).data
+        if _padding(array.nbytes):
+            yield array_padding(array.nbytes)
 
 
 def unpack_arrays(data: bytes | mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import mmap
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, replace
 from functools import cached_property
 from typing import Any
@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from knowledge.retrieval.analysis import AnalyzerConfig
-from knowledge.retrieval.container import ContainerError, pack_arrays, unpack_arrays
+from knowledge.retrieval.container import ContainerError, pack_arrays, pack_pieces, unpack_arrays
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.hits import Accumulators, QueryHits, term_min_tokens
 from knowledge.retrieval.planning import QueryPlanner
@@ -186,6 +186,10 @@ class SearchIndex:
     def to_bytes(self) -> bytes:
         """Safe (no pickle) and deterministic: the same documents give byte-identical output."""
         return pack_arrays(self._meta, self._arrays)
+
+    def to_pieces(self) -> Iterator[bytes | memoryview]:
+        """to_bytes a piece at a time (views of the arrays): for writing the index without copying it."""
+        return pack_pieces(self._meta, self._arrays)
 
     @classmethod
     def from_bytes(cls, data: bytes | mmap.mmap) -> SearchIndex:

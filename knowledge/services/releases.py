@@ -200,7 +200,7 @@ def _context_ids(context_json: bytes) -> list[str]:
     return [found.decode() for found in _ENTRY_OPENING.findall(context_json)]
 
 
-def _validate(snapshot: Snapshot, stamp: ReleaseStamp, artifacts: list[RenderedArtifact]) -> None:
+def release_validate(snapshot: Snapshot, stamp: ReleaseStamp, artifacts: list[RenderedArtifact]) -> None:
     by_name = {artifact.name: artifact for artifact in artifacts}
     public = visible(snapshot, PUBLIC)
     if _context_ids(by_name[CONTEXT_JSON].content) != [e.id for e in public.entries]:
@@ -209,8 +209,10 @@ def _validate(snapshot: Snapshot, stamp: ReleaseStamp, artifacts: list[RenderedA
     browse = index.search("")
     if browse.total != len(packable(public.entries, revision=stamp.revision)):
         raise ReleaseValidationError("The compiled index does not hold every public entry that may be packed.")
-    served = {a.name: a.content for a in artifacts if a.name not in INTERNAL_ARTIFACTS}
     hidden = [e for e in snapshot.entries if e.sensitivity != PUBLIC]
+    if not hidden:
+        return
+    served = {a.name: a.content for a in artifacts if a.name not in INTERNAL_ARTIFACTS}
     leaks = leak_check(served, hidden=hidden, public=public_texts(public))
     if leaks:
         raise ReleaseValidationError(LEAKED.format(leaks="; ".join(leak.describe() for leak in leaks)))
@@ -348,7 +350,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
     previous = Release.objects.filter(namespace=namespace).order_by("-sequence").first()
     stamp = _stamp(namespace=namespace, snapshot=snapshot, previous=previous, now=now)
     artifacts = _render(namespace, snapshot, stamp, follows=previous)
-    _validate(snapshot, stamp, artifacts)
+    release_validate(snapshot, stamp, artifacts)
     public = visible(snapshot, PUBLIC)
     metrics = release_metrics_measure(public, stamp, artifacts)
     metrics["freshness"] = freshness_counts(public.entries, revision=stamp.revision)
@@ -396,6 +398,6 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
         namespace.slug,
         release.build_seconds,
         stored,
-        sum(len(a.content) for a in artifacts),
+        sum(a.size for a in artifacts),
     )
     return BuildOutcome(release=release, created=True, activated=activated, held=check.held)

@@ -7,6 +7,7 @@ bytes equal serializing the whole document at once (tests/knowledge/test_increme
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from functools import partial
 
@@ -28,14 +29,23 @@ def _entry_json(served: Served) -> bytes:
 def render_context_json(snapshot: Snapshot, stamp: ReleaseStamp, *, parts: PartsCache | None = None) -> bytes:
     if parts is None:
         return orjson.dumps(KNOWLEDGE.json(Knowledge(snapshot, stamp)))
+    return b"".join(context_json_pieces(snapshot, stamp, parts=parts))
+
+
+def context_json_pieces(snapshot: Snapshot, stamp: ReleaseStamp, *, parts: PartsCache | None = None) -> Iterator[bytes]:
+    """context.json a piece at a time: the frame around the entries, and each entry's part (kept in
+    `parts` between builds when given); joined, the bytes of serializing the whole document at once."""
     # The frame without the entries: ENTRY reads the entry and the namespace's URL only (not the stamp).
     document = KNOWLEDGE.json(Knowledge(replace(snapshot, entries=()), stamp))
     document["entryCount"], document["totalTokens"] = len(snapshot.entries), snapshot.total_tokens
     frame = orjson.dumps(document)
     at = frame.index(_ENTRIES) + len(_ENTRIES) - 1
     ns = snapshot.namespace
-    entries = [
-        parts.get(("context.json", entry, ns.base_url), partial(_entry_json, Served(entry, ns, stamp)))
-        for entry in snapshot.entries
-    ]
-    return b"".join((frame[:at], b",".join(entries), frame[at:]))
+    yield frame[:at]
+    for number, entry in enumerate(snapshot.entries):
+        render = partial(_entry_json, Served(entry, ns, stamp))
+        part = render() if parts is None else parts.get(("context.json", entry, ns.base_url), render)
+        if number:
+            yield b","
+        yield part
+    yield frame[at:]

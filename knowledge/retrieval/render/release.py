@@ -9,17 +9,17 @@ so the release is byte-identical to a full build's (tests/knowledge/test_increme
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 
 from knowledge.retrieval.calibration import packing_automatic, threshold_automatic
-from knowledge.retrieval.digests import sha256_hex
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.postings import Analyze, Collect, ReferenceStats, analyze_fields
 from knowledge.retrieval.ranking import SearchOptions
 from knowledge.retrieval.render.analysis_cache import AnalysisCache
-from knowledge.retrieval.render.context_json import render_context_json
+from knowledge.retrieval.render.artifact import RenderedArtifact, etag_of  # noqa: F401 (served code imports it here)
+from knowledge.retrieval.render.context_json import context_json_pieces
 from knowledge.retrieval.render.llms import (
     category_file,
     render_category_variants,
@@ -61,22 +61,6 @@ AI_TXT = "ai.txt"
 AI_POLICY_JSON = "ai-policy.json"
 SITEMAP_XML = "sitemap.xml"
 INDEX_NAMES = frozenset(index_name(level) for level in LEVELS)
-
-
-def etag_of(content: bytes) -> str:
-    """A strong ETag that is a hash of the bytes (seed §10)."""
-    return '"' + sha256_hex(content)[:32] + '"'
-
-
-@dataclass(frozen=True, slots=True)
-class RenderedArtifact:
-    name: str
-    content_type: str
-    content: bytes
-
-    @property
-    def etag(self) -> str:
-        return etag_of(self.content)
 
 
 def search_options(snapshot: Snapshot) -> SearchOptions:
@@ -177,11 +161,15 @@ def references_from(manifest: Mapping[str, object]) -> dict[str, ReferenceStats]
     return found
 
 
-def _context_json(public: Snapshot, stamp: ReleaseStamp, parts: PartsCache | None) -> bytes:
+def _context_json(public: Snapshot, stamp: ReleaseStamp, parts: PartsCache | None) -> Iterator[bytes]:
     if parts is None:
-        return render_context_json(public, stamp)
+        yield from context_json_pieces(public, stamp)
+        return
     with parts.building():
-        return render_context_json(public, stamp, parts=parts)
+        yield from context_json_pieces(public, stamp, parts=parts)
+
+
+Progress = Callable[[str], None]
 
 
 def render_release(
@@ -191,41 +179,54 @@ def render_release(
     analysis: AnalysisCache | None = None,
     parts: PartsCache | None = None,
     references: References | None = None,
+    progress: Progress | None = None,
 ) -> list[RenderedArtifact]:
     """Every artifact of the release; `analysis` and `parts` make the build incremental (same bytes).
     `references`: the reference statistics of the indexes of the release this one follows.
 
     Everything served as a file is rendered from the public view (tiers.visible); each wider
     clearance in use adds its own index, and protected.json keeps what the public files leave out.
+    Memory: the indexes are compiled first (their compile is the build's largest transient, so no
+    rendered file is held meanwhile), and every file above SPOOL_ABOVE is written to disk as it renders.
+    `progress` is told each file's name once it is written.
     """
     public = visible(snapshot, PUBLIC)
-    public_index = tier_index(snapshot, stamp, PUBLIC, analysis=analysis, references=references)
-    variants = [
-        RenderedArtifact(category_file(kind, slug), MARKDOWN, body)
-        for slug, short, full in render_category_variants(public, stamp)
-        for kind, body in (("llms", short), ("llms-full", full))
-    ]
-    artifacts = [
-        RenderedArtifact(CONTEXT_JSON, JSON, _context_json(public, stamp, parts)),
-        RenderedArtifact(LLMS_TXT, MARKDOWN, render_llms_txt(public, stamp)),
-        RenderedArtifact(LLMS_FULL_TXT, MARKDOWN, render_llms_full_txt(public, stamp)),
-        RenderedArtifact(SEARCH_INDEX, BINARY, public_index.to_bytes()),
-        RenderedArtifact(SITE_JSON, JSON, render_site_json(public, stamp)),
-        RenderedArtifact(INDEX_MD, MARKDOWN, render_index_md(public, stamp)),
-        RenderedArtifact(ROBOTS_TXT, TEXT, render_robots_txt(public, stamp)),
-        RenderedArtifact(AI_TXT, TEXT, render_ai_txt(public, stamp)),
-        RenderedArtifact(AI_POLICY_JSON, JSON, render_ai_policy_json(public, stamp)),
-        *(RenderedArtifact(name, XML, body) for name, body in render_sitemaps(public, stamp)),
-        *variants,
-        *(
-            RenderedArtifact(theme_file(theme.slug), MARKDOWN, render_theme_md(public, stamp, theme))
-            for theme in public.themes
-        ),
-    ]
+    written: dict[str, RenderedArtifact] = {}
+
+    def write(name: str, content_type: str, pieces: Iterable[bytes | memoryview]) -> None:
+        written[name] = RenderedArtifact.written(name, content_type, pieces)
+        if progress is not None:
+            progress(name)
+
     levels = tier_levels(snapshot)
-    for level in levels[1:]:
+    for level in levels:
         index = tier_index(snapshot, stamp, level, analysis=analysis, references=references)
-        artifacts.append(RenderedArtifact(index_name(level), BINARY, index.to_bytes()))
+        write(index_name(level), BINARY, index.to_pieces())
+        del index  # its arrays go before the next compile
+    write(CONTEXT_JSON, JSON, _context_json(public, stamp, parts))
+    write(LLMS_TXT, MARKDOWN, [render_llms_txt(public, stamp)])
+    write(LLMS_FULL_TXT, MARKDOWN, [render_llms_full_txt(public, stamp)])
+    write(SITE_JSON, JSON, [render_site_json(public, stamp)])
+    write(INDEX_MD, MARKDOWN, [render_index_md(public, stamp)])
+    write(ROBOTS_TXT, TEXT, [render_robots_txt(public, stamp)])
+    write(AI_TXT, TEXT, [render_ai_txt(public, stamp)])
+    write(AI_POLICY_JSON, JSON, [render_ai_policy_json(public, stamp)])
+    sitemaps = []
+    for name, body in render_sitemaps(public, stamp):
+        sitemaps.append(name)
+        write(name, XML, [body])
+    variants = []
+    for slug, short, full in render_category_variants(public, stamp):
+        for kind, body in (("llms", short), ("llms-full", full)):
+            variants.append(category_file(kind, slug))
+            write(variants[-1], MARKDOWN, [body])
+    themes = [theme_file(theme.slug) for theme in public.themes]
+    for theme, name in zip(public.themes, themes, strict=True):
+        write(name, MARKDOWN, [render_theme_md(public, stamp, theme)])
     if len(levels) > 1:
-        artifacts.append(RenderedArtifact(PROTECTED_JSON, JSON, render_protected_json(snapshot, stamp)))
-    return artifacts
+        write(PROTECTED_JSON, JSON, [render_protected_json(snapshot, stamp)])
+    # The order the files have always been listed (and stored) in.
+    order = [CONTEXT_JSON, LLMS_TXT, LLMS_FULL_TXT, SEARCH_INDEX, SITE_JSON, INDEX_MD, ROBOTS_TXT, AI_TXT]
+    order += [AI_POLICY_JSON, *sitemaps, *variants, *themes, *(index_name(level) for level in levels[1:])]
+    order += [PROTECTED_JSON] if len(levels) > 1 else []
+    return [written[name] for name in order]

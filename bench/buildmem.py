@@ -1,0 +1,203 @@
+"""A release build's peak memory and a one-entry build, in process, on the synthetic namespace.
+
+The full bench (bench.publish, `publish100k`) imports 100,000 entries through PostgreSQL and builds
+with a real Celery worker: about half an hour on a loaded machine. This part measures the build
+itself in a fresh child process, from the synthetic snapshot (bench.synthetic) held as entry
+records: a full build (render, validate, measure, cut into the chunks storage keeps) as a worker's
+first build of a namespace does it, then a one-entry change built from the worker's caches. Memory is
+the process's resident set read from /proc/self/status: VmHWM (its peak) is reset before each
+build, so each build's peak is its own; the build's Python objects, Django and the snapshot are in it.
+
+Run: .venv/bin/python -m bench.buildmem [--size 100000] [--rounds 2]   (progress on stderr)
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from bench.publish import PYTHON, ROOT, log
+
+CHILD_FLAG = "--child"
+STAMP_DATE = "2026-09-02"
+LOGGED = frozenset({"search.index", "context.json", "llms.txt", "sitemap.xml", "llms-full/workflow.txt"})
+
+
+def _status_mib(name: str) -> float:
+    found = re.search(rf"^{name}:\s+(\d+) kB", Path("/proc/self/status").read_text(), re.MULTILINE)
+    return int(found[1]) / 1024 if found else 0.0
+
+
+def _peak_reset() -> None:
+    """Reset VmHWM to the current resident set (Linux: 5 > /proc/self/clear_refs)."""
+    Path("/proc/self/clear_refs").write_text("5")
+
+
+@dataclass(frozen=True)
+class BuildFigures:
+    kind: str  # "full" or "one entry"
+    seconds: float
+    before_mib: float  # resident before the build (the snapshot, Django and the caches)
+    peak_mib: float  # VmHWM during the build
+    after_mib: float  # resident after (the caches kept)
+    phases: dict[str, float]  # seconds per step
+
+
+def _snapshot(size: int) -> Any:
+    from bench.synthetic import build_namespace
+    from knowledge.retrieval.snapshot import CategoryInfo, EntryRecord, NamespaceInfo, Snapshot
+
+    categories = ("fact", "rule", "workflow")
+    namespace = NamespaceInfo(
+        slug="syn",
+        name="Synthetic",
+        prefix="SYN",
+        title="Synthetic",
+        summary="The bench's synthetic namespace.",
+        contact="",
+        license="CC-BY-4.0",
+        base_url="https://bench.example.com/t/syn",
+        language="en",
+        is_public=True,
+        default_budget=2000,
+        rules=("Cite entry IDs.",),
+        categories=tuple(CategoryInfo(slug, slug.title(), "") for slug in categories),
+    )
+    entries = tuple(
+        EntryRecord(
+            id=d.id,
+            category=d.category if d.category in categories else "fact",
+            title=d.title,
+            summary=d.summary,
+            body=d.body,
+            tags=d.tags,
+            confidence=d.confidence,
+            tokens=d.tokens,
+            updated=STAMP_DATE,
+            version=1,
+            content_hash=f"h{n}",
+        )
+        for n, d in enumerate(build_namespace(size))
+    )
+    return Snapshot(namespace=namespace, entries=entries)
+
+
+def _steps(snapshot: Any, stamp: Any, caches: Any) -> dict[str, float]:
+    """What services.releases._build does between reading the snapshot and writing rows, step by step."""
+    from knowledge.retrieval.render.release import render_release
+    from knowledge.selectors.pages import release_metrics_measure
+    from knowledge.services.release_storage import artifacts_chunked
+    from knowledge.services.releases import release_validate
+
+    phases: dict[str, float] = {}
+    at = time.perf_counter()
+
+    def step(name: str) -> None:
+        nonlocal at
+        now = time.perf_counter()
+        phases[name] = now - at
+        at = now
+
+    def written(name: str) -> None:
+        if name in LOGGED:
+            log(f"buildmem:   {name} written: {_status_mib('VmRSS'):.0f} MiB resident, peak {_status_mib('VmHWM'):.0f}")
+
+    artifacts = render_release(snapshot, stamp, analysis=caches[0], parts=caches[1], progress=written)
+    step("render")
+    release_validate(snapshot, stamp, artifacts)
+    step("validate")
+    release_metrics_measure(snapshot, stamp, artifacts)
+    step("metrics")
+    for _ in artifacts_chunked(artifacts):
+        pass
+    step("chunks")
+    return phases
+
+
+def _build(kind: str, snapshot: Any, caches: Any, sequence: int) -> BuildFigures:
+    from knowledge.retrieval.snapshot import ReleaseStamp
+
+    at = f"{STAMP_DATE}T10:00:00Z"
+    stamp = ReleaseStamp(sequence=sequence, knowledge_version=f"1.{sequence}.0", revision=STAMP_DATE, generated_at=at)
+    gc.collect()
+    before = _status_mib("VmRSS")
+    _peak_reset()
+    started = time.perf_counter()
+    phases = _steps(snapshot, stamp, caches)
+    seconds = time.perf_counter() - started
+    peak = _status_mib("VmHWM")
+    gc.collect()
+    return BuildFigures(kind, seconds, before, peak, _status_mib("VmRSS"), phases)
+
+
+def _child(size: int, rounds: int) -> dict[str, Any]:
+    import os
+
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evergreen_site.settings.base")
+    django.setup()
+    from knowledge.retrieval.render.release import AnalysisCache, PartsCache
+
+    started = time.perf_counter()
+    snapshot = _snapshot(size)
+    log(f"buildmem: {size} synthetic entries made in {time.perf_counter() - started:.1f} s")
+    caches = (AnalysisCache(), PartsCache())
+    figures = [_build("full", snapshot, caches, 1)]
+    log(f"buildmem: full build {figures[-1].seconds:.1f} s, peak {figures[-1].peak_mib:.0f} MiB")
+    entries = list(snapshot.entries)
+    for round_ in range(rounds):
+        at = (round_ * 7919 + size // 2) % len(entries)
+        entries[at] = replace(entries[at], body=entries[at].body + f" Edited in round {round_}.", version=2 + round_)
+        snapshot = replace(snapshot, entries=tuple(entries))
+        figures.append(_build("one entry", snapshot, caches, 2 + round_))
+        log(f"buildmem: one-entry build {figures[-1].seconds:.1f} s, peak {figures[-1].peak_mib:.0f} MiB")
+    return {"size": size, "builds": [f.__dict__ for f in figures]}
+
+
+def measure_buildmem(*, size: int, rounds: int) -> dict[str, Any]:
+    """Run the builds in a fresh process (its memory is the build's alone) and return their figures."""
+    log(f"buildmem: building a {size}-entry synthetic namespace in a child process")
+    env_python = [PYTHON, "-m", "bench.buildmem", CHILD_FLAG, "--size", str(size), "--rounds", str(rounds)]
+    done = subprocess.run(env_python, cwd=ROOT, check=True, capture_output=False, stdout=subprocess.PIPE, text=True)
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def format_buildmem(report: dict[str, Any]) -> str:
+    lines = [
+        f"release build in process, {report['size']} synthetic entries (bench.buildmem; peak = VmHWM of the build)",
+        f"{'build':>10} {'seconds':>8} {'before MiB':>10} {'peak MiB':>9} {'after MiB':>9}  steps (s)",
+    ]
+    for b in report["builds"]:
+        steps = ", ".join(f"{name} {seconds:.1f}" for name, seconds in b["phases"].items())
+        lines.append(
+            f"{b['kind']:>10} {b['seconds']:>8.1f} {b['before_mib']:>10.0f} {b['peak_mib']:>9.0f} "
+            f"{b['after_mib']:>9.0f}  {steps}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--size", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=2, help="one-entry builds after the full one")
+    parser.add_argument(CHILD_FLAG, action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(_child(args.size, args.rounds)))
+        return 0
+    print(format_buildmem(measure_buildmem(size=args.size, rounds=args.rounds)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
