@@ -66,11 +66,20 @@ def _doc_link(snapshot: Snapshot, doc: DocRecord) -> str:
     return f"{link}: {note}" if note else link
 
 
+def _grouped(snapshot: Snapshot) -> dict[str, list[EntryRecord]]:
+    """The entries by category slug, in snapshot (ID) order: one pass, however many categories."""
+    groups: dict[str, list[EntryRecord]] = {}
+    for entry in snapshot.entries:
+        groups.setdefault(entry.category, []).append(entry)
+    return groups
+
+
 def _by_category(snapshot: Snapshot, cap: int) -> Iterable[tuple[str, list[EntryRecord]]]:
     """Each category's entries; past `cap` in all, each category keeps its share (at least one), first by ID."""
     total = len(snapshot.entries)
+    groups = _grouped(snapshot)
     for category in snapshot.namespace.categories:
-        entries = [e for e in snapshot.entries if e.category == category.slug]
+        entries = groups.get(category.slug, [])
         if entries:
             share = len(entries) if total <= cap else max(1, cap * len(entries) // total)
             yield f"{category.name} (`{category.slug}`)", entries[:share]
@@ -97,7 +106,8 @@ def _omission(snapshot: Snapshot, shown: int, cap: int) -> list[str]:
 
 def _variants(snapshot: Snapshot) -> list[str]:
     ns = snapshot.namespace
-    counts = {c.slug: sum(1 for e in snapshot.entries if e.category == c.slug) for c in ns.categories}
+    groups = _grouped(snapshot)
+    counts = {c.slug: len(groups.get(c.slug, ())) for c in ns.categories}
     return [
         f"- [{_link_text(c.name)} (`{c.slug}`)]({ns.url(category_file('llms', c.slug))}): the {counts[c.slug]} "
         f"entries of this category; in full: {ns.url(category_file('llms-full', c.slug))}"
@@ -189,8 +199,9 @@ def render_llms_full_txt(snapshot: Snapshot, stamp: ReleaseStamp, *, cap: int = 
 def render_category_variants(snapshot: Snapshot, stamp: ReleaseStamp) -> list[tuple[str, bytes, bytes]]:
     """(category, llms.txt, llms-full.txt) of each category that has entries: the same files, one category."""
     variants = []
+    groups = _grouped(snapshot)
     for category in snapshot.namespace.categories:
-        entries = tuple(e for e in snapshot.entries if e.category == category.slug)
+        entries = tuple(groups.get(category.slug, ()))
         if entries:
             alone = replace(snapshot, entries=entries)
             variants.append((category.slug, render_llms_txt(alone, stamp), render_llms_full_txt(alone, stamp)))

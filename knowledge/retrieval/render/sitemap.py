@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
-from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
+from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
 
 STATIC_PATHS = ("", "index.html.md", "llms.txt", "llms-full.txt", "context.json", "metrics.json", "ai-policy.json")
 SITEMAP_XML = "sitemap.xml"
@@ -24,31 +24,38 @@ def sitemap_part(number: int) -> str:
     return f"sitemaps/{number}.xml"
 
 
-def _rows(snapshot: Snapshot, stamp: ReleaseStamp) -> list[tuple[str, str]]:
+def _line(item: str, loc: str, lastmod: str) -> str:
+    return f"  <{item}><loc>{escape(loc)}</loc><lastmod>{lastmod}</lastmod></{item}>"
+
+
+def _entry_lines(base: str, entry: EntryRecord) -> tuple[str, str]:
+    page = f"{base}entries/{entry.id}"  # ns.url(f"entries/{entry.id}"), without its strips per entry
+    return _line("url", page, entry.updated), _line("url", page + ".md", entry.updated)
+
+
+def _lines(snapshot: Snapshot, stamp: ReleaseStamp) -> list[str]:
+    """The urlset's lines in order: the static files, two per entry, the docs."""
     ns = snapshot.namespace
-    rows: list[tuple[str, str]] = [(ns.url(path), stamp.revision) for path in STATIC_PATHS]
+    base = ns.url("")
+    lines = [_line("url", ns.url(path), stamp.revision) for path in STATIC_PATHS]
     for entry in snapshot.entries:
-        rows.append((ns.url(f"entries/{entry.id}"), entry.updated))
-        rows.append((ns.url(f"entries/{entry.id}.md"), entry.updated))
+        lines += _entry_lines(base, entry)
     for doc in snapshot.docs:
-        rows.append((ns.url(f"docs/{doc.slug}"), stamp.revision))
-        rows.append((ns.url(f"docs/{doc.slug}.md"), stamp.revision))
-    return rows
+        lines.append(_line("url", ns.url(f"docs/{doc.slug}"), stamp.revision))
+        lines.append(_line("url", ns.url(f"docs/{doc.slug}.md"), stamp.revision))
+    return lines
 
 
-def _document(root: str, item: str, rows: list[tuple[str, str]]) -> bytes:
-    lines = [HEAD, f'<{root} xmlns="{XMLNS}">']
-    lines += [f"  <{item}><loc>{escape(loc)}</loc><lastmod>{lastmod}</lastmod></{item}>" for loc, lastmod in rows]
-    lines += [f"</{root}>", ""]
-    return "\n".join(lines).encode()
+def _document(root: str, lines: list[str]) -> bytes:
+    return "\n".join([HEAD, f'<{root} xmlns="{XMLNS}">', *lines, f"</{root}>", ""]).encode()
 
 
 def render_sitemaps(snapshot: Snapshot, stamp: ReleaseStamp) -> list[tuple[str, bytes]]:
     """(name, bytes) of sitemap.xml, and of its parts when it is an index."""
-    rows = _rows(snapshot, stamp)
-    if len(rows) <= SITEMAP_MAX_URLS:
-        return [(SITEMAP_XML, _document("urlset", "url", rows))]
-    parts = [rows[start : start + SITEMAP_MAX_URLS] for start in range(0, len(rows), SITEMAP_MAX_URLS)]
-    files = [(sitemap_part(number), _document("urlset", "url", part)) for number, part in enumerate(parts, start=1)]
-    index = [(snapshot.namespace.url(name), stamp.revision) for name, _ in files]
-    return [(SITEMAP_XML, _document("sitemapindex", "sitemap", index)), *files]
+    lines = _lines(snapshot, stamp)
+    if len(lines) <= SITEMAP_MAX_URLS:
+        return [(SITEMAP_XML, _document("urlset", lines))]
+    chunks = [lines[start : start + SITEMAP_MAX_URLS] for start in range(0, len(lines), SITEMAP_MAX_URLS)]
+    files = [(sitemap_part(number), _document("urlset", chunk)) for number, chunk in enumerate(chunks, start=1)]
+    index = [_line("sitemap", snapshot.namespace.url(name), stamp.revision) for name, _ in files]
+    return [(SITEMAP_XML, _document("sitemapindex", index)), *files]
