@@ -4,7 +4,9 @@ The full bench (bench.publish, `publish100k`) imports 100,000 entries through Po
 with a real Celery worker: about half an hour on a loaded machine. This part measures the build
 itself in a fresh child process, from the synthetic snapshot (bench.synthetic) held as entry
 records: a full build (render, validate, measure, cut into the chunks storage keeps) as a worker's
-first build of a namespace does it, then a one-entry change built from the worker's caches. Memory is
+first build of a namespace does it, then one-entry changes built from the worker's caches, and a
+one-entry change in a new process that reads the caches back from disk (a worker's first build after a
+restart, knowledge.services.build_cache). Memory is
 the process's resident set read from /proc/self/status: VmHWM (its peak) is reset before each
 build, so each build's peak is its own; the build's Python objects, Django and the snapshot are in it.
 
@@ -19,9 +21,11 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -139,37 +143,80 @@ def _build(kind: str, snapshot: Any, caches: Any, sequence: int) -> BuildFigures
     return BuildFigures(kind, seconds, before, peak, _status_mib("VmRSS"), phases)
 
 
-def _child(size: int, rounds: int) -> dict[str, Any]:
+def _key(number: int, entry: Any) -> tuple[int, datetime, str, str]:
+    """A stand-in for the record key a snapshot read gives (version id, modified_at, ID, category)."""
+    return (entry.version * 1_000_000 + number, datetime(2026, 9, 2, tzinfo=UTC), entry.id, entry.category)
+
+
+def _edited(snapshot: Any, round_: int) -> Any:
+    entries = list(snapshot.entries)
+    at = (round_ * 7919 + len(entries) // 2) % len(entries)
+    entries[at] = replace(entries[at], body=entries[at].body + f" Edited in round {round_}.", version=2 + round_)
+    return replace(snapshot, entries=tuple(entries))
+
+
+def _child(size: int, rounds: int, cache_dir: str, restarted: bool) -> dict[str, Any]:
+    """The full build and `rounds` one-entry builds, the caches then kept in `cache_dir`; or, `restarted`,
+    a process that takes those caches back and builds one more one-entry change."""
     import os
 
     import django
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evergreen_site.settings.base")
     django.setup()
-    from knowledge.retrieval.render.release import AnalysisCache, PartsCache
+    from django.conf import settings
 
+    from knowledge.retrieval.render.release import AnalysisCache, PartsCache
+    from knowledge.services.build_cache import build_cache_load, build_cache_save
+
+    settings.EVERGREEN = replace(settings.EVERGREEN, build_cache_dir=Path(cache_dir))
     started = time.perf_counter()
     snapshot = _snapshot(size)
     log(f"buildmem: {size} synthetic entries made in {time.perf_counter() - started:.1f} s")
+    records: dict[Any, Any] = {}
     caches = (AnalysisCache(), PartsCache())
-    figures = [_build("full", snapshot, caches, 1)]
+    figures = []
+    if restarted:
+        for round_ in range(rounds):
+            snapshot = _edited(snapshot, round_)
+        started = time.perf_counter()
+        build_cache_load(namespace_id=0, records=records, analysis=caches[0], parts=caches[1])
+        loaded = time.perf_counter() - started
+        log(f"buildmem: caches read back from disk in {loaded:.1f} s ({len(records)} records)")
+        entries = [records.get(_key(n, e), e) for n, e in enumerate(snapshot.entries)]  # as a snapshot read gives
+        figures.append(_build("restarted", _edited(replace(snapshot, entries=tuple(entries)), rounds), caches, 9))
+        figures[-1].phases["cache read"] = loaded
+        log(f"buildmem: one-entry build after a restart {figures[-1].seconds:.1f} s, peak {figures[-1].peak_mib:.0f}")
+        return {"size": size, "builds": [f.__dict__ for f in figures]}
+    figures.append(_build("full", snapshot, caches, 1))
     log(f"buildmem: full build {figures[-1].seconds:.1f} s, peak {figures[-1].peak_mib:.0f} MiB")
-    entries = list(snapshot.entries)
     for round_ in range(rounds):
-        at = (round_ * 7919 + size // 2) % len(entries)
-        entries[at] = replace(entries[at], body=entries[at].body + f" Edited in round {round_}.", version=2 + round_)
-        snapshot = replace(snapshot, entries=tuple(entries))
+        snapshot = _edited(snapshot, round_)
         figures.append(_build("one entry", snapshot, caches, 2 + round_))
         log(f"buildmem: one-entry build {figures[-1].seconds:.1f} s, peak {figures[-1].peak_mib:.0f} MiB")
+    records.update((_key(n, e), e) for n, e in enumerate(snapshot.entries))
+    started = time.perf_counter()
+    build_cache_save(namespace_id=0, records=records, analysis=caches[0], parts=caches[1])
+    log(f"buildmem: caches written to disk in {time.perf_counter() - started:.1f} s")
     return {"size": size, "builds": [f.__dict__ for f in figures]}
 
 
+def _run(size: int, rounds: int, cache_dir: str, *, restarted: bool) -> list[dict[str, Any]]:
+    command = [PYTHON, "-m", "bench.buildmem", CHILD_FLAG, "--size", str(size), "--rounds", str(rounds)]
+    command += ["--cache-dir", cache_dir, *(["--restarted"] if restarted else [])]
+    done = subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True)
+    return list(json.loads(done.stdout.strip().splitlines()[-1])["builds"])
+
+
 def measure_buildmem(*, size: int, rounds: int) -> dict[str, Any]:
-    """Run the builds in a fresh process (its memory is the build's alone) and return their figures."""
+    """The builds in fresh processes (each one's memory is its builds' alone): a worker's first build and
+    one-entry builds, then a restarted worker's first one-entry build from the caches kept on disk."""
     log(f"buildmem: building a {size}-entry synthetic namespace in a child process")
-    env_python = [PYTHON, "-m", "bench.buildmem", CHILD_FLAG, "--size", str(size), "--rounds", str(rounds)]
-    done = subprocess.run(env_python, cwd=ROOT, check=True, capture_output=False, stdout=subprocess.PIPE, text=True)
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    with tempfile.TemporaryDirectory(prefix="buildmem-") as cache_dir:
+        builds = _run(size, rounds, cache_dir, restarted=False)
+        log("buildmem: a new process, as after a worker restart")
+        builds += _run(size, rounds, cache_dir, restarted=True)
+    return {"size": size, "builds": builds}
 
 
 def format_buildmem(report: dict[str, Any]) -> str:
@@ -191,9 +238,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=2, help="one-entry builds after the full one")
     parser.add_argument(CHILD_FLAG, action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--cache-dir", help=argparse.SUPPRESS)
+    parser.add_argument("--restarted", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(_child(args.size, args.rounds)))
+        print(json.dumps(_child(args.size, args.rounds, args.cache_dir, args.restarted)))
         return 0
     print(format_buildmem(measure_buildmem(size=args.size, rounds=args.rounds)))
     return 0

@@ -20,6 +20,8 @@ FEEDBACK_RATE = Rate(20, 3600)
 MANAGE_RATE = Rate(600, 60)
 # Per host, shared by the worker processes (knowledge.selectors.release_files).
 RELEASE_FILES = Path(tempfile.gettempdir()) / f"evergreen-release-files-{os.getuid()}"
+# Per host, shared by the build worker's processes (knowledge.services.build_cache).
+BUILD_CACHE = Path(tempfile.gettempdir()) / f"evergreen-build-cache-{os.getuid()}"
 DATASETS_BESIDE_CLONE = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 BENCH_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/evergreen_bench"
 BENCH_REDIS_URL = "redis://127.0.0.1:6379/12"
@@ -100,6 +102,8 @@ class EvergreenSettings:
     # Where worker processes keep the large parts of loaded releases (index, entries) as files they all
     # map, so the page cache holds one copy per host rather than one per worker.
     release_files_dir: Path = RELEASE_FILES
+    # Where a build worker keeps each namespace's build caches between restarts (knowledge.services.build_cache).
+    build_cache_dir: Path = BUILD_CACHE
 
     @classmethod
     def from_env(cls, env: Env) -> EvergreenSettings:
@@ -175,6 +179,7 @@ class EvergreenSettings:
             ),
             stale_if_error_seconds=env.number("EVERGREEN_STALE_IF_ERROR_SECONDS", defaults.stale_if_error_seconds),
             release_files_dir=env.directory("EVERGREEN_RELEASE_FILES_DIR", RELEASE_FILES),
+            build_cache_dir=env.directory("EVERGREEN_BUILD_CACHE_DIR", BUILD_CACHE),
         )
 
 

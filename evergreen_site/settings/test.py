@@ -3,7 +3,9 @@
 Tests that need the real Celery worker switch the app to the broker themselves (tests/worker.py).
 """
 
+import tempfile
 from dataclasses import replace
+from pathlib import Path
 
 from evergreen_site.settings.base import *  # noqa: F403
 from evergreen_site.settings.base import EVERGREEN
@@ -19,5 +21,7 @@ EVERGREEN = replace(
     security_log_repeat_seconds=0.0,
     request_log=False,
     revalidate_in_background=False,
+    # A test database's ids start again each session: no session reads another's build caches.
+    build_cache_dir=Path(tempfile.mkdtemp(prefix="evergreen-build-cache-test-")),
 )
 CELERY_TASK_ALWAYS_EAGER = True

@@ -51,6 +51,7 @@ from knowledge.selectors.release_notices import release_switch_announce
 from knowledge.selectors.snapshots import RecordKey, snapshot_read
 from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
+from knowledge.services.build_cache import build_cache_load, build_cache_save
 from knowledge.services.build_queue import (
     build_pending_key_clear,
     build_requests_ask_rollback,
@@ -88,13 +89,29 @@ _analysis_lock = threading.Lock()
 
 
 def _build_caches(namespace_id: int) -> _BuildCaches:
-    """This process's caches of the namespace (the least recently built are dropped)."""
+    """This process's caches of the namespace (the least recently built are dropped); a process's
+    first for a namespace starts from what the last build on this host kept on disk, if anything."""
     with _analysis_lock:
-        caches = _analysis_caches.pop(namespace_id, None) or _BuildCaches(AnalysisCache(), PartsCache())
+        caches = _analysis_caches.pop(namespace_id, None)
+        if caches is None:
+            caches = _BuildCaches(AnalysisCache(), PartsCache())
+            with caches.reading:
+                build_cache_load(
+                    namespace_id=namespace_id, records=caches.records, analysis=caches.analysis, parts=caches.parts
+                )
         _analysis_caches[namespace_id] = caches
         while len(_analysis_caches) > ANALYSIS_CACHES_MAX:
             _analysis_caches.popitem(last=False)
         return caches
+
+
+def _build_caches_keep(namespace_id: int) -> None:
+    """Keep the namespace's caches on disk, for this worker's next life (knowledge.services.build_cache)."""
+    caches = _build_caches(namespace_id)
+    with caches.reading:
+        build_cache_save(
+            namespace_id=namespace_id, records=caches.records, analysis=caches.analysis, parts=caches.parts
+        )
 
 
 def _snapshot(namespace: Namespace, now: datetime) -> Snapshot:
@@ -392,6 +409,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
             + (" activated." if activated else kept)
             + f" {check.summary()}",
         )
+    _build_caches_keep(namespace.pk)
     logger.info(
         "Built release %s of %s in %.2fs; stored %d new bytes of %d",
         release.sequence,

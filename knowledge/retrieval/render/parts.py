@@ -8,7 +8,7 @@ used; memory is about the size of the parts (context.json's entries).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 
 
@@ -24,6 +24,16 @@ class PartsCache:
 
     def __len__(self) -> int:
         return len(self._parts)
+
+    def items(self) -> list[tuple[Hashable, bytes]]:
+        """The kept parts (for keeping them on disk)."""
+        with self._lock:
+            return list(self._parts.items())
+
+    def restore(self, items: Iterable[tuple[Hashable, bytes]]) -> None:
+        """Keep these parts, as if an earlier build had rendered them (a worker's cache kept on disk)."""
+        with self._lock:
+            self._parts = dict(items)
 
     def get(self, key: Hashable, render: Callable[[], bytes]) -> bytes:
         """The part's bytes: kept from an earlier build, or rendered now (and kept)."""
