@@ -15,7 +15,7 @@ COPY schemas schemas
 COPY manage.py ./
 RUN pip install --no-cache-dir . \
     && EVERGREEN_DEBUG=0 EVERGREEN_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
-    && useradd --system --uid 1000 evergreen && mkdir -p /app/var/release-files && chown -R evergreen /app/var
+    && useradd --system --uid 1000 evergreen && mkdir -p /app/var/release-files /app/var/build-cache && chown -R evergreen /app/var
 
 USER evergreen
 EXPOSE 8000

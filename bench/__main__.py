@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import engine, evaluate_datasets, quality
+from bench.buildmem import format_buildmem, measure_buildmem
 from bench.datasets import COLLECTIONS
 from bench.http import FULL_ROUNDS, QUICK_ROUNDS, format_http, measure_http
 from bench.mcp import TARGET_RATIO as MCP_TARGET_RATIO
@@ -61,6 +62,7 @@ PARTS = (
     "scaling",
     "publish",
     "publish100k",
+    "buildmem",
     "serving",
 )
 UNSTABLE = (
@@ -288,6 +290,36 @@ def run_scanner(report: Report, *, quick: bool) -> None:
                 "<= 2 %",
                 lambda v: v <= 2,
                 unit=" %",
+            ),
+        ],
+    )
+
+
+def run_buildmem(report: Report, *, quick: bool) -> None:
+    """Issue 18: a build's peak memory and one-entry builds, in process (no database, no worker)."""
+    size = PUBLISH_SIZE if quick else LARGE_SIZE
+    log(f"== release build in process, {size} entries")
+    result = measure_buildmem(size=size, rounds=1)
+    full = next(b for b in result["builds"] if b["kind"] == "full")
+    restarted = next(b for b in result["builds"] if b["kind"] == "restarted")
+    report.section(
+        f"Release build in process: {size} synthetic entries (bench.buildmem --size {size})",
+        format_buildmem(result),
+        [
+            Check(
+                "buildmem",
+                f"full build peak memory, {size} entries (MiB)",
+                full["peak_mib"],
+                f"< {MEMORY_TARGET_MIB}",
+                lambda v: v < MEMORY_TARGET_MIB,
+                unit="",
+            ),
+            Check(
+                "buildmem",
+                "first build after a restart / a full build",
+                restarted["seconds"] / full["seconds"],
+                "—",
+                lambda v: v < 1,
             ),
         ],
     )
@@ -526,6 +558,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_quality(report, quick=args.quick)
     if "scanner" in parts:
         run_scanner(report, quick=args.quick)
+    if "buildmem" in parts:
+        run_buildmem(report, quick=args.quick)
     run_stack_parts(report, parts, quick=args.quick, engine_rows=engine_rows)
     print("\n== Targets (issues 6, 11, 12, 14 and 18) " + "=" * 56)
     print(f"{'target':52} {'measured':>12} {'wanted':>12}  verdict")

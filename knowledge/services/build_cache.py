@@ -156,16 +156,16 @@ def build_cache_load(
             logger.info("The build caches of namespace %s on disk are of other code: a full build", namespace_id)
             return False
         keys = orjson.loads(arrays["record_keys"].tobytes())
-        blob, offsets = arrays["record_blob"].tobytes(), arrays["record_offsets"].tolist()
+        blob, offsets = memoryview(arrays["record_blob"].data), arrays["record_offsets"].tolist()
         restored = [_record(orjson.loads(blob[a:b])) for a, b in pairwise(offsets)]
         kept = {
             (int(k[0]), datetime.fromisoformat(k[1]), str(k[2]), str(k[3])): record
             for k, record in zip(keys, restored, strict=True)
         }
-        part_blob, part_offsets = arrays["part_blob"].tobytes(), arrays["part_offsets"].tolist()
+        part_blob, part_offsets = memoryview(arrays["part_blob"].data), arrays["part_offsets"].tolist()
         urls = meta["base_urls"]
         kept_parts = [
-            (("context.json", record, urls[url]), part_blob[part_offsets[n] : part_offsets[n + 1]])
+            (("context.json", record, urls[url]), part_blob[part_offsets[n] : part_offsets[n + 1]].tobytes())
             for n, (record, url) in enumerate(zip(restored, arrays["part_urls"].tolist(), strict=True))
             if url >= 0
         ]

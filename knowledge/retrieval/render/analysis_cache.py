@@ -229,6 +229,11 @@ class AnalysisCache:
         blob, bounds = arrays["term_blob"].tobytes(), arrays["term_offsets"].tolist()
         terms = [blob[a:b].decode() for a, b in pairwise(bounds)]
         keys = arrays["keys"].tobytes()
+        # One copy of each array, which the documents' views share: views of `arrays` would keep the
+        # whole buffer they came from (a cache file also holds records and parts) alive.
+        ids, part_lengths, part_sentences, lengths = (
+            np.array(arrays[name]) for name in ("ids", "part_lengths", "part_sentences", "lengths")
+        )
         id_ends = np.cumsum(arrays["id_counts"]).tolist()
         part_counts = arrays["field_parts"].sum(axis=1)
         part_ends = np.cumsum(part_counts).tolist()
@@ -236,11 +241,11 @@ class AnalysisCache:
         id_start = part_start = 0
         for n, (id_end, part_end) in enumerate(zip(id_ends, part_ends, strict=True)):
             entries[keys[16 * n : 16 * n + 16]] = _Analysed(
-                ids=arrays["ids"][id_start:id_end],  # views of the file's bytes, which the cache's size is
-                part_lengths=arrays["part_lengths"][part_start:part_end],
-                part_sentences=arrays["part_sentences"][part_start:part_end],
+                ids=ids[id_start:id_end],
+                part_lengths=part_lengths[part_start:part_end],
+                part_sentences=part_sentences[part_start:part_end],
                 field_parts=tuple(arrays["field_parts"][n].tolist()),
-                lengths=arrays["lengths"][n],
+                lengths=lengths[n],
                 sentence_count=int(arrays["sentence_counts"][n]),
             )
             id_start, part_start = id_end, part_end
