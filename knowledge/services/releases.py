@@ -7,8 +7,9 @@ of publishes coalesce into one build.
 
 Builds are incremental within a process (a Celery worker's child): the analysed terms of a
 namespace's last build are kept (render.release.AnalysisCache) and only changed entries are analysed
-again; the release is byte-identical to a full build. The first build of a namespace in a process is
-a full one.
+again; the release is byte-identical to a full build. A process's first build of a namespace starts
+from the caches the last build on the host kept on disk (knowledge.services.build_cache), else it is a
+full one.
 """
 
 from __future__ import annotations
