@@ -13,14 +13,22 @@ cover a question nearly as well as its own), which sets the pack's floor relativ
 coverage (relevance.py). Measured across collections in docs/retrieval.md.
 
 Deterministic: the same entries give the same threshold (release builds are reproducible).
+
+Carried forward (issue 11 jitter, issue 18 cost): a build that follows a release calibrated on the same
+basis (engine, analysis, ranking options, synonyms, probes) keeps that release's threshold and pack floor
+without a single calibration search while at most CARRY_CHANGED_SHARE of the entries calibrated on were
+added, removed or changed since; past that it calibrates again, and keeps the threshold it had when the
+new one lies within BAND_ERRORS standard errors of the probes' quantile (hysteresis). The record says
+which (`provenance`, `carried_from`, `calibrated_in`, `changed_since`). Measured in docs/retrieval.md.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -28,12 +36,14 @@ from typing import Any
 
 import numpy as np
 
+from knowledge.retrieval import ENGINE_VERSION
 from knowledge.retrieval.analysis import analyze_text
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.postings import Analyze, Collect, analyze_fields
 from knowledge.retrieval.ranking import SearchOptions
 from knowledge.retrieval.relevance import BEST_SHARE, RELATIVE_FLOOR
+from knowledge.retrieval.synonyms import rules_to_meta
 
 # A pseudo-question's competitor: another hit scoring at least RELATIVE_FLOOR of its best one whose
 # best passage holds at least CLOSE_COVERAGE of the best one's. When the median pseudo-question has
@@ -51,6 +61,15 @@ CALIBRATION_ENTRIES = 2000  # at most this many entries in the held-out index (b
 MIN_TERMS = 4  # a key sentence has at least this many terms
 WINDOW_WORDS = 10  # a pseudo-question takes at most this many words of the sentence...
 WINDOW_HAN = 14  # ...or this many Chinese characters
+# Carry a release's calibration forward while at most this share of the entries it was calibrated on
+# changed (counted per build and summed, so an entry edited twice counts twice). Measured: removing
+# 5 % of the entries moves pylibs' threshold by at most 0.42 and Cranfield's by 0.14 standard errors.
+CARRY_CHANGED_SHARE = 0.05
+# A recalibration that moves the threshold by less than this many standard errors keeps the old one.
+BAND_ERRORS = 0.5
+CALIBRATED = "calibrated"
+CARRIED = "carried"
+KEPT = "kept within the band"
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _SENTENCE = re.compile(r"(?<=[。！？!?])|(?<=[.;:])\s+|\n\s*\n")
 
@@ -80,9 +99,78 @@ class AutomaticThreshold:
     crowding: float = 0.0
     pack_best_share: float = BEST_SHARE
     source: str = "automatic"
+    standard_error: float = 0.0  # of the probes' quantile (probe_quantile_error)
+    calibrated: float | None = None  # what this calibration found, when the band kept the old threshold
+    lineage: dict[str, Any] | None = None  # calibration_record: how the record was obtained
 
     def to_meta(self) -> dict[str, Any]:
-        return {key: round(value, 4) if isinstance(value, float) else value for key, value in asdict(self).items()}
+        values = {key: value for key, value in asdict(self).items() if key != "lineage"}
+        if self.calibrated is None:
+            del values["calibrated"]
+        rounded = {key: round(value, 4) if isinstance(value, float) else value for key, value in values.items()}
+        return {**rounded, **(self.lineage or {})}
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """What a build knows of the release it follows: that release's sequence, its public index's
+    matching record (as /metrics.json shows it) and how many entries were added, removed or changed
+    since. `replay`: render that very release again (its pruned files): its record is used as it is."""
+
+    sequence: int
+    matching: Mapping[str, Any]
+    changed: int = 0
+    replay: bool = False
+
+
+def entries_changed(before: Mapping[str, str], after: Mapping[str, str]) -> int:
+    """Entries added, removed or changed between two {id: content hash} maps."""
+    return sum(1 for key, value in after.items() if before.get(key) != value) + sum(
+        1 for key in before if key not in after
+    )
+
+
+def calibration_basis(index: SearchIndex) -> str:
+    """A fingerprint of all a calibration depends on besides the entries: the engine, analysis, BM25F
+    parameters, ranking options (the threshold and pack floor aside), synonyms and the probes."""
+    options = {k: v for k, v in asdict(index.options).items() if k not in ("match_threshold", "pack_best_share")}
+    facts = {
+        "engine": ENGINE_VERSION,
+        "analyzer": asdict(index.analyzer),
+        "params": index.params.to_meta(),
+        "options": options,
+        "synonyms": rules_to_meta(index.synonyms),
+        "probes": probe_questions(),
+    }
+    return hashlib.blake2b(json.dumps(facts, sort_keys=True, default=str).encode(), digest_size=8).hexdigest()
+
+
+def calibration_record(*, sequence: int, entries: int, basis: str, provenance: str = CALIBRATED) -> dict[str, Any]:
+    """The provenance of a calibration run by the build of release `sequence` over `entries` entries."""
+    return {
+        "provenance": provenance,
+        "calibrated_in": sequence,
+        "calibrated_entries": entries,
+        "changed_since": 0,
+        "basis": basis,
+    }
+
+
+def carried(lineage: Lineage | None, *, source: str, basis: str) -> dict[str, Any] | None:
+    """The followed release's record, carried into this build, or None when calibration must run:
+    no record, another source or basis, or more than CARRY_CHANGED_SHARE of the entries changed."""
+    if lineage is None:
+        return None
+    before = dict(lineage.matching)
+    if before.get("source") != source or before.get("basis") != basis:
+        return None
+    if lineage.replay:
+        return before
+    calibrated_on = int(before.get("calibrated_entries") or 0)
+    changed = int(before.get("changed_since") or 0) + lineage.changed
+    if changed > CARRY_CHANGED_SHARE * max(calibrated_on, 1):
+        return None
+    return {**before, "provenance": CARRIED, "carried_from": lineage.sequence, "changed_since": changed}
 
 
 def _stable_order(documents: Sequence[Document]) -> list[int]:
@@ -155,6 +243,26 @@ def _beta_cdf(points: np.ndarray, a: float, b: float, grid: int = 4096) -> np.nd
     return np.asarray(np.interp(points, np.linspace(0.0, 1.0, grid + 1), cdf / cdf[-1]))
 
 
+def _hd_weights(n: int, share: float) -> np.ndarray:
+    return np.diff(_beta_cdf(np.arange(n + 1) / n, share * (n + 1), (1 - share) * (n + 1)))
+
+
+def _probe_values(scores: Sequence[float]) -> np.ndarray:
+    return np.sort(np.maximum(np.where(np.isfinite(scores), scores, 0.0), 0.0))
+
+
+def probe_quantile_error(scores: Sequence[float], share: float) -> float:
+    """The standard error of probe_quantile, Maritz-Jarrett: the same weights' second moment,
+    sqrt(sum w x^2 - (sum w x)^2). What a release's threshold would move by when the probes' scores
+    are resampled, so a recalibration that moves less than a few of these is noise."""
+    if not scores:
+        return 0.0
+    ordered = _probe_values(scores)
+    weights = _hd_weights(len(ordered), share)
+    mean = float(weights @ ordered)
+    return math.sqrt(max(float(weights @ (ordered * ordered)) - mean * mean, 0.0))
+
+
 def probe_quantile(scores: Sequence[float], share: float) -> float:
     """The `share` quantile of the probes' gate scores, Harrell-Davis: a weighted mean of every order
     statistic (weights from Beta((n+1)·share, (n+1)·(1-share))) instead of the one at the share.
@@ -165,10 +273,8 @@ def probe_quantile(scores: Sequence[float], share: float) -> float:
     """
     if not scores:
         return 0.0
-    ordered = np.sort(np.maximum(np.where(np.isfinite(scores), scores, 0.0), 0.0))
-    n = len(ordered)
-    weights = np.diff(_beta_cdf(np.arange(n + 1) / n, share * (n + 1), (1 - share) * (n + 1)))
-    return float(weights @ ordered)
+    ordered = _probe_values(scores)
+    return float(_hd_weights(len(ordered), share) @ ordered)
 
 
 def crowding(index: SearchIndex, questions: Sequence[str]) -> float:
@@ -226,12 +332,16 @@ def threshold_automatic(
     probes: Sequence[str] | None = None,
     analyze: Analyze = analyze_fields,
     collect: Collect | None = None,
+    keep: float | None = None,
 ) -> AutomaticThreshold:
     """The threshold for `index` (compiled from `documents`) from probes and held-out pseudo-questions,
-    and the pack's floor relative to the best hit from how crowded the pseudo-questions find it."""
+    and the pack's floor relative to the best hit from how crowded the pseudo-questions find it.
+    `keep`: the threshold the release this build follows served with; it stays when the new one lies
+    within BAND_ERRORS standard errors of it (`calibrated` records the new one then)."""
     probes = probe_questions() if probes is None else probes
     probe_scores = gate_scores(index, probes)
     threshold = probe_quantile(probe_scores, PROBES_REFUSED)
+    error = probe_quantile_error(probe_scores, PROBES_REFUSED)
     calibration = held_out(index, documents, analyze, collect)
     pseudo: list[float] = []
     crowded = 0.0
@@ -244,6 +354,9 @@ def threshold_automatic(
         if median < threshold:
             threshold, bounded = max(median, 0.0), True
     threshold = math.ceil(threshold * 10_000) / 10_000
+    found: float | None = None
+    if keep is not None and abs(threshold - keep) <= BAND_ERRORS * error and threshold != keep:
+        threshold, found = keep, threshold
     return AutomaticThreshold(
         threshold=threshold,
         probes=len(probe_scores),
@@ -253,6 +366,8 @@ def threshold_automatic(
         bounded_by_pseudo_questions=bounded,
         crowding=crowded,
         pack_best_share=pack_best_share(crowded),
+        standard_error=error,
+        calibrated=found,
     )
 
 
@@ -292,6 +407,7 @@ def matching_summary(matching: dict[str, Any] | None) -> str:
             line += " (lowered so that at least half of the pseudo-questions match)"
     elif matching.get("note"):
         line += f": {matching['note']}"
+    line += provenance_summary(matching)
     if "pack_best_share" in matching:
         share = float(matching["pack_best_share"])
         line += (
@@ -300,3 +416,24 @@ def matching_summary(matching: dict[str, Any] | None) -> str:
             else "; packs keep every hit above the plain floors"
         ) + f" (crowding {matching.get('crowding', 0)})"
     return line
+
+
+def provenance_summary(matching: dict[str, Any]) -> str:
+    """Where the record came from: calibrated by this build, carried from an earlier release, or
+    recalibrated and kept within the band ("" for releases built before calibration was carried)."""
+    provenance = matching.get("provenance")
+    if not provenance:
+        return ""
+    calibrated_in = matching.get("calibrated_in")
+    changed = f"{matching.get('changed_since', 0)} of {matching.get('calibrated_entries', 0)} entries changed since"
+    if provenance == CARRIED:
+        return (
+            f"; carried from release #{matching.get('carried_from')} (calibrated in #{calibrated_in}; {changed}, "
+            f"recalibrated past {CARRY_CHANGED_SHARE:.0%})"
+        )
+    if provenance == KEPT:
+        return (
+            f"; recalibrated in release #{calibrated_in}, which found {matching.get('calibrated')}: within "
+            f"{BAND_ERRORS} standard errors ({matching.get('standard_error')}) of the threshold it had, so it stays"
+        )
+    return f"; calibrated in release #{calibrated_in} on {matching.get('calibrated_entries', 0)} entries"

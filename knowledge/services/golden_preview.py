@@ -26,6 +26,7 @@ from knowledge.retrieval.gate import answers_differently, gate_verdict
 from knowledge.retrieval.render.release import AnalysisCache, References, references_from, tier_index
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot, without_dead_links
 from knowledge.retrieval.tiers import visible
+from knowledge.selectors.calibration import calibration_lineage
 from knowledge.selectors.evaluation import golden_questions_list
 from knowledge.selectors.serving import LoadedRelease, release_in_memory
 from knowledge.selectors.snapshots import entry_record, snapshot_read
@@ -66,9 +67,12 @@ def _with_version(snapshot: Snapshot, version: EntryVersion) -> Snapshot:
 
 
 def _in_memory(
-    snapshot: Snapshot, stamp: ReleaseStamp, analysis: AnalysisCache, references: References
+    namespace: Namespace, snapshot: Snapshot, stamp: ReleaseStamp, analysis: AnalysisCache, references: References
 ) -> LoadedRelease:
-    index = tier_index(snapshot, stamp, PUBLIC, analysis=analysis, references=references)
+    """The state compiled as a build would: the latest release's reference statistics, and the serving
+    release's calibration carried when it holds."""
+    lineage = calibration_lineage(namespace=namespace, snapshot=snapshot)
+    index = tier_index(snapshot, stamp, PUBLIC, analysis=analysis, references=references, lineage=lineage)
     return release_in_memory(snapshot=visible(snapshot, PUBLIC), stamp=stamp, index=index)
 
 
@@ -87,7 +91,7 @@ def _published_outcomes(
     if active is not None and active.inputs_hash == published.inputs_hash():
         return serving_outcomes(active, questions, budget)
     return questions_evaluate(
-        release=_in_memory(published, stamp, analysis, references), questions=questions, budget=budget
+        release=_in_memory(namespace, published, stamp, analysis, references), questions=questions, budget=budget
     ).outcomes
 
 
@@ -122,7 +126,7 @@ def golden_preview(*, version: EntryVersion) -> GoldenPreview:
     latest = Release.objects.filter(namespace=namespace).order_by("-sequence").first()
     references = references_from(latest.manifest) if latest is not None else {}
     before = _published_outcomes(namespace, published, questions, budget, stamp, analysis, references)
-    candidate = _in_memory(_with_version(published, version), stamp, analysis, references)
+    candidate = _in_memory(namespace, _with_version(published, version), stamp, analysis, references)
     after = questions_evaluate(release=candidate, questions=questions, budget=budget)
     report = gate_verdict(questions, before, after.outcomes).to_json()
     cache.set(key, report, CACHE_SECONDS)

@@ -30,6 +30,7 @@ from django.utils import timezone
 
 from knowledge.actors import Actor
 from knowledge.models import ActivationKind, BuildStatus, Namespace, Release, ReleaseBuild
+from knowledge.retrieval.calibration import Lineage
 from knowledge.retrieval.contract.records import PUBLIC
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.leaks import leak_check, public_texts
@@ -47,6 +48,7 @@ from knowledge.retrieval.semver import bump_knowledge_version
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
 from knowledge.retrieval.tiers import INTERNAL_ARTIFACTS, freshness_counts, packable, visible
 from knowledge.retrieval.timestamps import rfc3339
+from knowledge.selectors.calibration import calibration_lineage, recorded_lineage
 from knowledge.selectors.pages import release_metrics_measure
 from knowledge.selectors.release_notices import release_switch_announce
 from knowledge.selectors.snapshots import RecordKey, snapshot_read
@@ -123,12 +125,20 @@ def _snapshot(namespace: Namespace, now: datetime) -> Snapshot:
 
 
 def _render(
-    namespace: Namespace, snapshot: Snapshot, stamp: ReleaseStamp, *, follows: Release | None
+    namespace: Namespace,
+    snapshot: Snapshot,
+    stamp: ReleaseStamp,
+    *,
+    follows: Release | None,
+    lineage: Lineage | None,
 ) -> list[RenderedArtifact]:
-    """The release's files; its indexes keep the reference statistics of `follows`' unless they drifted."""
+    """The release's files; its indexes keep the reference statistics of `follows`' unless they drifted,
+    and its public index the calibration of `lineage` while it holds (calibration.carried)."""
     caches = _build_caches(namespace.pk)
     references = references_from(follows.manifest) if follows is not None else None
-    artifacts = render_release(snapshot, stamp, analysis=caches.analysis, parts=caches.parts, references=references)
+    artifacts = render_release(
+        snapshot, stamp, analysis=caches.analysis, parts=caches.parts, references=references, lineage=lineage
+    )
     logger.info(
         "Release of %s: %d entries analysed, %d reused; %d parts rendered, %d reused",
         namespace.slug,
@@ -322,7 +332,8 @@ def _files_render_again(*, namespace: Namespace, release: Release, snapshot: Sna
         revision=release.revision.isoformat(),
         generated_at=rfc3339(release.built_at.astimezone(UTC)),
     )
-    artifacts = _render(namespace, snapshot, stamp, follows=release)
+    # The release's own calibration record, as it was: its files come out as they were.
+    artifacts = _render(namespace, snapshot, stamp, follows=release, lineage=recorded_lineage(release))
     with transaction.atomic():
         Release.objects.select_for_update().filter(namespace=namespace).order_by("-sequence").first()  # as a prune
         _compress_artifacts_with_lz4()
@@ -367,7 +378,8 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
 
     previous = Release.objects.filter(namespace=namespace).order_by("-sequence").first()
     stamp = _stamp(namespace=namespace, snapshot=snapshot, previous=previous, now=now)
-    artifacts = _render(namespace, snapshot, stamp, follows=previous)
+    lineage = calibration_lineage(namespace=namespace, snapshot=snapshot, latest=previous)
+    artifacts = _render(namespace, snapshot, stamp, follows=previous, lineage=lineage)
     release_validate(snapshot, stamp, artifacts)
     public = visible(snapshot, PUBLIC)
     metrics = release_metrics_measure(public, stamp, artifacts)

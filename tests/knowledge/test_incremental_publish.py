@@ -14,6 +14,7 @@ from knowledge.models import Artifact, ArtifactBlob, Category, Entry, Namespace,
 from knowledge.retrieval.render.release import references_from, render_release
 from knowledge.retrieval.snapshot import ReleaseStamp
 from knowledge.selectors.artifacts import artifact_contents
+from knowledge.selectors.calibration import recorded_lineage
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services import release_storage
 from knowledge.services.entries import entry_retire
@@ -53,7 +54,9 @@ def rendered_in_full(namespace: Namespace) -> dict[str, bytes]:
     )
     snapshot = snapshot_read(namespace=namespace, today=release.revision)
     # The same reference statistics as the release's indexes: those of the lineage, unless they drifted.
-    return {a.name: a.content for a in render_release(snapshot, stamp, references=references_from(release.manifest))}
+    # The same reference statistics and calibration record as the build (it carries the serving release's).
+    references, lineage = references_from(release.manifest), recorded_lineage(release)
+    return {a.name: a.content for a in render_release(snapshot, stamp, references=references, lineage=lineage)}
 
 
 def assert_stored_as_a_full_rebuild(namespace: Namespace) -> None:

@@ -17,6 +17,7 @@ from knowledge.retrieval import postings
 from knowledge.retrieval.analysis import AnalyzerConfig
 from knowledge.retrieval.render.release import AnalysisCache, references_from, render_release
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
+from knowledge.selectors.calibration import recorded_lineage
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services.releases import release_analysis_caches_clear
 from tests.retrieval.helpers import demo_namespace, demo_records, make_document
@@ -155,7 +156,9 @@ def test_a_publish_builds_incrementally_and_stores_what_a_full_build_renders(
     snapshot = snapshot_read(namespace=namespace)
     full = {
         a.name: a.content
-        for a in render_release(snapshot, stamp_of(release), references=references_from(release.manifest))
+        for a in render_release(
+            snapshot, stamp_of(release), references=references_from(release.manifest), lineage=recorded_lineage(release)
+        )
     }
     assert stored == full
     assert "1 entries analysed, 2 reused" in caplog.text

@@ -12,7 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
-from knowledge.retrieval.calibration import packing_automatic, threshold_automatic
+from knowledge.retrieval.calibration import (
+    CALIBRATED,
+    KEPT,
+    Lineage,
+    calibration_basis,
+    calibration_record,
+    carried,
+    packing_automatic,
+    threshold_automatic,
+)
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.postings import Analyze, Collect, ReferenceStats, analyze_fields
@@ -77,22 +86,28 @@ def compile_index(
     *,
     analysis: AnalysisCache | None = None,
     reference: ReferenceStats | None = None,
+    lineage: Lineage | None = None,
+    sequence: int = 0,
 ) -> SearchIndex:
     """The release's index with its match threshold: the namespace's own, else calibrated here.
 
     With `analysis`, unchanged documents are not analysed again (the held-out calibration
     collection included: only the entries its pseudo-questions were cut from are new). `reference`:
-    the statistics the lineage's last index was normalised against (kept unless they drifted).
+    the statistics the lineage's last index was normalised against (kept unless they drifted). With
+    `lineage`, the calibration of the release this one follows is carried when it still holds.
     """
     options = search_options(snapshot)
     if analysis is None:
         index = SearchIndex.compile(documents, options=options, synonyms=snapshot.synonyms, reference=reference)
-        return with_matching(index, documents, snapshot, analyze=analyze_fields)
+        return with_matching(index, documents, snapshot, analyze=analyze_fields, lineage=lineage, sequence=sequence)
     with analysis.building():
         index = SearchIndex.compile(
             documents, options=options, collect=analysis.collect, synonyms=snapshot.synonyms, reference=reference
         )
-        return with_matching(index, documents, snapshot, analyze=analyze_fields, collect=analysis.collect_uncounted)
+        collect = analysis.collect_uncounted
+        return with_matching(
+            index, documents, snapshot, analyze=analyze_fields, collect=collect, lineage=lineage, sequence=sequence
+        )
 
 
 def with_matching(
@@ -102,21 +117,45 @@ def with_matching(
     *,
     analyze: Analyze,
     collect: Collect | None = None,
+    lineage: Lineage | None = None,
+    sequence: int = 0,
 ) -> SearchIndex:
-    """The index serving with the threshold the release records, and how it was obtained."""
+    """The index serving with the threshold the release records, and how it was obtained: calibrated
+    by this build (release `sequence`), or carried from `lineage` without a calibration search."""
     ranking = snapshot.ranking
     if ranking.ranker != "bm25f":
         return index.with_threshold(0.0, {"source": "none", "note": "The seed ranker matches on any hit."})
+    basis = calibration_basis(index)
     if ranking.match_threshold is not None:
         note = ranking.threshold_note or "Set on the namespace."
-        packing = packing_automatic(index, documents, analyze=analyze, collect=collect)
+        kept = carried(lineage, source="namespace", basis=basis)
+        if kept is None:
+            packing = packing_automatic(index, documents, analyze=analyze, collect=collect)
+            record = calibration_record(sequence=sequence, entries=len(documents), basis=basis)
+        else:
+            packing = {key: kept[key] for key in ("crowding", "pack_best_share")}
+            record = {key: kept[key] for key in _RECORD if key in kept}
         return index.with_threshold(
             ranking.match_threshold,
-            {"source": "namespace", "threshold": ranking.match_threshold, "note": note, **packing},
+            {"source": "namespace", "threshold": ranking.match_threshold, "note": note, **packing, **record},
             pack_best_share=packing["pack_best_share"],
         )
-    chosen = threshold_automatic(index, documents, analyze=analyze, collect=collect)
+    kept = carried(lineage, source="automatic", basis=basis)
+    if kept is not None:
+        return index.with_threshold(float(kept["threshold"]), kept, pack_best_share=float(kept["pack_best_share"]))
+    had = carried(replace(lineage, changed=0, replay=True), source="automatic", basis=basis) if lineage else None
+    chosen = threshold_automatic(
+        index, documents, analyze=analyze, collect=collect, keep=None if had is None else float(had["threshold"])
+    )
+    provenance = CALIBRATED if chosen.calibrated is None else KEPT
+    chosen = replace(
+        chosen,
+        lineage=calibration_record(sequence=sequence, entries=len(documents), basis=basis, provenance=provenance),
+    )
     return index.with_threshold(chosen.threshold, chosen.to_meta(), pack_best_share=chosen.pack_best_share)
+
+
+_RECORD = ("provenance", "calibrated_in", "calibrated_entries", "changed_since", "basis", "carried_from")
 
 
 References = Mapping[str, ReferenceStats]  # per index artifact name
@@ -129,12 +168,17 @@ def tier_index(
     *,
     analysis: AnalysisCache | None = None,
     references: References | None = None,
+    lineage: Lineage | None = None,
 ) -> SearchIndex:
-    """The index a caller cleared for `level` searches: its visible entries that may be packed."""
+    """The index a caller cleared for `level` searches: its visible entries that may be packed.
+    `lineage` carries the public index's calibration (the wider tiers' are not recorded: they calibrate)."""
     tier = visible(snapshot, level)
     documents = [entry.as_document() for entry in packable(tier.entries, revision=stamp.revision)]
     reference = (references or {}).get(index_name(level))
-    return compile_index(documents, tier, analysis=analysis, reference=reference)
+    carry = lineage if level == PUBLIC else None
+    return compile_index(
+        documents, tier, analysis=analysis, reference=reference, lineage=carry, sequence=stamp.sequence
+    )
 
 
 def index_references(artifacts: Sequence[RenderedArtifact]) -> dict[str, dict[str, object]]:
@@ -180,9 +224,11 @@ def render_release(
     parts: PartsCache | None = None,
     references: References | None = None,
     progress: Progress | None = None,
+    lineage: Lineage | None = None,
 ) -> list[RenderedArtifact]:
     """Every artifact of the release; `analysis` and `parts` make the build incremental (same bytes).
-    `references`: the reference statistics of the indexes of the release this one follows.
+    `references`: the reference statistics of the indexes of the release this one follows; `lineage`
+    carries the calibration of the release it follows (calibration.carried).
 
     Everything served as a file is rendered from the public view (tiers.visible); each wider
     clearance in use adds its own index, and protected.json keeps what the public files leave out.
@@ -200,7 +246,7 @@ def render_release(
 
     levels = tier_levels(snapshot)
     for level in levels:
-        index = tier_index(snapshot, stamp, level, analysis=analysis, references=references)
+        index = tier_index(snapshot, stamp, level, analysis=analysis, references=references, lineage=lineage)
         write(index_name(level), BINARY, index.to_pieces())
         del index  # its arrays go before the next compile
     write(CONTEXT_JSON, JSON, _context_json(public, stamp, parts))
