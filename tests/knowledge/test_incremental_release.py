@@ -179,3 +179,10 @@ def test_artifacts_are_stored_with_lz4_on_postgresql(ns_a: Namespace) -> None:
             [release.pk if release else None, "context.json"],
         )
         assert cursor.fetchone() == ("lz4",)
+
+
+@pytest.mark.parametrize("manifest", [[], {}, {"entries": []}, {"index": "not a mapping"}])
+def test_a_manifest_without_recorded_statistics_gives_none(manifest: object) -> None:
+    # A release recorded before reference statistics existed (or a bare list) keeps nothing; the
+    # review page's golden preview reads the latest release's manifest and must not fail on it.
+    assert references_from(manifest) == {}

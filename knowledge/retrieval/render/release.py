@@ -192,11 +192,11 @@ def index_references(artifacts: Sequence[RenderedArtifact]) -> dict[str, dict[st
     return found
 
 
-def references_from(manifest: Mapping[str, object]) -> dict[str, ReferenceStats]:
+def references_from(manifest: object) -> dict[str, ReferenceStats]:
     """The reference statistics a release's manifest records for its indexes (index_references; a
     release built before them has none): the next release of the namespace keeps them (issue 18), and
     rendering a pruned release again uses them."""
-    stored = manifest.get("index")
+    stored = manifest.get("index") if isinstance(manifest, Mapping) else None
     found: dict[str, ReferenceStats] = {}
     for name, meta in stored.items() if isinstance(stored, dict) else ():
         reference = ReferenceStats.from_meta(meta if isinstance(meta, dict) else None)
