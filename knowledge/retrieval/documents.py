@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+
+import orjson
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,3 +23,8 @@ class Document:
     links: tuple[str, ...] = ()
     # Alternate titles (also in another language): matched like the title, never shown to agents.
     aliases: tuple[str, ...] = ()
+
+
+def document_key(document: Document) -> bytes:
+    """A digest of everything the engine can read from a document (so any change analyses it again)."""
+    return hashlib.blake2b(orjson.dumps(document), digest_size=16).digest()

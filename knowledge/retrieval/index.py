@@ -12,8 +12,9 @@ import numpy as np
 
 from knowledge.retrieval.analysis import AnalyzerConfig
 from knowledge.retrieval.container import ContainerError, pack_arrays, pack_pieces, unpack_arrays
-from knowledge.retrieval.documents import Document
+from knowledge.retrieval.documents import Document, document_key
 from knowledge.retrieval.hits import Accumulators, QueryHits, term_min_tokens
+from knowledge.retrieval.patching import PreviousIndex, patched_postings
 from knowledge.retrieval.planning import QueryPlanner
 from knowledge.retrieval.postings import (
     Analyze,
@@ -121,12 +122,27 @@ class SearchIndex:
         synonyms: Iterable[SynonymSet] = (),
         collect: Collect | None = None,
         reference: ReferenceStats | None = None,
+        previous: SearchIndex | None = None,
+        patchable: bool = False,
     ) -> SearchIndex:
         """Index `documents` (sorted by ID: position i is documents[i]); see build_postings for `analyze`,
-        `collect` and `reference` (the statistics the index records it was normalised against)."""
+        `collect` and `reference` (the statistics the index records it was normalised against).
+
+        `patchable` records each document's key, so the next compile can patch this index: given as
+        `previous`, with `reference` its own statistics, the index is made from it and the changed
+        documents alone (knowledge.retrieval.patching), with the same bytes as a full compile.
+        """
         analyzer = analyzer or AnalyzerConfig()
         params = params or BM25FParams()
-        postings, _ = build_postings(
+        keys = np.zeros((0, 16), dtype=np.uint8)
+        if patchable or previous is not None:
+            keys = np.frombuffer(b"".join(document_key(d) for d in documents), dtype=np.uint8).reshape(-1, 16)
+        patched = None
+        if previous is not None and previous._patches(analyzer, params, reference):
+            base = PreviousIndex.of(previous._arrays, previous.reference)
+            if base is not None:
+                patched = patched_postings(base, documents, keys, config=analyzer, params=params, analyze=analyze)
+        postings, lengths = patched or build_postings(
             documents,
             config=analyzer,
             params=params,
@@ -170,6 +186,8 @@ class SearchIndex:
             "post_bm25f": postings.bm25f,
             "post_seed": postings.seed,
             "post_blocks": postings.blocks,
+            "post_saturation": postings.saturation,
+            "doc_lengths": lengths.astype(np.int32),
             "doc_confidence": np.array([d.confidence for d in documents], dtype=np.float64),
             "doc_tokens": doc_tokens,
             "term_min_tokens": term_min_tokens(offsets=postings.offsets, docs=postings.docs, tokens=doc_tokens).astype(
@@ -181,7 +199,19 @@ class SearchIndex:
             "link_offsets": link_offsets,
             "link_targets": np.array([p for links in link_lists for p in links], dtype=np.int32),
         }
+        if patchable:
+            arrays["doc_keys"] = keys
         return cls(meta, arrays)
+
+    def _patches(self, analyzer: AnalyzerConfig, params: BM25FParams, reference: ReferenceStats | None) -> bool:
+        """Whether a compile with these settings may patch this index (see compile)."""
+        return (
+            self.reference is not None
+            and reference == self.reference
+            and self.analyzer == analyzer
+            and self.params == params
+            and "doc_keys" in self._arrays
+        )
 
     def to_bytes(self) -> bytes:
         """Safe (no pickle) and deterministic: the same documents give byte-identical output."""

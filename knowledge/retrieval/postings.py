@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -111,8 +111,8 @@ class Postings:
     max_bm25f: np.ndarray  # float32, per term: its largest impact (the best any entry scores on it)
     order: np.ndarray  # int32 term ids in the terms' string order (prefix search)
     blocks: np.ndarray  # uint32: bit b set when the term occurs in passage block b of the doc
+    saturation: np.ndarray  # float32, per posting: bm25f is the term's ranking idf times this
     reference: ReferenceStats
-    stats: dict[str, float] = field(default_factory=dict)
 
 
 def analyze_fields(document: Document, config: AnalyzerConfig) -> tuple[list[list[str]], ...]:
@@ -166,7 +166,7 @@ Analyze = Callable[[Document, AnalyzerConfig], tuple[list[list[str]], ...]]
 Collect = Callable[[Sequence[Document], AnalyzerConfig], Occurrences]
 
 
-def _collect_terms(
+def collect_terms(
     documents: Sequence[Document],
     config: AnalyzerConfig,
     progress: Callable[[int], None] | None,
@@ -220,6 +220,91 @@ def _string_order(terms: Sequence[str]) -> np.ndarray:
     return np.array(sorted(range(len(terms)), key=terms.__getitem__), dtype=np.int64)
 
 
+@dataclass(frozen=True)
+class PostingRows:
+    """One row per (term, doc), sorted by term then doc: what a posting's impacts are made of. Each row
+    depends only on its document and the reference statistics, so an index can be patched a row at a time."""
+
+    terms: np.ndarray  # int64 term ids, in the caller's numbering
+    docs: np.ndarray  # int64 positions
+    saturation: np.ndarray  # float32: the saturated BM25F weighted tf, to be multiplied by the term's idf
+    seed: np.ndarray  # uint8
+    blocks: np.ndarray  # uint32
+
+
+def posting_rows(
+    taken: list[Occurrences], term_ids: np.ndarray, reference: ReferenceStats, params: BM25FParams
+) -> PostingRows:
+    """The rows of the occurrences in `taken` (which it empties, so they can be freed early), terms
+    numbered by `term_ids[their term id]`, normalised against `reference`. Arrays with one value per
+    occurrence (14 M at 100,000 entries) are dropped as soon as they are used: they are most of a large
+    build's memory."""
+    found = taken.pop()
+    lengths = found.lengths
+    count, n_fields = len(lengths), len(FIELDS)
+    doc_of = np.repeat(np.arange(count, dtype=np.int64), lengths.sum(axis=1))
+    bits = _block_bits(found.sentences, found.sentence_counts[doc_of])
+    keys = term_ids[found.term_ids]
+    del found
+    keys *= count
+    keys += doc_of
+    del doc_of
+    keys *= n_fields
+    keys += np.repeat(np.tile(np.arange(n_fields, dtype=np.int64), count), lengths.ravel())
+    # One sort gives tf per (term, doc, field); a second grouping gives one posting per (term, doc).
+    unique_keys, key_of, tf = np.unique(keys, return_inverse=True, return_counts=True)
+    del keys
+    field_idx = unique_keys % n_fields
+    pair = unique_keys // n_fields
+    pair_keys, posting_of = np.unique(pair, return_inverse=True)
+
+    average = np.array(reference.field_lengths)
+    b = np.array(params.b)[field_idx]
+    norm = 1.0 - b + b * lengths[pair % count, field_idx] / average[field_idx]
+    weighted_tf = np.zeros(len(pair_keys))
+    np.add.at(weighted_tf, posting_of, np.array(params.weights)[field_idx] * tf / norm)
+    saturation = weighted_tf * (params.k1 + 1.0) / (params.k1 + weighted_tf)
+
+    seed = np.zeros(len(pair_keys), dtype=np.int64)
+    seed_weight = np.array(SEED_FIELD_WEIGHTS)[field_idx]
+    body = field_idx == FIELDS.index("body")
+    np.add.at(seed, posting_of, np.where(body, np.minimum(tf, SEED_BODY_CAP), seed_weight))
+
+    blocks = np.zeros(len(pair_keys), dtype=np.uint32)
+    np.bitwise_or.at(blocks, posting_of[key_of], bits)
+    return PostingRows(
+        terms=pair_keys // count,
+        docs=pair_keys % count,
+        saturation=saturation.astype(np.float32),
+        seed=seed.astype(np.uint8),
+        blocks=blocks,
+    )
+
+
+def assemble_postings(
+    vocabulary: Vocabulary, order: np.ndarray, rows: PostingRows, reference: ReferenceStats, params: BM25FParams
+) -> Postings:
+    """Postings from rows numbered by `vocabulary`'s term ids: idf and impacts from each term's document
+    frequency and the reference count (`order`: the term ids in string order)."""
+    doc_freq = np.bincount(rows.terms, minlength=len(vocabulary))
+    offsets = np.zeros(len(vocabulary) + 1, dtype=np.int64)
+    np.cumsum(doc_freq, out=offsets[1:])
+    impacts = np.repeat(ranking_idf(doc_freq, reference.documents, params.idf_floor), doc_freq) * rows.saturation
+    return Postings(
+        vocabulary=vocabulary,
+        offsets=offsets,
+        docs=rows.docs.astype(np.int32),
+        bm25f=impacts,
+        seed=rows.seed,
+        idf=bm25_idf(doc_freq, reference.documents),
+        max_bm25f=term_max_impacts(offsets, impacts),
+        order=order.astype(np.int32),
+        blocks=rows.blocks,
+        saturation=rows.saturation,
+        reference=reference,
+    )
+
+
 def build_postings(
     documents: Sequence[Document],
     *,
@@ -239,63 +324,13 @@ def build_postings(
     (incremental builds), which must return what analyze_fields would. `collect`, when given,
     replaces the whole collection step and must give the occurrences analyze_fields would.
     """
-    found = collect(documents, config) if collect is not None else _collect_terms(documents, config, progress, analyze)
+    found = collect(documents, config) if collect is not None else collect_terms(documents, config, progress, analyze)
     terms, lengths = found.terms, found.lengths
     vocabulary, new_id = Vocabulary.build(terms, hashes=found.hashes)
-    count, n_fields = len(documents), len(FIELDS)
-    # Arrays with one value per occurrence (14 M at 100,000 entries) are dropped as soon as they are used:
-    # they are most of a large build's memory.
-    doc_of = np.repeat(np.arange(count, dtype=np.int64), lengths.sum(axis=1))
-    bits = _block_bits(found.sentences, found.sentence_counts[doc_of])
-    keys = new_id[found.term_ids]
-    del found
-    keys *= count
-    keys += doc_of
-    del doc_of
-    keys *= n_fields
-    keys += np.repeat(np.tile(np.arange(n_fields, dtype=np.int64), count), lengths.ravel())
-    # One sort gives tf per (term, doc, field); a second grouping gives one posting per (term, doc).
-    unique_keys, key_of, tf = np.unique(keys, return_inverse=True, return_counts=True)
-    del keys
-    field_idx = unique_keys % n_fields
-    pair = unique_keys // n_fields
-    pair_keys, posting_of = np.unique(pair, return_inverse=True)
-    term_of, doc_idx = pair_keys // count, pair_keys % count
-
     measured = ReferenceStats.measured(lengths)
     reference = measured if reference is None else reference.kept_for(measured)
-    average = np.array(reference.field_lengths)
-    b = np.array(params.b)[field_idx]
-    norm = 1.0 - b + b * lengths[pair % count, field_idx] / average[field_idx]
-    weighted_tf = np.zeros(len(pair_keys))
-    np.add.at(weighted_tf, posting_of, np.array(params.weights)[field_idx] * tf / norm)
-    doc_freq = np.bincount(term_of, minlength=len(terms))
-    idf = bm25_idf(doc_freq, reference.documents)
-    saturation = weighted_tf * (params.k1 + 1.0) / (params.k1 + weighted_tf)
-
-    seed = np.zeros(len(pair_keys), dtype=np.int64)
-    seed_weight = np.array(SEED_FIELD_WEIGHTS)[field_idx]
-    body = field_idx == FIELDS.index("body")
-    np.add.at(seed, posting_of, np.where(body, np.minimum(tf, SEED_BODY_CAP), seed_weight))
-
-    blocks = np.zeros(len(pair_keys), dtype=np.uint32)
-    np.bitwise_or.at(blocks, posting_of[key_of], bits)
-    del bits, key_of
-
-    offsets = np.zeros(len(terms) + 1, dtype=np.int64)
-    np.cumsum(doc_freq, out=offsets[1:])
-    impacts = (ranking_idf(doc_freq, reference.documents, params.idf_floor)[term_of] * saturation).astype(np.float32)
-    postings = Postings(
-        vocabulary=vocabulary,
-        offsets=offsets,
-        docs=doc_idx.astype(np.int32),
-        bm25f=impacts,
-        seed=seed.astype(np.uint8),
-        idf=idf,
-        max_bm25f=term_max_impacts(offsets, impacts),
-        order=new_id[_string_order(terms)].astype(np.int32),
-        blocks=blocks,
-        reference=reference,
-        stats={"documents": float(count), "postings": float(len(pair_keys))},
-    )
-    return postings, lengths
+    taken = [found]
+    del found
+    rows = posting_rows(taken, new_id, reference, params)
+    order = new_id[_string_order(terms)]
+    return assemble_postings(vocabulary, order, rows, reference, params), lengths

@@ -5,11 +5,13 @@ active-release switch in one transaction: a failed or killed build leaves the pr
 serving. Builds are idempotent (a snapshot with a known inputs hash reuses that release) and bursts
 of publishes coalesce into one build.
 
-Builds are incremental within a process (a Celery worker's child): the analysed terms of a
+Builds are incremental: each index patches the last release's, mapped from its stored file (so a
+worker's first build patches too), with the reference statistics its manifest records
+(knowledge.retrieval.patching). Within a process (a Celery worker's child) the analysed terms of a
 namespace's last build are kept (render.release.AnalysisCache) and only changed entries are analysed
-again; the release is byte-identical to a full build. A process's first build of a namespace starts
-from the caches the last build on the host kept on disk (knowledge.services.build_cache), else it is a
-full one.
+again; a process's first build of a namespace starts from the caches the last build on the host kept
+on disk (knowledge.services.build_cache). The release is byte-identical to a full build against the
+same reference statistics.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from knowledge.retrieval.tiers import INTERNAL_ARTIFACTS, freshness_counts, pack
 from knowledge.retrieval.timestamps import rfc3339
 from knowledge.selectors.calibration import calibration_lineage, recorded_lineage
 from knowledge.selectors.pages import release_metrics_measure
+from knowledge.selectors.release_indexes import release_indexes_mapped
 from knowledge.selectors.release_notices import release_switch_announce
 from knowledge.selectors.snapshots import RecordKey, snapshot_read
 from knowledge.services.actors import system_actor
@@ -132,12 +135,20 @@ def _render(
     follows: Release | None,
     lineage: Lineage | None,
 ) -> list[RenderedArtifact]:
-    """The release's files; its indexes keep the reference statistics of `follows`' unless they drifted,
-    and its public index the calibration of `lineage` while it holds (calibration.carried)."""
+    """The release's files; its indexes keep the reference statistics of `follows`' unless they drifted
+    and patch its indexes (mapped from its stored files, so no process cache is needed) when they can,
+    and its public index keeps the calibration of `lineage` while it holds (calibration.carried)."""
     caches = _build_caches(namespace.pk)
     references = references_from(follows.manifest) if follows is not None else None
+    previous = release_indexes_mapped(release=follows) if follows is not None else None
     artifacts = render_release(
-        snapshot, stamp, analysis=caches.analysis, parts=caches.parts, references=references, lineage=lineage
+        snapshot,
+        stamp,
+        analysis=caches.analysis,
+        parts=caches.parts,
+        references=references,
+        lineage=lineage,
+        previous=previous,
     )
     logger.info(
         "Release of %s: %d entries analysed, %d reused; %d parts rendered, %d reused",

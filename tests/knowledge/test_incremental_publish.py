@@ -5,6 +5,7 @@ half-way stores nothing and leaves the last release serving."""
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -154,3 +155,68 @@ def test_a_build_that_fails_while_storing_its_chunks_leaves_the_last_release_ser
     build(ns_a, 2)  # the caches saw the failed build's content: the next build still stores a full rebuild's bytes
     assert active(ns_a) != serving
     assert_stored_as_a_full_rebuild(ns_a)
+
+
+TOPICS = ["harbour", "regions", "pricing", "budgets", "webhooks", "tokens", "releases", "tenants", "limits", "exports"]
+
+
+def many_rows(count: int) -> list[dict[str, Any]]:
+    """The alpha rows and more like them: enough entries that one change stays within the reference
+    statistics' tolerance (postings.REFERENCE_DRIFT), so builds patch the previous index."""
+    rows = [row for row in alpha_rows() if "links" not in row]
+    for number in range(count - len(rows)):
+        topic, other = TOPICS[number % len(TOPICS)], TOPICS[(number * 7 + 3) % len(TOPICS)]
+        rows.append(
+            {
+                "id": f"AL-{500 + number}",
+                "category": ("fact", "rule")[number % 2],
+                "title": f"Alpha {topic} note {number}",
+                "summary": f"How alpha handles {topic} and {other}.",
+                "body": f"Alpha {topic} work in batches of {number}. The {other} settle after that. " * 2,
+                "tags": [topic],
+                "confidence": 0.9,
+                "updated": "2026-08-01",
+            }
+        )
+    return rows
+
+
+def test_with_the_reference_statistics_kept_each_build_patches_the_stored_index_of_the_last_release(
+    ns_a: Namespace, editor: Any, reviewer: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every build below runs as a worker's first (no process cache): the patch reads the last release's
+    stored index. Each release is stored byte for byte as a full rebuild against the same reference
+    statistics renders it, and those statistics stay the first release's."""
+    release_analysis_caches_clear()
+    rows = many_rows(60)
+    publish(ns_a, rows)
+    reference = references_from(active(ns_a).manifest)
+    assert reference
+
+    def patched(step: Any) -> None:
+        release_analysis_caches_clear()
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="knowledge.retrieval.patching"):
+            step()
+        assert "Index patched" in caplog.text
+        assert_stored_as_a_full_rebuild(ns_a)
+        assert references_from(active(ns_a).manifest) == reference
+
+    rows[5]["body"] = rows[5]["body"].replace("batches", "small batches")
+    patched(lambda: publish(ns_a, [rows[5]], now=BUILT_AT + timedelta(hours=1)))  # an edit
+    added = {**rows[7], "id": "AL-990", "title": "Alpha zeppelin note"}
+    patched(lambda: publish(ns_a, [added], now=BUILT_AT + timedelta(hours=2)))  # an addition
+    retired = Entry.objects.get(public_id="AL-510")
+    patched(lambda: (entry_retire(entry=retired, actor=reviewer, reason="Merged."), build(ns_a, 3)))
+    moved = Category.objects.get(namespace=ns_a, slug="fact" if added["category"] == "rule" else "rule")
+    patched(lambda: (Entry.objects.filter(public_id="AL-990").update(category=moved), build(ns_a, 4)))
+
+    def synonyms() -> None:
+        content = SynonymContent.build(phrases=["regions", "zones"])
+        version = synonym_set_create(namespace=ns_a, name="regions", content=content, actor=editor)[1]
+        synonym_submit(version=version, actor=editor)
+        synonym_approve(version=version, actor=reviewer)
+        synonym_publish(version=version, actor=reviewer)
+        build(ns_a, 5)
+
+    patched(synonyms)

@@ -5,13 +5,12 @@ entry's terms depend on that entry alone. The cache keeps, per document, its occ
 of one table shared by the namespace's documents (and the shape of its fields), so a build collects
 the occurrences of the whole collection with a few array operations instead of one dictionary lookup
 per occurrence, and hashes each term once per process. The collection it hands to the engine is what
-postings._collect_terms gives (ids renumbered densely; the vocabulary orders them itself), so the
+postings.collect_terms gives (ids renumbered densely; the vocabulary orders them itself), so the
 index is byte-identical to a full build's (tests/knowledge/test_incremental_release.py).
 """
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -20,10 +19,9 @@ from itertools import pairwise
 from typing import Any
 
 import numpy as np
-import orjson
 
 from knowledge.retrieval.analysis import AnalyzerConfig
-from knowledge.retrieval.documents import Document
+from knowledge.retrieval.documents import Document, document_key
 from knowledge.retrieval.postings import CONTEXT_FIELDS, FIELDS, Analyze, Occurrences, analyze_fields
 from knowledge.retrieval.vocabulary import hash_term, pack_strings
 
@@ -41,11 +39,6 @@ class _Analysed:
     field_parts: tuple[int, ...]  # parts per field
     lengths: np.ndarray  # int64, occurrences per field
     sentence_count: int
-
-
-def document_key(document: Document) -> bytes:
-    """A digest of everything the engine can read from a document (so any change re-analyses it)."""
-    return hashlib.blake2b(orjson.dumps(document), digest_size=16).digest()
 
 
 class AnalysisCache:

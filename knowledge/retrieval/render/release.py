@@ -2,15 +2,18 @@
 
 Incremental builds: analysing entry text (segmentation, stemming, stopwords) is most of compiling
 the index, and each entry's terms depend on that entry alone. An AnalysisCache keeps the terms of
-the entries of a namespace's last build, so the next build analyses only the entries that changed;
-every other step (term ids, BM25F statistics, postings, the other artifacts) is recomputed in full,
-so the release is byte-identical to a full build's (tests/knowledge/test_incremental_release.py).
+the entries of a namespace's last build, so the next build analyses only the entries that changed.
+The index itself is patched from the previous release's (knowledge.retrieval.patching) when its
+reference statistics still hold, else compiled in full; either way the release is byte-identical to
+a full build against the same reference statistics (tests/knowledge/test_incremental_release.py,
+tests/knowledge/test_incremental_publish.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 
 from knowledge.retrieval.calibration import (
     CALIBRATED,
@@ -88,21 +91,37 @@ def compile_index(
     reference: ReferenceStats | None = None,
     lineage: Lineage | None = None,
     sequence: int = 0,
+    previous: SearchIndex | None = None,
 ) -> SearchIndex:
     """The release's index with its match threshold: the namespace's own, else calibrated here.
 
     With `analysis`, unchanged documents are not analysed again (the held-out calibration
     collection included: only the entries its pseudo-questions were cut from are new). `reference`:
-    the statistics the lineage's last index was normalised against (kept unless they drifted). With
+    the statistics the lineage's last index was normalised against (kept unless they drifted);
+    `previous`: that index, which the compile patches when it can (knowledge.retrieval.patching). With
     `lineage`, the calibration of the release this one follows is carried when it still holds.
     """
     options = search_options(snapshot)
     if analysis is None:
-        index = SearchIndex.compile(documents, options=options, synonyms=snapshot.synonyms, reference=reference)
+        index = SearchIndex.compile(
+            documents,
+            options=options,
+            synonyms=snapshot.synonyms,
+            reference=reference,
+            previous=previous,
+            patchable=True,
+        )
         return with_matching(index, documents, snapshot, analyze=analyze_fields, lineage=lineage, sequence=sequence)
     with analysis.building():
         index = SearchIndex.compile(
-            documents, options=options, collect=analysis.collect, synonyms=snapshot.synonyms, reference=reference
+            documents,
+            options=options,
+            collect=analysis.collect,
+            analyze=partial(analysis.fields, analyze=analyze_fields),
+            synonyms=snapshot.synonyms,
+            reference=reference,
+            previous=previous,
+            patchable=True,
         )
         collect = analysis.collect_uncounted
         return with_matching(
@@ -159,6 +178,7 @@ _RECORD = ("provenance", "calibrated_in", "calibrated_entries", "changed_since",
 
 
 References = Mapping[str, ReferenceStats]  # per index artifact name
+Indexes = Mapping[str, SearchIndex]  # per index artifact name
 
 
 def tier_index(
@@ -169,15 +189,23 @@ def tier_index(
     analysis: AnalysisCache | None = None,
     references: References | None = None,
     lineage: Lineage | None = None,
+    previous: Indexes | None = None,
 ) -> SearchIndex:
     """The index a caller cleared for `level` searches: its visible entries that may be packed.
     `lineage` carries the public index's calibration (the wider tiers' are not recorded: they calibrate)."""
     tier = visible(snapshot, level)
     documents = [entry.as_document() for entry in packable(tier.entries, revision=stamp.revision)]
-    reference = (references or {}).get(index_name(level))
+    name = index_name(level)
+    reference = (references or {}).get(name)
     carry = lineage if level == PUBLIC else None
     return compile_index(
-        documents, tier, analysis=analysis, reference=reference, lineage=carry, sequence=stamp.sequence
+        documents,
+        tier,
+        analysis=analysis,
+        reference=reference,
+        lineage=carry,
+        sequence=stamp.sequence,
+        previous=(previous or {}).get(name),
     )
 
 
@@ -225,10 +253,12 @@ def render_release(
     references: References | None = None,
     progress: Progress | None = None,
     lineage: Lineage | None = None,
+    previous: Indexes | None = None,
 ) -> list[RenderedArtifact]:
     """Every artifact of the release; `analysis` and `parts` make the build incremental (same bytes).
     `references`: the reference statistics of the indexes of the release this one follows; `lineage`
-    carries the calibration of the release it follows (calibration.carried).
+    carries the calibration of the release it follows (calibration.carried); `previous`: the indexes
+    of the release it follows, which the new ones patch when they can (same bytes again).
 
     Everything served as a file is rendered from the public view (tiers.visible); each wider
     clearance in use adds its own index, and protected.json keeps what the public files leave out.
@@ -246,7 +276,9 @@ def render_release(
 
     levels = tier_levels(snapshot)
     for level in levels:
-        index = tier_index(snapshot, stamp, level, analysis=analysis, references=references, lineage=lineage)
+        index = tier_index(
+            snapshot, stamp, level, analysis=analysis, references=references, lineage=lineage, previous=previous
+        )
         write(index_name(level), BINARY, index.to_pieces())
         del index  # its arrays go before the next compile
     write(CONTEXT_JSON, JSON, _context_json(public, stamp, parts))

@@ -1,0 +1,231 @@
+"""An index compiled by patching the previous one (issue 18 §3-4): only the changed entries are analysed,
+and no sort of the whole collection's occurrences is made.
+
+A posting's row (postings.PostingRows: its saturated weighted tf, seed weight and passage blocks)
+depends only on its entry and on the lineage's reference statistics, and its impact is the term's
+idf times that row's saturation. So with the reference statistics kept, the previous index's rows
+of every unchanged entry are still right: its postings lose the rows of the changed and removed
+entries, gain the rows of the changed and added ones (merged in at their place, term-major and
+by position), and each term's idf follows its new document frequency. The result is byte for byte
+the index a full compile of the same documents against the same reference statistics makes
+(tests/retrieval/test_index_patching.py), and the posting lists of terms no change touches keep
+their bytes, so content-defined chunk storage shares them between releases.
+
+A patch is declined (None: compile in full) when the previous index lacks what it needs (an index
+compiled before patching, or with other analysis or ranking parameters), when the reference
+statistics drifted (a re-freeze is a full compile), when more than MAX_CHANGED of the entries
+changed, when the unchanged entries moved relative to each other, or when a new term's hash equals
+another term's.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+
+from knowledge.retrieval.analysis import AnalyzerConfig
+from knowledge.retrieval.documents import Document
+from knowledge.retrieval.postings import (
+    FIELDS,
+    Analyze,
+    BM25FParams,
+    PostingRows,
+    Postings,
+    ReferenceStats,
+    assemble_postings,
+    collect_terms,
+    posting_rows,
+)
+from knowledge.retrieval.vocabulary import Vocabulary, hash_term
+
+logger = logging.getLogger(__name__)
+
+# Above this share of changed entries a full compile costs about as much as a patch.
+MAX_CHANGED = 0.1
+
+
+@dataclass(frozen=True)
+class PreviousIndex:
+    """What a patch reads of the previous index: its postings' rows, entries and reference statistics."""
+
+    ids: list[str]
+    keys: np.ndarray  # uint8 (docs, 16): documents.document_key of each entry
+    lengths: np.ndarray  # int32 (docs, fields)
+    vocabulary: Vocabulary
+    order: np.ndarray
+    offsets: np.ndarray
+    docs: np.ndarray
+    saturation: np.ndarray
+    seed: np.ndarray
+    blocks: np.ndarray
+    reference: ReferenceStats
+
+    @classmethod
+    def of(cls, arrays: Mapping[str, np.ndarray], reference: ReferenceStats | None) -> PreviousIndex | None:
+        """From an index's arrays; None when it was compiled without what a patch needs."""
+        needed = ("doc_keys", "doc_lengths", "post_saturation", "post_blocks", "term_order")
+        if reference is None or any(name not in arrays for name in needed):
+            return None
+        blob, offsets = bytes(arrays["doc_id_blob"]), arrays["doc_id_offsets"].tolist()
+        return cls(
+            ids=[blob[start:end].decode() for start, end in pairwise(offsets)],
+            keys=arrays["doc_keys"],
+            lengths=arrays["doc_lengths"],
+            vocabulary=Vocabulary(arrays["term_hashes"], arrays["term_blob"], arrays["term_offsets"]),
+            order=arrays["term_order"],
+            offsets=arrays["post_offsets"],
+            docs=arrays["post_docs"],
+            saturation=arrays["post_saturation"],
+            seed=arrays["post_seed"],
+            blocks=arrays["post_blocks"],
+            reference=reference,
+        )
+
+
+@dataclass(frozen=True)
+class _Entries:
+    """Where the previous index's entries went: new position per old one (-1: changed or removed)."""
+
+    moved: np.ndarray  # int64 per old position
+    changed: np.ndarray  # int64 new positions whose rows are made again
+
+
+def _entries(previous: PreviousIndex, documents: Sequence[Document], keys: np.ndarray) -> _Entries | None:
+    position = {entry_id: i for i, entry_id in enumerate(previous.ids)}
+    old = np.array([position.get(d.id, -1) for d in documents], dtype=np.int64)
+    same = old >= 0
+    same[same] = (previous.keys[old[same]] == keys[same]).all(axis=1)
+    moved = np.full(len(previous.ids), -1, dtype=np.int64)
+    moved[old[same]] = np.flatnonzero(same)
+    kept = moved[moved >= 0]
+    if np.any(np.diff(kept) <= 0):
+        return None  # the unchanged entries are in another order: their rows would not stay sorted
+    return _Entries(moved, np.flatnonzero(~same))
+
+
+def _lengths(previous: PreviousIndex, entries: _Entries, changed: np.ndarray, count: int) -> np.ndarray:
+    lengths = np.zeros((count, len(FIELDS)), dtype=np.int64)
+    kept = entries.moved >= 0
+    lengths[entries.moved[kept]] = previous.lengths[kept]
+    lengths[entries.changed] = changed
+    return lengths
+
+
+@dataclass(frozen=True)
+class _Terms:
+    """The patched vocabulary, its string order, and where each previous and new term id went."""
+
+    vocabulary: Vocabulary
+    order: np.ndarray
+    old_to_final: np.ndarray  # int64 per previous term id (-1: no entry holds it any more)
+    local_to_final: np.ndarray  # int64 per term of the changed entries
+
+
+def _terms(previous: PreviousIndex, surviving: np.ndarray, local_terms: Sequence[str]) -> _Terms | None:
+    """`surviving`: the previous terms some unchanged entry still holds."""
+    old_of_local = np.array([previous.vocabulary.lookup(t) for t in local_terms], dtype=np.int64)
+    keep = surviving.copy()
+    keep[old_of_local[old_of_local >= 0]] = True
+    new_local = np.flatnonzero(old_of_local < 0)
+    new_hashes = np.array([hash_term(local_terms[int(i)]) for i in new_local], dtype=np.uint64)
+    if len(np.unique(new_hashes)) < len(new_hashes) or np.isin(new_hashes, previous.vocabulary.hashes).any():
+        return None  # equal hashes are ordered by term: left to a full compile
+    by_hash = np.argsort(new_hashes, kind="stable")
+    new_local, new_hashes = new_local[by_hash], new_hashes[by_hash]
+
+    kept_hashes = previous.vocabulary.hashes[keep]
+    before = np.searchsorted(kept_hashes, new_hashes, side="left")  # where each new term goes
+    old_to_final = np.full(len(keep), -1, dtype=np.int64)
+    old_to_final[keep] = np.arange(len(kept_hashes)) + np.searchsorted(new_hashes, kept_hashes, side="left")
+    new_final = np.arange(len(new_hashes)) + before
+    local_to_final = np.where(old_of_local >= 0, old_to_final[np.maximum(old_of_local, 0)], -1)
+    local_to_final[new_local] = new_final
+
+    term_lengths = np.diff(previous.vocabulary.offsets)
+    kept_lengths = term_lengths[keep]
+    kept_blob = previous.vocabulary.blob[np.repeat(keep, term_lengths)]
+    kept_starts = np.concatenate([[0], np.cumsum(kept_lengths)])
+    encoded = [local_terms[int(i)].encode() for i in new_local]
+    new_lengths = np.array([len(e) for e in encoded], dtype=np.int64)
+    blob = np.insert(
+        kept_blob, np.repeat(kept_starts[before], new_lengths), np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    )
+    offsets = np.zeros(len(keep[keep]) + len(encoded) + 1, dtype=np.int64)
+    np.cumsum(np.insert(kept_lengths, before, new_lengths), out=offsets[1:])
+    vocabulary = Vocabulary(np.insert(kept_hashes, before, new_hashes), blob, offsets)
+
+    kept_order = old_to_final[previous.order[keep[previous.order]]]
+    strings = sorted((local_terms[int(i)], int(local_to_final[i])) for i in new_local)
+    places = [
+        bisect.bisect_left(range(len(kept_order)), term, key=lambda i: vocabulary.term(int(kept_order[i])))
+        for term, _ in strings
+    ]
+    order = np.insert(kept_order, np.array(places, dtype=np.int64), [final for _, final in strings])
+    return _Terms(vocabulary, order.astype(np.int64), old_to_final, local_to_final)
+
+
+def _merged(old: PostingRows, new: PostingRows, count: int) -> PostingRows:
+    """Two row sets, each sorted by (term, doc) and with no (term, doc) in both, as one."""
+    order = np.lexsort((new.docs, new.terms))
+    new_keys = new.terms[order] * count + new.docs[order]
+    at = np.searchsorted(old.terms * count + old.docs, new_keys)
+    return PostingRows(
+        terms=np.insert(old.terms, at, new.terms[order]),
+        docs=np.insert(old.docs, at, new.docs[order]),
+        saturation=np.insert(old.saturation, at, new.saturation[order]),
+        seed=np.insert(old.seed, at, new.seed[order]),
+        blocks=np.insert(old.blocks, at, new.blocks[order]),
+    )
+
+
+def patched_postings(
+    previous: PreviousIndex,
+    documents: Sequence[Document],
+    keys: np.ndarray,
+    *,
+    config: AnalyzerConfig,
+    params: BM25FParams,
+    analyze: Analyze,
+) -> tuple[Postings, np.ndarray] | None:
+    """The postings and document lengths build_postings(documents, reference=previous.reference) gives,
+    from the previous index and the changed entries alone; None when a patch does not apply (see above).
+    `keys`: documents.document_key of each document, as the previous index stored them."""
+    count = len(documents)
+    entries = _entries(previous, documents, keys)
+    if not count or entries is None or len(entries.changed) > MAX_CHANGED * count:
+        return None
+    found = collect_terms([documents[int(i)] for i in entries.changed], config, None, analyze)
+    lengths = _lengths(previous, entries, found.lengths, count)
+    if previous.reference.kept_for(ReferenceStats.measured(lengths)) != previous.reference:
+        return None  # drifted: a re-freeze, which is a full compile
+
+    kept_rows = entries.moved[previous.docs] >= 0
+    kept_before = np.concatenate([[0], np.cumsum(kept_rows)])
+    surviving = kept_before[previous.offsets[1:]] > kept_before[previous.offsets[:-1]]
+    terms = _terms(previous, surviving, found.terms)
+    if terms is None:
+        return None
+    local = posting_rows([found], np.arange(len(found.terms), dtype=np.int64), previous.reference, params)
+    new = PostingRows(
+        terms=terms.local_to_final[local.terms],
+        docs=entries.changed[local.docs],
+        saturation=local.saturation,
+        seed=local.seed,
+        blocks=local.blocks,
+    )
+    old_terms = np.repeat(terms.old_to_final, np.diff(previous.offsets))[kept_rows]
+    old = PostingRows(
+        terms=old_terms,
+        docs=entries.moved[previous.docs[kept_rows]],
+        saturation=previous.saturation[kept_rows],
+        seed=previous.seed[kept_rows],
+        blocks=previous.blocks[kept_rows],
+    )
+    rows = _merged(old, new, count)
+    logger.info("Index patched: %d of %d entries compiled again", len(entries.changed), count)
+    return assemble_postings(terms.vocabulary, terms.order, rows, previous.reference, params), lengths

@@ -1,0 +1,48 @@
+"""A release's compiled indexes, mapped from the files every process of a host shares (issue 18 §3-4).
+
+The next build of the namespace patches them (knowledge.retrieval.patching) instead of compiling its
+indexes in full. They are read from the stored release, not from anything a process kept, so the first
+build after a worker starts is incremental too; a file is named as the web workers name theirs
+(knowledge.selectors.serving), so a host holds one copy of a release's public index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from functools import partial
+from pathlib import Path
+
+from knowledge.models import Artifact, Release
+from knowledge.retrieval.container import ContainerError
+from knowledge.retrieval.index import SearchIndex
+from knowledge.retrieval.render.release import INDEX_NAMES
+from knowledge.selectors.artifacts import artifact_stream
+from knowledge.selectors.release_files import release_file_mapped
+
+logger = logging.getLogger(__name__)
+
+SLICE_BYTES = 1024 * 1024
+
+
+def _copy(release_id: int, name: str, size: int, path: Path) -> None:
+    with open(path, "wb") as out:
+        for part in artifact_stream(release_id=release_id, name=name, start=0, end=size - 1, slice_bytes=SLICE_BYTES):
+            out.write(part)
+
+
+def release_indexes_mapped(*, release: Release) -> dict[str, SearchIndex]:
+    """The release's indexes by file name; none when its files were pruned (the next build is a full one)."""
+    if release.files_pruned_at is not None:
+        return {}
+    found: dict[str, SearchIndex] = {}
+    stored = Artifact.objects.filter(release=release, name__in=sorted(INDEX_NAMES))
+    for name, etag, size in stored.values_list("name", "etag", "size"):
+        file_name = f"{hashlib.sha256(etag.encode()).hexdigest()}.index"
+        try:
+            found[name] = SearchIndex.from_bytes(
+                release_file_mapped(name=file_name, produce=partial(_copy, release.pk, name, size))
+            )
+        except (ContainerError, Artifact.DoesNotExist) as error:
+            logger.warning("Release %s: index %s cannot be patched (%s); compiling in full", release.pk, name, error)
+    return found
