@@ -5,9 +5,15 @@ CHUNK_AVERAGE), with chunks kept between CHUNK_MIN and CHUNK_MAX bytes. Cuts dep
 bytes only, so an edit to one entry of context.json changes the chunk holding it (and the first
 chunk, which holds the release's version) while every other chunk keeps its bytes and its hash.
 Files up to CHUNK_MAX stay one chunk. Pure and deterministic: the same bytes always cut the same way.
+
+A compiled index is cut finer (INDEX_CHUNKS): it is term-major, so one entry's change touches one
+place in the posting list of each of its terms (about a hundred, spread over the whole file), and
+only small chunks leave most of the file's bytes untouched (issue 18 §3-4).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -17,54 +23,77 @@ CHUNK_MAX = 1024 * 1024  # also the size of a streamed slice (serving), so a chu
 WINDOW = 8
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _SHIFT = np.uint64(40)
-_MASK = np.uint64(CHUNK_AVERAGE - 1)
 _SCAN = 4 * 1024 * 1024  # bytes hashed at a time (bounds the scan's memory at about 8 x this)
 
 
-def _candidates(data: bytes) -> list[int]:
-    """Every position p (the end of an eight-byte window) whose window hashes to the cut pattern.
+@dataclass(frozen=True)
+class ChunkSizes:
+    minimum: int
+    average: int  # a power of two
+    maximum: int  # at most CHUNK_MAX
+    words: int = 1  # eight-byte words in the window whose hash picks the cut points
+
+
+FILE_CHUNKS = ChunkSizes(CHUNK_MIN, CHUNK_AVERAGE, CHUNK_MAX)
+INDEX_CHUNKS = ChunkSizes(1024, 4 * 1024, 16 * 1024, words=8)
+
+
+def _window_hashes(block: memoryview, r: int, count: int, words: int) -> np.ndarray:
+    """The hash of each window of `words` eight-byte words starting at r, r + 8 … (`count` windows)."""
+    read = np.frombuffer(block, dtype="<u8", count=count + words - 1, offset=r)
+    combined = read[words - 1 :].copy()
+    for back in range(1, words):  # earlier words, each times its own odd constant (wrapping)
+        combined += read[words - 1 - back : words - 1 - back + count] * np.uint64(2 * back + 1) * _MULTIPLIER
+    return (combined * _MULTIPLIER) >> _SHIFT
+
+
+def _candidates(data: bytes, sizes: ChunkSizes) -> list[int]:
+    """Every position p (the end of a window of sizes.words eight-byte words) whose window hashes to the
+    cut pattern.
 
     The windows starting at r, r + 8, r + 16 … are one little-endian uint64 array read in place, so
-    the scan is eight multiplications per 64 bytes and no copy of the data.
+    the scan is eight multiplications per 64 bytes and no copy of the data (one window word). A wider
+    window finds cut points in data of few distinct words (an index's passage-block masks, its seed
+    weights), where every eight-byte window would hash alike and the chunks would be cut by size.
     """
-    view = memoryview(data)
+    view, mask, span = memoryview(data), np.uint64(sizes.average - 1), sizes.words * WINDOW
     found: list[np.ndarray] = []
     for start in range(0, len(view), _SCAN):
-        block = view[start : start + _SCAN + WINDOW - 1]
+        block = view[start : start + _SCAN + span - 1]
         for r in range(WINDOW):
-            count = min((len(block) - r) // WINDOW, (_SCAN - r + WINDOW - 1) // WINDOW)
+            count = min((len(block) - r) // WINDOW - sizes.words + 1, (_SCAN - r + WINDOW - 1) // WINDOW)
             if count <= 0:
                 continue
-            words = np.frombuffer(block, dtype="<u8", count=count, offset=r)
-            hits = np.flatnonzero(((words * _MULTIPLIER) >> _SHIFT) & _MASK == 0)
-            found.append(hits * WINDOW + (start + r + WINDOW))
+            hits = np.flatnonzero(_window_hashes(block, r, count, sizes.words) & mask == 0)
+            found.append(hits * WINDOW + (start + r + span))
     return sorted(np.concatenate(found).tolist()) if found else []
 
 
-def chunk_bounds(data: bytes) -> list[int]:
-    """The end offset of each chunk of `data` (the last is len(data)); [] for no bytes."""
+def chunk_bounds(data: bytes, sizes: ChunkSizes = FILE_CHUNKS) -> list[int]:
+    """The end offset of each chunk of `data` (the last is len(data)); [] for no bytes. A file up to
+    CHUNK_MAX is one chunk whatever the sizes."""
     size = len(data)
     if size <= CHUNK_MAX:
         return [size] if size else []
     ends: list[int] = []
     start = 0
-    for cut in _candidates(data):
-        if cut - start < CHUNK_MIN or cut >= size:
+    for cut in _candidates(data, sizes):
+        if cut - start < sizes.minimum or cut >= size:
             continue
-        while cut - start > CHUNK_MAX:
-            start += CHUNK_MAX
+        while cut - start > sizes.maximum:
+            start += sizes.maximum
             ends.append(start)
-        if cut - start >= CHUNK_MIN:
+        if cut - start >= sizes.minimum:
             ends.append(cut)
             start = cut
-    while size - start > CHUNK_MAX:
-        start += CHUNK_MAX
+    while size - start > sizes.maximum:
+        start += sizes.maximum
         ends.append(start)
     ends.append(size)
     return ends
 
 
-def chunks_of(data: bytes) -> list[memoryview]:
+def chunks_of(data: bytes, sizes: ChunkSizes = FILE_CHUNKS) -> list[memoryview]:
     """`data` cut into its chunks (views, no copies)."""
-    view, ends = memoryview(data), chunk_bounds(data)
+    view, ends = memoryview(data), chunk_bounds(data, sizes)
     return [view[a:b] for a, b in zip([0, *ends], ends, strict=False)]

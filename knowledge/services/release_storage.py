@@ -24,13 +24,13 @@ from django.utils import timezone
 
 from knowledge.actors import Actor
 from knowledge.models import Artifact, ArtifactBlob, ArtifactPart, Namespace, Release
-from knowledge.retrieval.chunks import chunks_of
-from knowledge.retrieval.render.release import RenderedArtifact
+from knowledge.retrieval.chunks import FILE_CHUNKS, INDEX_CHUNKS, ChunkSizes, chunks_of
+from knowledge.retrieval.render.release import INDEX_NAMES, RenderedArtifact
 from knowledge.selectors.pinned import release_retained
 from knowledge.services.audit import audit_record
 
 DIGESTS_PER_QUERY = 1000
-CHUNKS_PER_INSERT = 16  # at most 16 MiB of new chunks copied at a time (knowledge.retrieval.chunks.CHUNK_MAX)
+BATCH_BYTES = 16 * 1024 * 1024  # new chunks are copied and inserted at most this many bytes at a time
 PARTS_PER_INSERT = 2000
 RESTORED_DIFFERS = "Release #{sequence} rendered again differs from what it served ({names}); it stays pruned."
 
@@ -50,12 +50,26 @@ class _Chunk:
     data: memoryview
 
 
-def _chunks(content: bytes) -> list[_Chunk]:
+def _chunks(content: bytes, sizes: ChunkSizes) -> list[_Chunk]:
     found, offset = [], 0
-    for data in chunks_of(content):
+    for data in chunks_of(content, sizes):
         found.append(_Chunk(offset=offset, digest=_digest(data), data=data))
         offset += len(data)
     return found
+
+
+def _batches(chunks: list[_Chunk]) -> Iterable[list[_Chunk]]:
+    """The chunks in runs of at most BATCH_BYTES (or one larger chunk)."""
+    batch: list[_Chunk] = []
+    size = 0
+    for chunk in chunks:
+        if batch and size + len(chunk.data) > BATCH_BYTES:
+            yield batch
+            batch, size = [], 0
+        batch.append(chunk)
+        size += len(chunk.data)
+    if batch:
+        yield batch
 
 
 def _blob_ids(*, namespace_id: int, chunks: Iterable[_Chunk]) -> tuple[dict[str, int], int]:
@@ -70,10 +84,10 @@ def _blob_ids(*, namespace_id: int, chunks: Iterable[_Chunk]) -> tuple[dict[str,
         found = ArtifactBlob.objects.filter(namespace_id=namespace_id, digest__in=batch).values_list("digest", "pk")
         known.update(found)
     new = [wanted[digest] for digest in digests if digest not in known]
-    for start in range(0, len(new), CHUNKS_PER_INSERT):
+    for run in _batches(new):
         blobs = [
             ArtifactBlob(namespace_id=namespace_id, digest=c.digest, content=bytes(c.data), size=len(c.data))
-            for c in new[start : start + CHUNKS_PER_INSERT]
+            for c in run
         ]
         ArtifactBlob.objects.bulk_create(blobs)
         known.update({blob.digest: blob.pk for blob in blobs})
@@ -82,10 +96,11 @@ def _blob_ids(*, namespace_id: int, chunks: Iterable[_Chunk]) -> tuple[dict[str,
 
 def _parts_store(*, namespace_id: int, files: dict[int, RenderedArtifact]) -> int:
     """Give each artifact (by row id) its chunks; returns the bytes of chunks stored anew. One file is
-    read and cut at a time, so a build holds at most its largest file's bytes (a spooled one is on disk)."""
+    read and cut at a time, so a build holds at most its largest file's bytes (a spooled one is on disk).
+    Indexes are cut finer than other files (knowledge.retrieval.chunks.INDEX_CHUNKS)."""
     stored = 0
     for artifact_id, artifact in files.items():
-        chunks = _chunks(artifact.content)
+        chunks = _chunks(artifact.content, INDEX_CHUNKS if artifact.name in INDEX_NAMES else FILE_CHUNKS)
         blobs, new = _blob_ids(namespace_id=namespace_id, chunks=chunks)
         stored += new
         ArtifactPart.objects.bulk_create(

@@ -9,7 +9,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledge.retrieval.chunks import CHUNK_MAX, CHUNK_MIN, chunk_bounds, chunks_of
+from knowledge.retrieval.chunks import CHUNK_MAX, CHUNK_MIN, INDEX_CHUNKS, chunk_bounds, chunks_of
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz预算条目版本"
 
@@ -61,3 +61,15 @@ def test_any_bytes_are_cut_into_chunks_that_make_them_up(head: bytes, repeat: in
     assert ends == sorted(ends) and ends[-1] == len(data)
     assert b"".join(chunks_of(data)) == data
     assert all(0 < b - a <= CHUNK_MAX for a, b in zip([0, *ends], ends, strict=False))
+
+
+def test_an_index_is_cut_finer_and_resynchronises_in_data_of_few_distinct_words() -> None:
+    """Passage-block masks and seed weights repeat a few values: eight-byte windows hash alike there, so
+    without the wider window chunks would be cut by size and an insertion would move every later cut."""
+    rng = random.Random(3)
+    data = b"".join(rng.choice([b"\xff\xff\xff\xff", b"\x01\x00\x00\x00", b"\x04\x00\x00\x00"]) for _ in range(600_000))
+    inserted = data[:1_000_000] + b"\x02\x00\x00\x00" + data[1_000_000:]
+    before = {bytes(chunk) for chunk in chunks_of(data, INDEX_CHUNKS)}
+    after = chunks_of(inserted, INDEX_CHUNKS)
+    assert all(len(chunk) <= INDEX_CHUNKS.maximum for chunk in after) and b"".join(after) == inserted
+    assert sum(len(chunk) for chunk in after if bytes(chunk) not in before) <= 2 * INDEX_CHUNKS.maximum

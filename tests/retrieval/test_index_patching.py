@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import pytest
 
+from knowledge.retrieval.chunks import INDEX_CHUNKS, chunks_of
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.postings import REFERENCE_DRIFT, analyze_fields
@@ -114,6 +115,26 @@ def test_the_postings_of_terms_a_change_does_not_touch_keep_their_bytes(
     # Without the lineage's statistics the edit moves the impacts of every term.
     fresh = SearchIndex.compile(changed)
     assert sum(postings_of(fresh, t) != postings_of(previous, t) for t in untouched) > len(untouched) // 2
+
+
+def new_chunk_bytes(before: bytes, after: bytes) -> int:
+    kept = {bytes(chunk) for chunk in chunks_of(before, INDEX_CHUNKS)}
+    return sum(len(chunk) for chunk in chunks_of(after, INDEX_CHUNKS) if bytes(chunk) not in kept)
+
+
+def test_a_patched_index_shares_most_of_its_chunks_with_the_previous_one() -> None:
+    documents = collection(6000, seed=11)
+    previous = SearchIndex.compile(documents, patchable=True).to_bytes()
+    added = [*documents, make_document("DOC-9999", "A new entry", body="zeppelin w1 w2 token budget.")]
+    patched = SearchIndex.compile(
+        added, previous=SearchIndex.from_bytes(previous), reference=SearchIndex.from_bytes(previous).reference
+    ).to_bytes()
+    assert len(patched) > 8 * 1024 * 1024
+    stored = new_chunk_bytes(previous, patched)
+    assert stored < 0.15 * len(patched)
+    # Normalised against the collection's own statistics, the new entry changes every impact.
+    fresh = SearchIndex.compile(added, patchable=True).to_bytes()
+    assert new_chunk_bytes(previous, fresh) > 3 * stored
 
 
 def test_a_collection_that_drifted_is_compiled_in_full_against_statistics_measured_again(
