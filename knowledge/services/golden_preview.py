@@ -19,7 +19,7 @@ import orjson
 from django.core.cache import cache
 from django.utils import timezone
 
-from knowledge.models import EntryVersion, Namespace, Release, VersionState
+from knowledge.models import EntryVersion, Namespace, VersionState
 from knowledge.retrieval.contract.records import PUBLIC
 from knowledge.retrieval.evaluation import EvalQuestion, QueryOutcome
 from knowledge.retrieval.gate import answers_differently, gate_verdict
@@ -122,9 +122,10 @@ def golden_preview(*, version: EntryVersion) -> GoldenPreview:
     stamp = ReleaseStamp(sequence=0, knowledge_version="", revision=today.isoformat(), generated_at="")
     analysis = AnalysisCache()  # a second compile analyses only the changed entry again
     budget = namespace.default_budget
-    # The next release's index keeps the reference statistics of the namespace's latest (issue 18).
-    latest = Release.objects.filter(namespace=namespace).order_by("-sequence").first()
-    references = references_from(latest.manifest) if latest is not None else {}
+    # The next release's index keeps the reference statistics of the namespace's latest (issue 18); the
+    # active release's are those unless a held release came after it (one query fewer: the admin's budget).
+    active = namespace.active_release
+    references = references_from(active.manifest) if active is not None else {}
     before = _published_outcomes(namespace, published, questions, budget, stamp, analysis, references)
     candidate = _in_memory(namespace, _with_version(published, version), stamp, analysis, references)
     after = questions_evaluate(release=candidate, questions=questions, budget=budget)
