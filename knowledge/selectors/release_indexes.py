@@ -3,12 +3,12 @@
 The next build of the namespace patches them (knowledge.retrieval.patching) instead of compiling its
 indexes in full. They are read from the stored release, not from anything a process kept, so the first
 build after a worker starts is incremental too; a file is named as the web workers name theirs
-(knowledge.selectors.serving), so a host holds one copy of a release's public index.
+(release_files.index_file_name), so a host holds one copy of a release's public index, which the
+build that made it has usually written already (knowledge.services.release_materialise).
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from functools import partial
 from pathlib import Path
@@ -18,7 +18,7 @@ from knowledge.retrieval.container import ContainerError
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.render.release import INDEX_NAMES
 from knowledge.selectors.artifacts import artifact_stream
-from knowledge.selectors.release_files import release_file_mapped
+from knowledge.selectors.release_files import index_file_name, release_file_mapped
 
 logger = logging.getLogger(__name__)
 
@@ -38,10 +38,9 @@ def release_indexes_mapped(*, release: Release) -> dict[str, SearchIndex]:
     found: dict[str, SearchIndex] = {}
     stored = Artifact.objects.filter(release=release, name__in=sorted(INDEX_NAMES))
     for name, etag, size in stored.values_list("name", "etag", "size"):
-        file_name = f"{hashlib.sha256(etag.encode()).hexdigest()}.index"
         try:
             found[name] = SearchIndex.from_bytes(
-                release_file_mapped(name=file_name, produce=partial(_copy, release.pk, name, size))
+                release_file_mapped(name=index_file_name(etag), produce=partial(_copy, release.pk, name, size))
             )
         except (ContainerError, Artifact.DoesNotExist) as error:
             logger.warning("Release %s: index %s cannot be patched (%s); compiling in full", release.pk, name, error)
