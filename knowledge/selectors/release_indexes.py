@@ -32,7 +32,8 @@ def _copy(release_id: int, name: str, size: int, path: Path) -> None:
 
 
 def release_indexes_mapped(*, release: Release) -> dict[str, SearchIndex]:
-    """The release's indexes by file name; none when its files were pruned (the next build is a full one)."""
+    """The release's indexes by file name; none when its files were pruned or cannot be mapped here (the
+    next build is then a full one)."""
     if release.files_pruned_at is not None:
         return {}
     found: dict[str, SearchIndex] = {}
@@ -42,6 +43,6 @@ def release_indexes_mapped(*, release: Release) -> dict[str, SearchIndex]:
             found[name] = SearchIndex.from_bytes(
                 release_file_mapped(name=index_file_name(etag), produce=partial(_copy, release.pk, name, size))
             )
-        except (ContainerError, Artifact.DoesNotExist) as error:
+        except (ContainerError, Artifact.DoesNotExist, OSError) as error:  # a build never fails for want of a patch
             logger.warning("Release %s: index %s cannot be patched (%s); compiling in full", release.pk, name, error)
     return found
