@@ -50,6 +50,11 @@ class _Chunk:
     data: memoryview
 
 
+def _sizes(name: str) -> ChunkSizes:
+    """Indexes are cut finer than other files (knowledge.retrieval.chunks.INDEX_CHUNKS)."""
+    return INDEX_CHUNKS if name in INDEX_NAMES else FILE_CHUNKS
+
+
 def _chunks(content: bytes, sizes: ChunkSizes) -> list[_Chunk]:
     found, offset = [], 0
     for data in chunks_of(content, sizes):
@@ -100,7 +105,7 @@ def _parts_store(*, namespace_id: int, files: dict[int, RenderedArtifact]) -> in
     Indexes are cut finer than other files (knowledge.retrieval.chunks.INDEX_CHUNKS)."""
     stored = 0
     for artifact_id, artifact in files.items():
-        chunks = _chunks(artifact.content, INDEX_CHUNKS if artifact.name in INDEX_NAMES else FILE_CHUNKS)
+        chunks = _chunks(artifact.content, _sizes(artifact.name))
         blobs, new = _blob_ids(namespace_id=namespace_id, chunks=chunks)
         stored += new
         ArtifactPart.objects.bulk_create(
@@ -120,7 +125,7 @@ def artifacts_chunked(artifacts: Iterable[RenderedArtifact]) -> Iterator[tuple[R
     """Each artifact with the number of chunks storage cuts it into, one file read at a time (as storing
     does: bench.buildmem measures this step without a database)."""
     for artifact in artifacts:
-        yield artifact, len(_chunks(artifact.content))
+        yield artifact, len(_chunks(artifact.content, _sizes(artifact.name)))
 
 
 def artifacts_store(*, release: Release, artifacts: Iterable[RenderedArtifact]) -> int:
