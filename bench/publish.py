@@ -266,8 +266,8 @@ def celery_worker(stack: BenchStack) -> Iterator[Worker]:
 class PublishSample:
     to_visible: float  # commit of the publish -> first /api/context answer that shows the change
     queued: float  # commit -> the worker starts the build (includes the coalescing delay)
-    build: float  # the build in the worker, start to activation
-    serve: float  # activation -> visible (the switch's notice, mapping the release's files in the web worker)
+    build: float  # the build in the worker, start to activation (its switch notice, heard by the bench)
+    serve: float  # the switch notice -> visible (the web worker's own notice, mapping the release's files)
     analysed: int  # entries the build analysed (the rest came from the worker's analysis cache)
     files_bytes: int  # the new release's files, all of them
     stored_bytes: int  # what storing them added: contents no earlier release of the namespace had
@@ -313,6 +313,50 @@ def _analysed(log_path: Path, slug: str) -> int:
     return found[-1] if found else -1
 
 
+@dataclass
+class SwitchNotices:
+    """When the bench's own subscriber heard each release switch announced (knowledge.selectors.release_notices):
+    the activation as the web workers see it, after its commit (a build's record is finished after that)."""
+
+    heard: list[tuple[float, int]] = field(default_factory=list)  # (time.time(), namespace id)
+
+    def last(self, namespace_id: int, *, since: float) -> float:
+        found = [at for at, heard_id in self.heard if heard_id == namespace_id and at >= since]
+        if not found:
+            raise RuntimeError(f"no release switch of namespace {namespace_id} was announced")
+        return found[-1]
+
+
+@contextmanager
+def switch_notices(redis_url: str) -> Iterator[SwitchNotices]:
+    import threading
+
+    import redis
+
+    from knowledge.selectors.release_notices import switch_channel
+
+    client = redis.Redis.from_url(redis_url)
+    subscription = client.pubsub(ignore_subscribe_messages=True)
+    subscription.subscribe(switch_channel(client))
+    notices, stopping = SwitchNotices(), threading.Event()
+
+    def listen() -> None:
+        while not stopping.is_set():
+            message = subscription.get_message(timeout=0.2)
+            if message is not None:
+                notices.heard.append((time.time(), int(message["data"])))
+
+    thread = threading.Thread(target=listen, name="bench-switch-notices", daemon=True)
+    thread.start()
+    try:
+        yield notices
+    finally:
+        stopping.set()
+        thread.join()
+        subscription.close()
+        client.close()
+
+
 def measure_publish(stack: BenchStack, *, rounds: int, size: int = PUBLISH_SIZE) -> PublishReport:
     """Publish a one-entry change `rounds` times and time each until /api/context shows it."""
     from bench.http import gunicorn
@@ -320,7 +364,11 @@ def measure_publish(stack: BenchStack, *, rounds: int, size: int = PUBLISH_SIZE)
     times = stack.synthetic(size)
     slug = slug_for(size)
     samples: list[PublishSample] = []
-    with celery_worker(stack) as worker, gunicorn(stack, "evergreen_site.wsgi", workers=2, log="publish") as server:
+    with (
+        celery_worker(stack) as worker,
+        gunicorn(stack, "evergreen_site.wsgi", workers=2, log="publish") as server,
+        switch_notices(BENCH_REDIS) as notices,
+    ):
         for warm in range(4):  # both web workers load the release before the clock starts
             _visible(server.port, slug, f"warmup{warm}")
         for attempt in range(rounds):
@@ -335,12 +383,13 @@ def measure_publish(stack: BenchStack, *, rounds: int, size: int = PUBLISH_SIZE)
             )
             visible = time.time()
             build = stack.child("last-build", slug)
+            activated = notices.last(build["namespace_id"], since=build["started"])
             samples.append(
                 PublishSample(
                     to_visible=visible - published["committed"],
                     queued=build["started"] - published["committed"],
-                    build=build["finished"] - build["started"],
-                    serve=visible - build["finished"],
+                    build=activated - build["started"],
+                    serve=visible - activated,
                     analysed=_analysed(worker.log, slug),
                     files_bytes=build["files_bytes"],
                     stored_bytes=build["stored_bytes"],
@@ -358,7 +407,9 @@ def measure_publish(stack: BenchStack, *, rounds: int, size: int = PUBLISH_SIZE)
 
 
 def _coalesce_seconds() -> float:
-    return float(os.environ.get("EVERGREEN_BUILD_COALESCE_SECONDS", "1"))
+    from evergreen_site.settings.evergreen import EvergreenSettings
+
+    return float(os.environ.get("EVERGREEN_BUILD_COALESCE_SECONDS", EvergreenSettings().build_coalesce_seconds))
 
 
 def format_publish(report: PublishReport) -> str:
@@ -391,9 +442,10 @@ def format_publish(report: PublishReport) -> str:
         f"peak {report.worker_peak_mib:.0f} MiB (its first, full build)"
     )
     lines.append(
-        f"(queued includes EVERGREEN_BUILD_COALESCE_SECONDS={report.coalesce_seconds:g}; serve = the switch's "
-        "notice reaching the web worker + loading the release, whose files the build wrote; analysed = entries "
-        "not reused from the worker's analysis cache)"
+        f"(queued includes EVERGREEN_BUILD_COALESCE_SECONDS={report.coalesce_seconds:g}; build ends at the switch's "
+        "notice, as the bench heard it; serve = from that notice to the answer: the web worker's own notice and "
+        "mapping the release, whose files the build wrote; analysed = entries not reused from the worker's "
+        "analysis cache)"
     )
     return "\n".join(lines)
 
@@ -438,8 +490,8 @@ def _child_last_build(slug: str) -> dict[str, Any]:
     mine = parts.filter(artifact__release=release).values("blob")
     stored = ArtifactBlob.objects.filter(pk__in=mine).exclude(pk__in=earlier)
     return {
+        "namespace_id": release.namespace_id,
         "started": build.started_at.timestamp(),
-        "finished": build.finished_at.timestamp(),
         "files_bytes": files.aggregate(total=Sum("size"))["total"] or 0,
         "stored_bytes": stored.aggregate(total=Sum("size"))["total"] or 0,
     }

@@ -52,8 +52,11 @@ class EvergreenSettings:
     security_log_key: str = ""
     # Identical security events (kind, reason, client, namespace) within this many seconds are counted, not written.
     security_log_repeat_seconds: float = 60.0
-    # Seconds a burst of publishes waits before one release build picks them all up.
-    build_coalesce_seconds: float = 1.0
+    # Seconds a queued build waits before it starts, so publishes a moment apart share it. Short: a
+    # burst longer than this still coalesces, into the queued build until it starts, then into one next
+    # build while that one runs (knowledge.services.build_queue), so the wait only has to catch a
+    # burst's first moments, and a lone publish is not delayed a second for company that never comes.
+    build_coalesce_seconds: float = 0.1
     # The build outbox: how often beat (or the embedded mode's thread) hands over pending builds, and
     # how long a handed-over build may go without finishing before it is handed over again (keep it
     # above the longest build: a duplicate is harmless, but costs a build).

@@ -46,7 +46,7 @@ _listening = _Listening()
 os.register_at_fork(after_in_child=_listening.forget)
 
 
-def _channel(client: redis.Redis) -> str:
+def switch_channel(client: redis.Redis) -> str:
     """Channels are shared by every database of a Redis server: the name carries the database's number."""
     return f"evergreen:{client.connection_pool.connection_kwargs.get('db', 0)}:release-switch"
 
@@ -57,7 +57,7 @@ def release_switch_announce(namespace_id: int) -> None:
         return
     client = redis_client(settings.REDIS_URL)
     try:
-        client.publish(_channel(client), str(namespace_id))
+        client.publish(switch_channel(client), str(namespace_id))
     except redis.RedisError as error:
         logger.info("Release switch of namespace %s not announced (%s): seen within a second", namespace_id, error)
 
@@ -95,7 +95,7 @@ def release_notices_listening() -> bool:
     if not settings.REDIS_URL:
         return False
     client = redis_client(settings.REDIS_URL)
-    channel = _channel(client)
+    channel = switch_channel(client)
     return any(count for name, count in client.pubsub_numsub(channel) if name in (channel, channel.encode()))
 
 
@@ -104,7 +104,7 @@ def _listen(url: str, on_notice: Callable[[int], None], stopping: threading.Even
         try:
             client = redis.Redis.from_url(url, socket_connect_timeout=settings.EVERGREEN.redis_timeout_seconds)
             with client.pubsub(ignore_subscribe_messages=True) as subscription:
-                subscription.subscribe(_channel(client))
+                subscription.subscribe(switch_channel(client))
                 while not stopping.is_set():
                     message = subscription.get_message(timeout=WAIT_SECONDS)
                     if message is not None and message.get("type") == "message":

@@ -8,6 +8,11 @@ requests no release has satisfied: requests never handed over, and requests hand
 EVERGREEN_BUILD_REQUEUE_SECONDS ago with no build running since (a worker killed mid-build). It runs
 from Celery beat, when a worker starts, from `manage.py reconcile_builds`, and in the embedded mode
 from a thread of the serving process. Builds are idempotent, so a duplicate costs one "unchanged" build.
+
+Bursts coalesce without a long wait: a handed-over build waits EVERGREEN_BUILD_COALESCE_SECONDS (a
+tenth of a second) and, until it starts, absorbs every later request of its namespace (the pending
+key); once it starts, later requests queue one next build, which absorbs the rest while the first
+runs. So a burst of any length costs at most two builds, and a lone publish waits only the debounce.
 """
 
 from __future__ import annotations
