@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -32,6 +32,9 @@ from knowledge.services.audit import audit_record
 DIGESTS_PER_QUERY = 1000
 BATCH_BYTES = 16 * 1024 * 1024  # new chunks are copied and inserted at most this many bytes at a time
 PARTS_PER_INSERT = 2000
+# The models' own tables (Meta.db_table is not set, so these are Django's names for them).
+_KNOWN_BLOBS = "SELECT digest, id FROM knowledge_artifactblob WHERE namespace_id = %s AND digest = ANY(%s)"
+_COPY_PARTS = 'COPY knowledge_artifactpart ("artifact_id", "position", "offset", "blob_id") FROM STDIN'
 RESTORED_DIFFERS = "Release #{sequence} rendered again differs from what it served ({names}); it stays pruned."
 
 
@@ -77,17 +80,43 @@ def _batches(chunks: list[_Chunk]) -> Iterable[list[_Chunk]]:
         yield batch
 
 
+def _known_blobs(*, namespace_id: int, digests: list[str]) -> dict[str, int]:
+    """Blob id by digest, for the digests the namespace holds already. On PostgreSQL one query takes the
+    digests as one array parameter: an index's thousands of chunks as IN lists cost more to build than to run."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_KNOWN_BLOBS, [namespace_id, digests])
+            return dict(cursor.fetchall())
+    known: dict[str, int] = {}
+    for start in range(0, len(digests), DIGESTS_PER_QUERY):
+        batch = digests[start : start + DIGESTS_PER_QUERY]
+        known.update(
+            ArtifactBlob.objects.filter(namespace_id=namespace_id, digest__in=batch).values_list("digest", "pk")
+        )
+    return known
+
+
+def _parts_insert(rows: list[tuple[int, int, int, int]]) -> None:
+    """Insert (artifact id, position, offset, blob id) parts: on PostgreSQL with COPY, as an index's
+    thousands of parts take a tenth of the time of batched INSERTs of model objects."""
+    if connection.vendor != "postgresql":
+        ArtifactPart.objects.bulk_create(
+            (ArtifactPart(artifact_id=a, position=p, offset=o, blob_id=b) for a, p, o, b in rows),
+            batch_size=PARTS_PER_INSERT,
+        )
+        return
+    with connection.cursor() as cursor, cursor.copy(_COPY_PARTS) as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
 def _blob_ids(*, namespace_id: int, chunks: Iterable[_Chunk]) -> tuple[dict[str, int], int]:
     """Blob id by digest for these chunks, creating those the namespace does not hold yet; and the
     bytes that took. New chunks are copied and written a batch at a time (a build never holds two
     copies of its files)."""
     wanted = {chunk.digest: chunk for chunk in chunks}
     digests = list(wanted)
-    known: dict[str, int] = {}
-    for start in range(0, len(digests), DIGESTS_PER_QUERY):
-        batch = digests[start : start + DIGESTS_PER_QUERY]
-        found = ArtifactBlob.objects.filter(namespace_id=namespace_id, digest__in=batch).values_list("digest", "pk")
-        known.update(found)
+    known = _known_blobs(namespace_id=namespace_id, digests=digests)
     new = [wanted[digest] for digest in digests if digest not in known]
     for run in _batches(new):
         blobs = [
@@ -108,14 +137,8 @@ def _parts_store(*, namespace_id: int, files: dict[int, RenderedArtifact]) -> in
         chunks = _chunks(artifact.content, _sizes(artifact.name))
         blobs, new = _blob_ids(namespace_id=namespace_id, chunks=chunks)
         stored += new
-        ArtifactPart.objects.bulk_create(
-            (
-                ArtifactPart(
-                    artifact_id=artifact_id, position=position, offset=chunk.offset, blob_id=blobs[chunk.digest]
-                )
-                for position, chunk in enumerate(chunks)
-            ),
-            batch_size=PARTS_PER_INSERT,
+        _parts_insert(
+            [(artifact_id, position, chunk.offset, blobs[chunk.digest]) for position, chunk in enumerate(chunks)]
         )
         del chunks
     return stored
