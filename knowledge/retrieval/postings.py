@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
@@ -22,6 +23,7 @@ FIELDS = ("id", "title", "tags", "summary", "body", "aliases")
 # titles, so the seed ranker weighs them like the title.
 SEED_FIELD_WEIGHTS = (8, 5, 4, 3, 0, 5)
 SEED_BODY_CAP = 6
+SEED_WEIGHTS = np.array(SEED_FIELD_WEIGHTS)
 # Passage blocks per entry for coverage (index.py): each summary/body sentence is a block, an entry
 # with more sentences folds neighbouring ones together. The id, title and tags are the context of
 # every sentence, so their terms are in every block.
@@ -225,27 +227,62 @@ class PostingRows:
     """One row per (term, doc), sorted by term then doc: what a posting's impacts are made of. Each row
     depends only on its document and the reference statistics, so an index can be patched a row at a time."""
 
-    terms: np.ndarray  # int64 term ids, in the caller's numbering
-    docs: np.ndarray  # int64 positions
+    terms: np.ndarray  # int32 or int64 term ids, in the caller's numbering
+    docs: np.ndarray  # int32 or int64 positions
     saturation: np.ndarray  # float32: the saturated BM25F weighted tf, to be multiplied by the term's idf
     seed: np.ndarray  # uint8
     blocks: np.ndarray  # uint32
+
+
+# Term occurrences per run of posting_rows. A run's sort and grouping arrays cost about 90 bytes per
+# occurrence, so rows are made a run of documents at a time (about 25 MB) and merged, instead of
+# sorting every occurrence at once (1.1 GB at 100,000 entries).
+RUN_OCCURRENCES = 1 << 18
+_ROW_COLUMNS = (("docs", np.int32), ("saturation", np.float32), ("seed", np.uint8), ("blocks", np.uint32))
 
 
 def posting_rows(
     taken: list[Occurrences], term_ids: np.ndarray, reference: ReferenceStats, params: BM25FParams
 ) -> PostingRows:
     """The rows of the occurrences in `taken` (which it empties, so they can be freed early), terms
-    numbered by `term_ids[their term id]`, normalised against `reference`. Arrays with one value per
-    occurrence (14 M at 100,000 entries) are dropped as soon as they are used: they are most of a large
-    build's memory."""
+    numbered by `term_ids[their term id]`, normalised against `reference`.
+
+    Each run of documents' rows come out sorted by (term, doc) with every doc above the previous run's,
+    so a stable placement by term alone (a counting sort) merges the runs in (term, doc) order."""
     found = taken.pop()
-    lengths = found.lengths
+    runs = [_run_rows(found, term_ids, docs, spans, reference, params) for docs, spans in _runs(found.lengths)]
+    del found
+    return _merged_runs(runs, len(term_ids))
+
+
+def _runs(lengths: np.ndarray) -> list[tuple[slice, slice]]:
+    """Consecutive documents of about RUN_OCCURRENCES occurrences together (at least one document
+    each), as (documents, their occurrences); `lengths`: the (docs, fields) occurrence counts."""
+    ends = np.cumsum(lengths.sum(axis=1))
+    bounds = [0]
+    while bounds[-1] < len(ends):
+        at = bounds[-1]
+        reach = (int(ends[at - 1]) if at else 0) + RUN_OCCURRENCES
+        bounds.append(max(int(np.searchsorted(ends, reach, side="right")), at + 1))
+    starts = [0, *ends.tolist()]
+    return [(slice(first, last), slice(starts[first], starts[last])) for first, last in itertools.pairwise(bounds)]
+
+
+def _run_rows(
+    found: Occurrences,
+    term_ids: np.ndarray,
+    documents: slice,
+    occurrences: slice,
+    reference: ReferenceStats,
+    params: BM25FParams,
+) -> dict[str, np.ndarray]:
+    """The rows of some consecutive documents (`found`'s terms numbered by `term_ids`), sorted by
+    (term, doc); each row's values are those of its document alone."""
+    lengths = found.lengths[documents]
     count, n_fields = len(lengths), len(FIELDS)
     doc_of = np.repeat(np.arange(count, dtype=np.int64), lengths.sum(axis=1))
-    bits = _block_bits(found.sentences, found.sentence_counts[doc_of])
-    keys = term_ids[found.term_ids]
-    del found
+    bits = _block_bits(found.sentences[occurrences], found.sentence_counts[documents][doc_of])
+    keys = term_ids[found.term_ids[occurrences]].astype(np.int64, copy=False)
     keys *= count
     keys += doc_of
     del doc_of
@@ -261,24 +298,45 @@ def posting_rows(
     average = np.array(reference.field_lengths)
     b = np.array(params.b)[field_idx]
     norm = 1.0 - b + b * lengths[pair % count, field_idx] / average[field_idx]
-    weighted_tf = np.zeros(len(pair_keys))
-    np.add.at(weighted_tf, posting_of, np.array(params.weights)[field_idx] * tf / norm)
+    # bincount adds in index order, as np.add.at did: the same float64 sums, bit for bit.
+    weighted_tf = np.bincount(posting_of, np.array(params.weights)[field_idx] * tf / norm, len(pair_keys))
     saturation = weighted_tf * (params.k1 + 1.0) / (params.k1 + weighted_tf)
-
-    seed = np.zeros(len(pair_keys), dtype=np.int64)
-    seed_weight = np.array(SEED_FIELD_WEIGHTS)[field_idx]
-    body = field_idx == FIELDS.index("body")
-    np.add.at(seed, posting_of, np.where(body, np.minimum(tf, SEED_BODY_CAP), seed_weight))
+    seed_weight = np.where(field_idx == FIELDS.index("body"), np.minimum(tf, SEED_BODY_CAP), SEED_WEIGHTS[field_idx])
+    seed = np.bincount(posting_of, seed_weight, len(pair_keys))  # small integers: exact in float64
 
     blocks = np.zeros(len(pair_keys), dtype=np.uint32)
     np.bitwise_or.at(blocks, posting_of[key_of], bits)
-    return PostingRows(
-        terms=pair_keys // count,
-        docs=pair_keys % count,
-        saturation=saturation.astype(np.float32),
-        seed=seed.astype(np.uint8),
-        blocks=blocks,
-    )
+    return {
+        "terms": (pair_keys // count).astype(np.int32),
+        "docs": (pair_keys % count + documents.start).astype(np.int32),
+        "saturation": saturation.astype(np.float32),
+        "seed": seed.astype(np.uint8),
+        "blocks": blocks,
+    }
+
+
+def _merged_runs(runs: list[dict[str, np.ndarray]], term_count: int) -> PostingRows:
+    """The runs' rows as one set sorted by (term, doc): each run's rows go to their term's next free
+    places, one column at a time, each run's column freed once placed (the runs and the result are
+    never both held whole)."""
+    doc_freq = np.zeros(term_count, dtype=np.int64)
+    for run in runs:
+        doc_freq += np.bincount(run["terms"], minlength=term_count)
+    total = int(doc_freq.sum())
+    place_type = np.int32 if total < 2**31 else np.int64
+    cursor = np.cumsum(doc_freq) - doc_freq
+    for run in runs:  # a row's place: its term's cursor plus its rank among the run's rows of that term
+        terms = run.pop("terms")
+        counts = np.bincount(terms, minlength=term_count)
+        run_start = np.cumsum(counts) - counts
+        run["places"] = (cursor[terms] + (np.arange(len(terms)) - run_start[terms])).astype(place_type)
+        cursor += counts
+    columns: dict[str, np.ndarray] = {}
+    for name, dtype in _ROW_COLUMNS:
+        column = columns[name] = np.empty(total, dtype=dtype)
+        for run in runs:
+            column[run["places"]] = run.pop(name)
+    return PostingRows(terms=np.repeat(np.arange(term_count, dtype=np.int32), doc_freq), **columns)
 
 
 def assemble_postings(
@@ -293,7 +351,7 @@ def assemble_postings(
     return Postings(
         vocabulary=vocabulary,
         offsets=offsets,
-        docs=rows.docs.astype(np.int32),
+        docs=rows.docs.astype(np.int32, copy=False),
         bm25f=impacts,
         seed=rows.seed,
         idf=bm25_idf(doc_freq, reference.documents),
