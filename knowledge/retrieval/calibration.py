@@ -5,7 +5,7 @@ need no one's help: Evergreen's built-in bilingual probe questions (probes/*.txt
 sport, travel … what a knowledge base is usually not about), and pseudo-questions made from the
 entries (an entry's title with a piece of one of its key sentences or its summary, that text held
 out of the entry so the question is not simply copied from it). The threshold is the probes'
-PROBES_REFUSED quantile (a probe whose best entry fails the coverage floor counts as 0), estimated
+PROBES_REFUSED quantile (a probe scoring below 0, the coverage penalty's doing, counts as 0), estimated
 with Harrell-Davis weights over every probe rather than read off one order statistic, but never
 above the median pseudo-question: a knowledge base that is about cooking must still answer its own
 questions. The same pseudo-questions say how crowded the collection is (how many other entries
@@ -267,7 +267,7 @@ def probe_quantile(scores: Sequence[float], share: float) -> float:
     """The `share` quantile of the probes' gate scores, Harrell-Davis: a weighted mean of every order
     statistic (weights from Beta((n+1)·share, (n+1)·(1-share))) instead of the one at the share.
 
-    Most probes fail the coverage floor (-inf, counted as 0: the threshold's own floor), so the plain
+    Most probes score below 0 (the coverage penalty; counted as 0: the threshold's own floor), so the plain
     order statistic jumps between 0 and the few finite scores when one probe changes (measured:
     bootstrap 5th percentile of Cranfield's matched 0.35 with it, 0.65 with this estimator).
     """

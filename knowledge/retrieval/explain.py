@@ -16,7 +16,14 @@ from typing import Any
 import numpy as np
 
 from knowledge.retrieval.analysis import analyze_text
-from knowledge.retrieval.index import MATCH_COVERAGE_FLOOR, WEAK_SIZE, SearchIndex
+from knowledge.retrieval.index import (
+    COVERAGE_KNEE,
+    COVERAGE_SLOPE,
+    MATCH_COVERAGE_FLOOR,
+    WEAK_SIZE,
+    SearchIndex,
+    coverage_penalty,
+)
 from knowledge.retrieval.packing import Pack
 from knowledge.retrieval.payload import ContextQuery, ReleaseView
 from knowledge.retrieval.postings import FIELDS, analyze_fields
@@ -86,15 +93,20 @@ def _matching(index: SearchIndex, ranking: Ranking) -> dict[str, Any]:
         "matched": ranking.matched,
         "matchScore": None if ranking.match_score is None else round(ranking.match_score, 4),
         "threshold": round(index.match_threshold, 4),
-        "coverageFloor": MATCH_COVERAGE_FLOOR,
+        "coverageFloor": round(MATCH_COVERAGE_FLOOR, 4),
+        "coverageKnee": COVERAGE_KNEE,
+        "coverageSlope": COVERAGE_SLOPE,
         "bestCoverage": None
         if coverage is None
         else {"passage": round(coverage.passage, 4), "entry": round(coverage.entry, 4)},
+        "coveragePenalty": None if coverage is None else round(coverage_penalty(coverage.entry), 4),
+        "gateScore": None if gate is None or not np.isfinite(gate) else round(gate, 4),
         "belowCoverageFloor": gate is not None and not np.isfinite(gate),
-        "rule": "matched when the best entry holds at least coverageFloor of the topic and its matchScore "
+        "rule": "matched when gateScore reaches threshold: matchScore "
         "(best passage coverage + a bonus when it clearly leads - a penalty for words no entry contains "
         "+ a bonus when it holds the topic's rarest known word) "
-        "reaches threshold.",
+        "- coverageSlope x how far the best entry's coverage is below coverageKnee; "
+        "never when it holds less than coverageFloor of the topic.",
     }
 
 

@@ -16,6 +16,7 @@ Pure: no Django, so the verdict is decided the same way for a build and for a re
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -35,13 +36,14 @@ BORDERLINE_BAND: Final = 0.01
 
 
 def decision_margin(index: SearchIndex, ranking: Ranking) -> float | None:
-    """How far the ranking's `matched` is from flipping: the smaller of the best entry's coverage over
-    the coverage floor and its match score over the threshold (>= 0 matched, < 0 refused). None when
-    no entry shares a word with the topic, or for the seed ranker (it matches on any hit)."""
+    """How far the ranking's `matched` is from flipping: its gate score over the threshold (>= 0
+    matched, < 0 refused); below the coverage floor (gate score -inf), the best entry's coverage under
+    it. None when no entry shares a word with the topic, or for the seed ranker (it matches on any hit)."""
     if ranking.facts is None or ranking.coverage is None or index.options.ranker != "bm25f":
         return None
-    coverage = ranking.coverage.entry - MATCH_COVERAGE_FLOOR
-    return min(coverage, ranking.facts.match_score - index.match_threshold)
+    if not math.isfinite(ranking.facts.gate_score):
+        return ranking.coverage.entry - MATCH_COVERAGE_FLOOR
+    return ranking.facts.gate_score - index.match_threshold
 
 
 @dataclass(frozen=True, slots=True)

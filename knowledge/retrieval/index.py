@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import mmap
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, replace
@@ -42,9 +43,6 @@ WEAK_SIZE = 3  # hits that do not cover the topic: at most this many of the best
 # stores its own (calibrated automatically at build time, or the namespace's), so this only serves
 # indexes compiled directly (tests, benchmarks) and releases built before calibration existed.
 DEFAULT_MATCH_THRESHOLD = 0.84
-# A topic is never matched when the best entry holds less than this share of its informative
-# (idf-weighted) terms anywhere: most of what it asks about is not there (issue 11).
-MATCH_COVERAGE_FLOOR = 0.35
 LEAD_WEIGHT = 0.5
 LEAD_CAP = 3.0
 # Words no entry contains already count as uncovered; their share of the topic's informative weight
@@ -55,8 +53,35 @@ UNKNOWN_PENALTY = 0.5
 # question is usually about its rarest word, and an entry that lacks it answers something else
 # (chosen by leave-one-collection-out, docs/retrieval.md "Decision features").
 RAREST_BONUS = 0.1
+# Whole-entry coverage enters the gate score as a penalty, not a cliff: each point of the topic's
+# informative (idf-weighted) weight the best entry lacks below COVERAGE_KNEE costs COVERAGE_SLOPE
+# points of score. A fixed floor flipped a clearly covered question whenever an unrelated publish
+# moved its coverage across it (eg-q-064: 0.3507 -> 0.3466 against 0.35); the penalty moves it
+# by at most COVERAGE_SLOPE x the change (docs/retrieval.md, "The coverage penalty").
+COVERAGE_KNEE = 0.38
+COVERAGE_SLOPE = 8.0
+# Issue 11: a topic whose informative terms mostly do not occur in the best entry is never matched.
+# Below this coverage the penalty already puts the gate score under 0 (every threshold is >= 0)
+# whatever the rest of the score, so refusing it outright (-inf) changes no decision: the rule holds
+# for any threshold without a cliff where it could matter. ~0.266.
+MATCH_COVERAGE_FLOOR = (COVERAGE_SLOPE * COVERAGE_KNEE - (LEAD_WEIGHT * math.log(LEAD_CAP) + RAREST_BONUS)) / (
+    1 + COVERAGE_SLOPE
+)
 EXPANSION_SEEDS = 3  # neighbours of this many top hits may join
 EXPANSION_FACTOR = 0.5  # ...at this share of the score of the hit that links to them
+
+
+def coverage_penalty(entry_coverage: float) -> float:
+    """What the best entry's missing coverage costs the gate score (0 from COVERAGE_KNEE up)."""
+    return COVERAGE_SLOPE * max(0.0, COVERAGE_KNEE - entry_coverage)
+
+
+def gate_score_of(match_score: float, coverage: Coverage) -> float:
+    """The score `matched` compares with the threshold: the match score less the coverage penalty,
+    -inf below MATCH_COVERAGE_FLOOR (never matched; the penalty alone already refuses it there)."""
+    if coverage.entry < MATCH_COVERAGE_FLOOR:
+        return -math.inf
+    return match_score - coverage_penalty(coverage.entry)
 
 
 def confidence_factor(confidence: np.ndarray) -> np.ndarray:
@@ -275,7 +300,7 @@ class SearchIndex:
         coverage = Coverage(passage=float(passages[0]), entry=float(entries[0]))
         rarest = holds_rarest(plan, int(batch[0]), offsets=self._offsets, docs=self._docs)
         match_score = self._match_score(coverage, head, plan, rarest=rarest)
-        gate_score = match_score if coverage.entry >= MATCH_COVERAGE_FLOOR else -np.inf
+        gate_score = gate_score_of(match_score, coverage)
         floor = self._floor(plan, hits, float(head.scores[0]), options)
         if floor is not None:
             floor.remember(batch, passages)

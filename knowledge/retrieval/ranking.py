@@ -157,8 +157,9 @@ class ArrayHits:
 class MatchFacts:
     """How well the best hit covers the topic (match and weak rankings).
 
-    `gate_score` is the match score, or -inf when the best entry holds too little of the topic to
-    ever match; `matched` is gate_score >= the threshold, and calibration reads gate_score.
+    `gate_score` is the match score less the coverage penalty, or -inf when the best entry holds too
+    little of the topic to ever match (index.gate_score_of); `matched` is gate_score >= the
+    threshold, and calibration reads gate_score.
     `relevance` holds the floors a hit must pass to be packed (None: pack in rank order, seed §4).
     """
 

@@ -187,8 +187,8 @@ def threshold_calibrate(
     if not covered:
         raise ValueError(NO_COVERED)
     margin = calibration_margin(target=target_matched, covered=len(covered))
-    # Match scores are >= 0, so a threshold below 0 (-inf: covered questions without any hit
-    # among the allowed misses) means the same as 0: every topic with a hit matches.
+    # Never below 0: the coverage penalty refuses a topic the best entry mostly lacks by a negative
+    # gate score (index.MATCH_COVERAGE_FLOOR), which a threshold below 0 would let through.
     threshold = max(0.0, calibrate_threshold(covered, uncovered, min_matched=min(1.0, target_matched + margin)))
     return Calibration(
         threshold=threshold,

@@ -1,10 +1,11 @@
-"""A publish unrelated to a golden question does not hold the demo's release because that question
-sat on the `matched` boundary (issue 11 follow-up): the flip is listed as borderline, the release serves.
+"""A publish unrelated to a golden question leaves it matched (issue 11 follow-up): coverage enters
+the gate score smoothly, so the small move every publish makes in every idf cannot flip it.
 
 The reproduction of the held worker-kill publish (0b6229b): the demo with EG-003 retired, then one new
 fact entry about token budgets. eg-q-064 ("What share of the tokens on an ordinary web page are useful
-facts?", EG-301) was answered with its best entry's coverage 0.0007 above the coverage floor; the new
-entry lowers the idf of "token" and the entry falls 0.0034 below it.
+facts?", EG-301) sat on the old fixed coverage floor (0.35): its best entry's coverage was 0.3507 and the
+new entry, which lowers the idf of "token", put it at 0.3466, so the release was held (later: listed as
+borderline) and the question refused. With the coverage penalty it stays matched, by a clear margin.
 """
 
 from __future__ import annotations
@@ -21,13 +22,19 @@ from tests.knowledge.test_publish_gate import publish_new, serving
 from tests.servingfixtures import clean_serving_state, demo  # noqa: F401  # fixtures
 
 pytestmark = pytest.mark.django_db
-BORDERLINE = "eg-q-064"
+QUESTION_KEY = "eg-q-064"
 QUESTION = "What share of the tokens on an ordinary web page are useful facts?"
 
 
-def test_an_unrelated_publish_is_not_held_for_a_question_on_the_boundary(demo: Namespace) -> None:  # noqa: F811
+def answered(topic: str) -> bool:
+    pack = Client().get("/t/evergreen/api/context", {"topic": topic}).json()
+    return bool(pack["matched"]) and "EG-301" in [entry["id"] for entry in pack["entries"]]
+
+
+def test_an_unrelated_publish_leaves_a_clearly_covered_golden_question_matched(demo: Namespace) -> None:  # noqa: F811
     users = get_user_model().objects
     editor, reviewer = users.get(username="editor"), users.get(username="reviewer")
+    assert answered(QUESTION)  # the demo as loaded (the fixed floor refused it here: 0.3482 < 0.35)
     entry_retire(
         entry=Entry.objects.get(namespace=demo, public_id="EG-003"),
         actor=None,
@@ -37,16 +44,17 @@ def test_an_unrelated_publish_is_not_held_for_a_question_on_the_boundary(demo: N
     )
     release_build(namespace_id=demo.pk)
     before = serving(demo)
-    answered = Client().get("/t/evergreen/api/context", {"topic": QUESTION}).json()
-    assert answered["matched"] and "EG-301" in [entry["id"] for entry in answered["entries"]]
+    assert answered(QUESTION)
 
     publish_new(demo, editor, reviewer, title="Published just before the crash")
 
     release = serving(demo)
     assert release.sequence == before.sequence + 1 and release == Release.objects.latest("sequence")
     assert release.gate.status == GateStatus.PASSED and release.gate.regressions == 0
-    question = next(q for q in release.gate.report["questions"] if q["key"] == BORDERLINE)
-    assert question["borderline"] and question["regression"] is None
-    assert 0 <= question["before"]["margin"] < BORDERLINE_BAND
-    assert -BORDERLINE_BAND <= question["after"]["margin"] < 0
-    assert any(note.startswith(BORDERLINE) for note in release.gate.report["borderline"])
+    assert answered(QUESTION)
+    question = next(q for q in release.gate.report["questions"] if q["key"] == QUESTION_KEY)
+    assert question["after"]["matched"] and not question["borderline"] and question["regression"] is None
+    # Far from the boundary on both sides of the publish, not just across it.
+    assert question["before"]["margin"] > 5 * BORDERLINE_BAND
+    assert question["after"]["margin"] > 5 * BORDERLINE_BAND
+    assert not release.gate.report["borderline"]

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from knowledge.models import Namespace
-from knowledge.retrieval.index import MATCH_COVERAGE_FLOOR
+from knowledge.retrieval.index import COVERAGE_KNEE, COVERAGE_SLOPE, MATCH_COVERAGE_FLOOR
 from knowledge.services.entries import entry_create
 from tests.factories import content
 from tests.mcp_bridge.http_calls import tool
@@ -46,8 +46,13 @@ def test_each_candidate_is_scored_by_term_field_and_factor_and_its_outcome_match
     assert {"title", "summary", "body", "tags"} & set(top["breakdown"]["terms"][0]["fields"])
     matching = explain["matching"]
     assert matching["matched"] == document["matched"]
-    assert matching["coverageFloor"] == MATCH_COVERAGE_FLOOR == 0.35
-    rule = not matching["belowCoverageFloor"] and matching["matchScore"] >= matching["threshold"]
+    assert matching["coverageFloor"] == round(MATCH_COVERAGE_FLOOR, 4)
+    assert (matching["coverageKnee"], matching["coverageSlope"]) == (COVERAGE_KNEE, COVERAGE_SLOPE)
+    entry = matching["bestCoverage"]["entry"]
+    penalty = COVERAGE_SLOPE * max(0.0, COVERAGE_KNEE - entry)
+    assert matching["coveragePenalty"] == pytest.approx(penalty, abs=1e-4)
+    assert matching["gateScore"] == pytest.approx(matching["matchScore"] - penalty, abs=2e-4)
+    rule = not matching["belowCoverageFloor"] and matching["gateScore"] >= matching["threshold"]
     assert matching["matched"] == rule  # the rule stated is the rule applied
 
 

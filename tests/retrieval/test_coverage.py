@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from knowledge.retrieval.analysis import AnalyzerConfig, analyze_text, split_sentences
 from knowledge.retrieval.index import (
+    COVERAGE_KNEE,
+    COVERAGE_SLOPE,
     DEFAULT_MATCH_THRESHOLD,
     LEAD_CAP,
     LEAD_WEIGHT,
@@ -19,8 +21,9 @@ from knowledge.retrieval.index import (
     WEAK_SIZE,
     SearchIndex,
     SearchOptions,
+    gate_score_of,
 )
-from knowledge.retrieval.scoring import holds_rarest
+from knowledge.retrieval.scoring import Coverage, holds_rarest
 from tests.retrieval.helpers import demo_documents, make_document
 
 CONFIG = AnalyzerConfig()
@@ -125,7 +128,39 @@ def test_a_topic_mostly_absent_from_the_best_entry_is_never_matched(demo_index: 
     ranking = demo_index.search(topic, options=SearchOptions(match_threshold=0.0))
 
     assert ranking.matched is False
-    assert ranking.coverage is None or ranking.coverage.entry < MATCH_COVERAGE_FLOOR
+    # Refused by the coverage penalty at any threshold (every threshold is >= 0), not by a cliff.
+    assert ranking.gate_score is None or ranking.gate_score < 0
+
+
+LARGEST_MATCH_BONUS = LEAD_WEIGHT * math.log(LEAD_CAP) + RAREST_BONUS
+
+
+@given(coverage=st.floats(0.0, 1.0), gained=st.floats(0.0, 0.05), score=st.floats(-1.0, 2.0))
+def test_coverage_moves_the_gate_score_smoothly(coverage: float, gained: float, score: float) -> None:
+    # No cliff: a small change in coverage (one more entry moves every idf) moves the gate score by
+    # at most COVERAGE_SLOPE times as much, wherever a threshold >= 0 could be.
+    before = gate_score_of(score, Coverage(passage=0.0, entry=coverage))
+    after = gate_score_of(score, Coverage(passage=0.0, entry=min(1.0, coverage + gained)))
+    assert after >= before
+    if math.isfinite(before):
+        assert after - before <= COVERAGE_SLOPE * gained + 1e-9
+
+
+@given(entry=st.floats(0.0, 1.0), share=st.floats(0.0, 1.0), unknown=st.floats(0.0, 1.0))
+def test_a_topic_the_best_entry_mostly_lacks_scores_below_every_threshold(
+    entry: float, share: float, unknown: float
+) -> None:
+    # The largest match score an entry holding `entry` of the topic can get: its best passage holds
+    # at most that, the lead is capped, the rarest word is in it.
+    best = entry * share + LARGEST_MATCH_BONUS - UNKNOWN_PENALTY * unknown
+    gate = gate_score_of(best, Coverage(passage=entry * share, entry=entry))
+    if entry < MATCH_COVERAGE_FLOOR:
+        assert gate == -math.inf
+    if entry < MATCH_COVERAGE_FLOOR + 1e-3:
+        assert gate < 0.01  # the refusal below the floor is not a cliff: the score is already ~0 there
+    if entry >= COVERAGE_KNEE:
+        assert gate == best  # a topic the entry mostly holds pays nothing
+    assert MATCH_COVERAGE_FLOOR > 0.25  # three quarters of the topic absent: never matched
 
 
 def test_an_unknown_english_word_ranks_the_identifiers_that_begin_with_it() -> None:
