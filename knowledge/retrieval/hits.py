@@ -26,7 +26,8 @@ def term_min_tokens(*, offsets: np.ndarray, docs: np.ndarray, tokens: np.ndarray
     """The cheapest entry containing each term (every term has at least one posting)."""
     if len(offsets) < 2:
         return np.zeros(0, dtype=np.int64)
-    return np.minimum.reduceat(tokens[docs].astype(np.int64), offsets[:-1])
+    # The minimum in the tokens' own dtype (not a widened copy of one value per posting): the same values.
+    return np.minimum.reduceat(tokens[docs], offsets[:-1]).astype(np.int64)
 
 
 class Accumulators(threading.local):

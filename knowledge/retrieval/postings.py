@@ -156,7 +156,7 @@ class Occurrences:
     """
 
     terms: Sequence[str]
-    term_ids: np.ndarray  # int64
+    term_ids: np.ndarray  # int64 or int32
     sentences: np.ndarray  # int64 or int32
     lengths: np.ndarray  # int64 (docs, fields): occurrences per field
     sentence_counts: np.ndarray  # int64 per doc

@@ -143,7 +143,7 @@ class AnalysisCache:
             present = np.zeros(len(self._terms), dtype=bool)
             present[ids] = True
             used = np.flatnonzero(present)
-            dense = (np.cumsum(present, dtype=np.int64) - 1)[ids]
+            dense = (np.cumsum(present, dtype=np.int32) - 1)[ids]  # int32 as the table's ids: 4 bytes an occurrence
             del present, ids
             hashes = np.array(self._hashes, dtype=np.uint64)[used]
             terms = [self._terms[i] for i in used.tolist()]
@@ -155,7 +155,7 @@ class AnalysisCache:
             sentences, lengths = np.zeros(0, dtype=np.int32), np.zeros((0, len(FIELDS)), dtype=np.int64)
         return Occurrences(
             terms=terms,
-            term_ids=dense.astype(np.int64, copy=False).reshape(-1),
+            term_ids=dense.reshape(-1),
             sentences=sentences,
             lengths=lengths,
             sentence_counts=np.array([a.sentence_count for a in found], dtype=np.int64),
