@@ -15,7 +15,6 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from knowledge.models import Entry, GateStatus, Namespace, Release
-from knowledge.retrieval.gate import BORDERLINE_BAND
 from knowledge.services.entries import entry_retire
 from knowledge.services.releases import release_build
 from tests.knowledge.test_publish_gate import publish_new, serving
@@ -24,6 +23,7 @@ from tests.servingfixtures import clean_serving_state, demo  # noqa: F401  # fix
 pytestmark = pytest.mark.django_db
 QUESTION_KEY = "eg-q-064"
 QUESTION = "What share of the tokens on an ordinary web page are useful facts?"
+CLEAR = 0.045
 
 
 def answered(topic: str) -> bool:
@@ -54,7 +54,7 @@ def test_an_unrelated_publish_leaves_a_clearly_covered_golden_question_matched(d
     assert answered(QUESTION)
     question = next(q for q in release.gate.report["questions"] if q["key"] == QUESTION_KEY)
     assert question["after"]["matched"] and not question["borderline"] and question["regression"] is None
-    # Far from the boundary on both sides of the publish, not just across it.
-    assert question["before"]["margin"] > 5 * BORDERLINE_BAND
-    assert question["after"]["margin"] > 5 * BORDERLINE_BAND
+    # Clear of the boundary on both sides of the publish (0.097 and 0.069), where the fixed floor left
+    # it 0.0007 above and 0.0034 below: five times the old floor's p99 move of a margin (0.009).
+    assert question["before"]["margin"] > CLEAR and question["after"]["margin"] > CLEAR
     assert not release.gate.report["borderline"]
