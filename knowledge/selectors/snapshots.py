@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from knowledge.models import (
@@ -95,7 +97,7 @@ def _review_state(version: EntryVersion) -> str:
     return SELF_APPROVED if version.reviewer_id == version.author_id else REVIEWED
 
 
-RecordKey = tuple[int, datetime, str, str]  # live version id, its modified_at, public ID, category slug
+RecordKey = tuple[int, str, str, str]  # live version id, its modified_at (as the database writes it), ID, category
 VERSIONS_PER_QUERY = 2000
 
 
@@ -126,10 +128,13 @@ def _entry_records(namespace: Namespace, kept: dict[RecordKey, EntryRecord]) -> 
     recategorised entry), so a kept record is the one a full read gives.
     """
     live = Entry.objects.filter(namespace=namespace, retired_at__isnull=True, live_version__isnull=False)
+    # modified_at as the database writes it in text: as exact a key, without parsing a datetime per
+    # entry (a tenth of a one-entry build at 10,000 entries).
+    modified = Cast("live_version__modified_at", output_field=TextField())
     keys: list[RecordKey] = list(
-        live.order_by("number").values_list(
-            "live_version_id", "live_version__modified_at", "public_id", "category__slug"
-        )
+        live.order_by("number")
+        .annotate(modified=modified)
+        .values_list("live_version_id", "modified", "public_id", "category__slug")
     )
     missing = [key for key in keys if key not in kept]
     found = {key: kept[key] for key in keys if key in kept}

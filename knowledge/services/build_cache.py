@@ -26,7 +26,6 @@ import logging
 import os
 import tempfile
 from collections.abc import Iterator
-from datetime import datetime
 from functools import cache
 from itertools import pairwise
 from pathlib import Path
@@ -86,7 +85,7 @@ def _pieces(
     for key, part in parts.items():
         if isinstance(key, tuple) and len(key) == 3 and key[0] == "context.json" and id(key[1]) in position:
             by_record[position[id(key[1])]] = (key[2], part)
-    keys = orjson.dumps([[k[0], k[1].isoformat(), k[2], k[3]] for k, _ in keyed])
+    keys = orjson.dumps([list(k) for k, _ in keyed])
     record_blob, record_offsets = _blob([orjson.dumps(record) for _, record in keyed])
     part_blob, part_offsets = _blob([by_record[n][1] if n in by_record else b"" for n in range(len(keyed))])
     base_urls = [by_record[n][0] if n in by_record else None for n in range(len(keyed))]
@@ -159,7 +158,7 @@ def build_cache_load(
         blob, offsets = memoryview(arrays["record_blob"].data), arrays["record_offsets"].tolist()
         restored = [_record(orjson.loads(blob[a:b])) for a, b in pairwise(offsets)]
         kept = {
-            (int(k[0]), datetime.fromisoformat(k[1]), str(k[2]), str(k[3])): record
+            (int(k[0]), str(k[1]), str(k[2]), str(k[3])): record
             for k, record in zip(keys, restored, strict=True)
         }
         part_blob, part_offsets = memoryview(arrays["part_blob"].data), arrays["part_offsets"].tolist()

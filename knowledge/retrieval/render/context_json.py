@@ -18,6 +18,7 @@ from knowledge.retrieval.render.parts import PartsCache
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
 
 _ENTRIES = b'"entries":[]'  # a key, so it cannot occur inside a string (its quotes would be escaped)
+PIECE_BYTES = 256 * 1024
 
 
 def _entry_json(served: Served) -> bytes:
@@ -42,10 +43,23 @@ def context_json_pieces(snapshot: Snapshot, stamp: ReleaseStamp, *, parts: Parts
     at = frame.index(_ENTRIES) + len(_ENTRIES) - 1
     ns = snapshot.namespace
     yield frame[:at]
-    for number, entry in enumerate(snapshot.entries):
+    # The entries go out joined a few hundred KB at a time: one piece per entry cost a write and a
+    # hash update per entry downstream (RenderedArtifact.written), more than joining them does.
+    batch: list[bytes] = []
+    held, first = 0, True
+    for entry in snapshot.entries:
         render = partial(_entry_json, Served(entry, ns, stamp))
-        part = render() if parts is None else parts.get(("context.json", entry, ns.base_url), render)
-        if number:
-            yield b","
-        yield part
+        batch.append(render() if parts is None else parts.get(("context.json", entry, ns.base_url), render))
+        held += len(batch[-1])
+        if held >= PIECE_BYTES:
+            yield from _joined(batch, first=first)
+            batch, held, first = [], 0, False
+    yield from _joined(batch, first=first)
     yield frame[at:]
+
+
+def _joined(parts: list[bytes], *, first: bool) -> Iterator[bytes]:
+    if parts:
+        if not first:
+            yield b","
+        yield b",".join(parts)
