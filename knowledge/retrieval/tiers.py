@@ -34,8 +34,9 @@ INTERNAL_ARTIFACTS = frozenset({*(index_name(level) for level in LEVELS), PROTEC
 
 def visible(snapshot: Snapshot, clearance: str) -> Snapshot:
     """The snapshot as a caller with `clearance` may read it (links to hidden entries dropped)."""
-    entries = tuple(e for e in snapshot.entries if clears(clearance, e.sensitivity))
-    tombstones = tuple(t for t in snapshot.tombstones if clears(clearance, t.sensitivity))
+    readable = frozenset(level for level in LEVELS if clears(clearance, level))  # once, not per entry
+    entries = tuple(e for e in snapshot.entries if e.sensitivity in readable)
+    tombstones = tuple(t for t in snapshot.tombstones if t.sensitivity in readable)
     if len(entries) == len(snapshot.entries) and len(tombstones) == len(snapshot.tombstones):
         return snapshot
     return replace(snapshot, entries=without_dead_links(entries), tombstones=tombstones)
