@@ -23,7 +23,7 @@ CHUNK_MAX = 1024 * 1024  # also the size of a streamed slice (serving), so a chu
 WINDOW = 8
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _SHIFT = np.uint64(40)
-_SCAN = 4 * 1024 * 1024  # bytes hashed at a time (bounds the scan's memory at about 8 x this)
+_SCAN = 1024 * 1024  # bytes hashed at a time: the hash arrays stay in a core's cache (twice as fast as 4 MiB)
 
 
 @dataclass(frozen=True)
@@ -38,13 +38,24 @@ FILE_CHUNKS = ChunkSizes(CHUNK_MIN, CHUNK_AVERAGE, CHUNK_MAX)
 INDEX_CHUNKS = ChunkSizes(1024, 4 * 1024, 16 * 1024, words=8)
 
 
-def _window_hashes(block: memoryview, r: int, count: int, words: int) -> np.ndarray:
-    """The hash of each window of `words` eight-byte words starting at r, r + 8 … (`count` windows)."""
+# Each earlier word's constant, (2 * back + 1) * _MULTIPLIER wrapped to 64 bits: one multiplication per
+# word instead of two, and the same sums (multiplication modulo 2**64 is associative).
+_BACK = [np.uint64((2 * back + 1) * int(_MULTIPLIER) % 2**64) for back in range(64)]
+
+
+def _window_hashes(block: memoryview, r: int, count: int, words: int, buffers: np.ndarray) -> np.ndarray:
+    """The hash of each window of `words` eight-byte words starting at r, r + 8 … (`count` windows),
+    computed in `buffers` (two rows of at least `count`), which the scan of a whole file reuses: fresh
+    arrays for every block cost page faults, and rows of _SCAN / 8 words stay in a core's cache."""
     read = np.frombuffer(block, dtype="<u8", count=count + words - 1, offset=r)
-    combined = read[words - 1 :].copy()
-    for back in range(1, words):  # earlier words, each times its own odd constant (wrapping)
-        combined += read[words - 1 - back : words - 1 - back + count] * np.uint64(2 * back + 1) * _MULTIPLIER
-    return (combined * _MULTIPLIER) >> _SHIFT
+    combined, scratch = buffers[0, :count], buffers[1, :count]
+    np.copyto(combined, read[words - 1 :])
+    for back in range(1, words):  # earlier words, each times its own odd constant (wrapping), in place
+        np.multiply(read[words - 1 - back : words - 1 - back + count], _BACK[back], out=scratch)
+        combined += scratch
+    combined *= _MULTIPLIER
+    combined >>= _SHIFT
+    return combined
 
 
 def _candidates(data: bytes, sizes: ChunkSizes) -> list[int]:
@@ -58,13 +69,14 @@ def _candidates(data: bytes, sizes: ChunkSizes) -> list[int]:
     """
     view, mask, span = memoryview(data), np.uint64(sizes.average - 1), sizes.words * WINDOW
     found: list[np.ndarray] = []
+    buffers = np.empty((2, _SCAN // WINDOW + 1), dtype=np.uint64)
     for start in range(0, len(view), _SCAN):
         block = view[start : start + _SCAN + span - 1]
         for r in range(WINDOW):
             count = min((len(block) - r) // WINDOW - sizes.words + 1, (_SCAN - r + WINDOW - 1) // WINDOW)
             if count <= 0:
                 continue
-            hits = np.flatnonzero(_window_hashes(block, r, count, sizes.words) & mask == 0)
+            hits = np.flatnonzero(_window_hashes(block, r, count, sizes.words, buffers) & mask == 0)
             found.append(hits * WINDOW + (start + r + span))
     return sorted(np.concatenate(found).tolist()) if found else []
 
