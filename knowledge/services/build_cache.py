@@ -157,10 +157,7 @@ def build_cache_load(
         keys = orjson.loads(arrays["record_keys"].tobytes())
         blob, offsets = memoryview(arrays["record_blob"].data), arrays["record_offsets"].tolist()
         restored = [_record(orjson.loads(blob[a:b])) for a, b in pairwise(offsets)]
-        kept = {
-            (int(k[0]), str(k[1]), str(k[2]), str(k[3])): record
-            for k, record in zip(keys, restored, strict=True)
-        }
+        kept = {(int(k[0]), str(k[1]), str(k[2]), str(k[3])): record for k, record in zip(keys, restored, strict=True)}
         part_blob, part_offsets = memoryview(arrays["part_blob"].data), arrays["part_offsets"].tolist()
         urls = meta["base_urls"]
         kept_parts = [

@@ -56,7 +56,13 @@ def release_gate_check(*, namespace: Namespace, candidate: Callable[[], LoadedRe
     Nothing to compare with (no serving release yet, or no golden questions) lets the candidate pass;
     the candidate is loaded only when there is (at 100,000 entries, loading it is most of a build's memory).
     """
-    active = Namespace.objects.select_related("active_release").get(pk=namespace.pk).active_release
+    # The serving release without its manifest and metrics (megabytes of JSON at scale; not read here).
+    active = (
+        Namespace.objects.select_related("active_release")
+        .defer("active_release__manifest", "active_release__metrics")
+        .get(pk=namespace.pk)
+        .active_release
+    )
     if active is None:
         return GateCheck(GateStatus.SKIPPED, None, note="No release served yet: nothing to compare with.")
     golden = golden_questions_list(namespace=namespace)
