@@ -347,7 +347,8 @@ def assemble_postings(
     doc_freq = np.bincount(rows.terms, minlength=len(vocabulary))
     offsets = np.zeros(len(vocabulary) + 1, dtype=np.int64)
     np.cumsum(doc_freq, out=offsets[1:])
-    impacts = np.repeat(ranking_idf(doc_freq, reference.documents, params.idf_floor), doc_freq) * rows.saturation
+    impacts = np.repeat(ranking_idf(doc_freq, reference.documents, params.idf_floor), doc_freq)
+    impacts *= rows.saturation  # in place: one array of one value per posting, not two
     return Postings(
         vocabulary=vocabulary,
         offsets=offsets,
