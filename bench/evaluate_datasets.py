@@ -132,7 +132,9 @@ def collection_rows(collection: str, *, seed: bool, reference: bool, log: Callab
     questions = load_dev_queries(collection)
     index = SearchIndex.compile(documents)
     automatic = threshold_automatic(index, documents)
-    index = index.with_threshold(automatic.threshold, automatic.to_meta(), pack_best_share=automatic.pack_best_share)
+    index = index.with_threshold(
+        automatic.threshold, automatic.to_meta(), pack_best_share=automatic.pack_best_share, feedback=automatic.feedback
+    )
     rows = []
     run = evaluate_engine(index, documents, questions)
     name = f"evergreen auto t={automatic.threshold:.2f} c={automatic.pack_best_share:g}"

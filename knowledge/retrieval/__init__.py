@@ -5,4 +5,4 @@ Django code adapts models to these dataclasses and functions; nothing here reach
 
 # Bump when analysis, ranking or rendering change what a release holds: it is part of every
 # release's inputs hash, so the next build after an upgrade rebuilds instead of reusing.
-ENGINE_VERSION = "2026.12.01.3"
+ENGINE_VERSION = "2026.12.01.4"

@@ -98,6 +98,7 @@ class AutomaticThreshold:
     bounded_by_pseudo_questions: bool
     crowding: float = 0.0
     pack_best_share: float = BEST_SHARE
+    feedback: bool = False  # feedback_on(crowding): the threshold was calibrated ranking with it
     source: str = "automatic"
     standard_error: float = 0.0  # of the probes' quantile (probe_quantile_error)
     calibrated: float | None = None  # what this calibration found, when the band kept the old threshold
@@ -133,7 +134,9 @@ def entries_changed(before: Mapping[str, str], after: Mapping[str, str]) -> int:
 def calibration_basis(index: SearchIndex) -> str:
     """A fingerprint of all a calibration depends on besides the entries: the engine, analysis, BM25F
     parameters, ranking options (the threshold and pack floor aside), synonyms and the probes."""
-    options = {k: v for k, v in asdict(index.options).items() if k not in ("match_threshold", "pack_best_share")}
+    options = {
+        k: v for k, v in asdict(index.options).items() if k not in ("match_threshold", "pack_best_share", "feedback")
+    }
     facts = {
         "engine": ENGINE_VERSION,
         "analyzer": asdict(index.analyzer),
@@ -304,6 +307,18 @@ def pack_best_share(crowded: float) -> float:
     return 0.0 if crowded >= CROWDED else BEST_SHARE
 
 
+def feedback_on(crowded: float) -> bool:
+    """Whether a collection this crowded ranks with feedback (feedback.py): where relevance is spread
+    over many similar entries, as the pack floor relative to the best hit is off there."""
+    return crowded >= CROWDED
+
+
+def _ranking_with(index: SearchIndex, feedback: bool) -> SearchIndex:
+    return (
+        index.with_options(replace(index.options, feedback=feedback)) if feedback != index.options.feedback else index
+    )
+
+
 def held_out(
     index: SearchIndex,
     documents: Sequence[Document],
@@ -339,15 +354,16 @@ def threshold_automatic(
     `keep`: the threshold the release this build follows served with; it stays when the new one lies
     within BAND_ERRORS standard errors of it (`calibrated` records the new one then)."""
     probes = probe_questions() if probes is None else probes
-    probe_scores = gate_scores(index, probes)
+    calibration = held_out(index, documents, analyze, collect)
+    crowded = crowding(*calibration) if calibration is not None else 0.0
+    # The threshold is calibrated ranking as the release will serve: with feedback when crowded.
+    feedback = feedback_on(crowded) and index.options.ranker == "bm25f"
+    probe_scores = gate_scores(_ranking_with(index, feedback), probes)
     threshold = probe_quantile(probe_scores, PROBES_REFUSED)
     error = probe_quantile_error(probe_scores, PROBES_REFUSED)
-    calibration = held_out(index, documents, analyze, collect)
     pseudo: list[float] = []
-    crowded = 0.0
     if calibration is not None:
-        pseudo = gate_scores(*calibration)
-        crowded = crowding(*calibration)
+        pseudo = gate_scores(_ranking_with(calibration[0], feedback), calibration[1])
     bounded = False
     if pseudo:
         median = float(np.median(pseudo))
@@ -366,6 +382,7 @@ def threshold_automatic(
         bounded_by_pseudo_questions=bounded,
         crowding=crowded,
         pack_best_share=pack_best_share(crowded),
+        feedback=feedback,
         standard_error=error,
         calibrated=found,
     )
@@ -378,10 +395,10 @@ def packing_automatic(
     analyze: Analyze = analyze_fields,
     collect: Collect | None = None,
 ) -> dict[str, float]:
-    """The pack floor alone, for a release whose threshold is the namespace's own."""
+    """The pack floor and feedback alone, for a release whose threshold is the namespace's own."""
     calibration = held_out(index, documents, analyze, collect)
     crowded = crowding(*calibration) if calibration is not None else 0.0
-    return {"crowding": crowded, "pack_best_share": pack_best_share(crowded)}
+    return {"crowding": crowded, "pack_best_share": pack_best_share(crowded), "feedback": feedback_on(crowded)}
 
 
 MATCHING_SOURCES = {
@@ -415,6 +432,8 @@ def matching_summary(matching: dict[str, Any] | None) -> str:
             if share
             else "; packs keep every hit above the plain floors"
         ) + f" (crowding {matching.get('crowding', 0)})"
+    if matching.get("feedback"):
+        line += "; ranks with feedback from the best entries (a crowded collection)"
     return line
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from knowledge.retrieval.analysis import AnalyzerConfig
 from knowledge.retrieval.container import ContainerError, pack_arrays, pack_pieces, unpack_arrays
 from knowledge.retrieval.documents import Document, document_key
+from knowledge.retrieval.feedback import FEEDBACK_ENTRIES, ForwardIndex, expanded_plan
 from knowledge.retrieval.hits import Accumulators, QueryHits, term_min_tokens
 from knowledge.retrieval.patching import PreviousIndex, patched_postings
 from knowledge.retrieval.planning import QueryPlanner
@@ -290,6 +291,8 @@ class SearchIndex:
             return self._browse(category, allowed, cached=cached)
         plan = self.plan(topic, options.ranker)
         hits = self._query_hits(plan, options.ranker, allowed)
+        if options.feedback and options.ranker == "bm25f":
+            hits = self._with_feedback(plan, hits, allowed)
         head = hits.prefix(WEAK_SIZE)
         if not len(head.positions):
             return self._fallback(category, allowed, cached=cached)
@@ -314,6 +317,22 @@ class SearchIndex:
         if options.expand:
             return self._expanded(hits, allowed, facts)
         return Ranking(mode="match", matched=True, hits=hits, facts=facts)
+
+    def _with_feedback(self, plan: QueryPlan, hits: QueryHits, allowed: np.ndarray | None) -> QueryHits:
+        """Ranked again with the terms the first pass's best entries share (feedback.py); coverage,
+        `matched` and the pack floors still measure the topic's own `plan`."""
+        first = hits.prefix(FEEDBACK_ENTRIES)
+        expanded = expanded_plan(plan, first.positions, first.scores, self._forward)
+        if expanded is plan:
+            return hits
+        return self._query_hits(expanded, "bm25f", allowed)
+
+    @cached_property
+    def _forward(self) -> ForwardIndex:
+        """Transposed on first use (feedback is on only for crowded releases): ~12 bytes per posting."""
+        return ForwardIndex.transposed(
+            offsets=self._offsets, docs=self._docs, impacts=self._impacts["bm25f"], count=self.count
+        )
 
     def _weak(self, head: Prefix, floor: PackFloor | None) -> ArrayHits:
         """The best WEAK_SIZE hits, less those below the relevance floors: the weak hit set is
@@ -522,9 +541,9 @@ class SearchIndex:
         )
 
     def with_threshold(
-        self, threshold: float, matching: dict[str, Any], *, pack_best_share: float = 0.0
+        self, threshold: float, matching: dict[str, Any], *, pack_best_share: float = 0.0, feedback: bool = False
     ) -> SearchIndex:
-        """The same index serving with `threshold` (and the pack floor relative to the best hit's
-        coverage), and a record of how they were obtained."""
-        options = replace(self.options, match_threshold=threshold, pack_best_share=pack_best_share)
+        """The same index serving with `threshold` (the pack floor relative to the best hit's coverage,
+        and feedback on a crowded collection), and a record of how they were obtained."""
+        options = replace(self.options, match_threshold=threshold, pack_best_share=pack_best_share, feedback=feedback)
         return SearchIndex({**self._meta, "options": asdict(options), "matching": matching}, self._arrays)

@@ -31,6 +31,9 @@ class SearchOptions:
     # With "relevant": a further hit must also hold this share of the best hit's passage coverage
     # (a release calibrates it from its own collection: calibration.pack_best_share).
     pack_best_share: float = 0.0
+    # Rank again with the terms the best entries share (feedback.py); a release switches it on when
+    # its collection is crowded (calibration.feedback_on).
+    feedback: bool = False
 
     def __post_init__(self) -> None:
         if self.ranker not in RANKERS:

@@ -164,3 +164,31 @@ def test_the_namespace_threshold_carries_the_pack_floor_and_follows_the_namespac
     second = render.with_matching(index, documents, changed, analyze=render.analyze_fields, lineage=lineage, sequence=2)
     assert second.match_threshold == 0.25 and second.matching["note"] == "calibrated"
     assert second.matching["provenance"] == CARRIED and second.matching["crowding"] == first.matching["crowding"]
+
+
+def crowded_collection() -> list[Any]:
+    """Sixty abstracts that share their words in overlapping runs: every question has many close competitors."""
+    words = ["laminar", "turbulent", "boundary", "layer", "plate", "friction", "heat", "transfer", "mach", "shock"]
+    documents = []
+    for n in range(60):
+        run = [words[(n + k) % len(words)] for k in range(6)]
+        body = ". ".join(f"The {run[k]} {run[(k + 1) % 6]} {run[(k + 2) % 6]} flow was measured" for k in range(6))
+        documents.append(make_document(f"CR-{n:03d}", f"{run[0]} {run[1]} study", body=body + "."))
+    return documents
+
+
+def test_a_crowded_collection_ranks_with_feedback_and_a_carried_build_keeps_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert not matched_index(collection()).options.feedback  # the demo and its workshop notes are not crowded
+
+    documents = crowded_collection()
+    first = matched_index(documents, sequence=1)
+    assert first.options.feedback and first.matching["feedback"] is True
+    assert first.options.pack_best_share == 0.0  # the same switch turns the share floor off
+    assert "ranks with feedback" in matching_summary(recorded(first))
+
+    monkeypatch.setattr(render, "threshold_automatic", lambda *args, **kwargs: pytest.fail("carried"))
+    edited = [*documents[:-1], replace(documents[-1], title="laminar study, revised")]
+    second = matched_index(edited, Lineage(sequence=1, matching=recorded(first), changed=1), sequence=2)
+    assert second.options.feedback and second.matching["provenance"] == CARRIED

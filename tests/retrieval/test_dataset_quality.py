@@ -28,7 +28,11 @@ def served(collection: str) -> tuple[float, EngineRun, list[EvalQuestion]]:
     questions = load_dev_queries(collection)
     index = SearchIndex.compile(documents)
     chosen = threshold_automatic(index, documents)
-    index = index.with_threshold(chosen.threshold, chosen.to_meta(), pack_best_share=chosen.pack_best_share)
+    # Feedback is switched on by the collection's own crowding: Cranfield's abstracts only.
+    assert chosen.feedback is (collection == "cranfield")
+    index = index.with_threshold(
+        chosen.threshold, chosen.to_meta(), pack_best_share=chosen.pack_best_share, feedback=chosen.feedback
+    )
     run = evaluate_engine(index, documents, questions)
     return chosen.threshold, run, questions
 
@@ -37,8 +41,9 @@ def test_cranfield_ranks_above_bm25s_and_matches_its_questions_without_golden_qu
     threshold, run, _ = served("cranfield")
     report = summarize_outcomes(run.served(threshold))
 
-    assert report.ndcg_at_10 is not None and report.ndcg_at_10 >= 0.40  # bm25s: 0.367
+    assert report.ndcg_at_10 is not None and report.ndcg_at_10 >= 0.42  # 0.402 without feedback; bm25s: 0.367
     assert report.matched_when_covered is not None and report.matched_when_covered >= 0.90
+    assert report.hit_rate is not None and report.hit_rate >= 0.83  # as without feedback
 
 
 def test_cmrc_matches_and_refuses_with_the_automatic_threshold() -> None:
@@ -47,9 +52,9 @@ def test_cmrc_matches_and_refuses_with_the_automatic_threshold() -> None:
 
     # Weak hits (below the threshold, matched=false) are still packed, so the hit rate holds.
     assert report.hit_rate is not None and report.hit_rate >= 0.98
-    assert report.matched_when_covered is not None and report.matched_when_covered >= 0.96  # measured 0.972
+    assert report.matched_when_covered is not None and report.matched_when_covered >= 0.96  # measured 0.969
     # Issue 11 asks 0.92 here; no threshold gets there at matched 0.96 (best possible 0.907).
-    assert report.unmatched_when_uncovered is not None and report.unmatched_when_uncovered >= 0.84  # 0.846
+    assert report.unmatched_when_uncovered is not None and report.unmatched_when_uncovered >= 0.84  # 0.873
     assert report.filler is not None and report.filler <= 0.2  # 0.116; 0.74 when the budget is filled
 
 

@@ -153,15 +153,22 @@ def with_matching(
             record = calibration_record(sequence=sequence, entries=len(documents), basis=basis)
         else:
             packing = {key: kept[key] for key in ("crowding", "pack_best_share")}
+            packing["feedback"] = bool(kept.get("feedback", False))
             record = {key: kept[key] for key in _RECORD if key in kept}
         return index.with_threshold(
             ranking.match_threshold,
             {"source": "namespace", "threshold": ranking.match_threshold, "note": note, **packing, **record},
             pack_best_share=packing["pack_best_share"],
+            feedback=bool(packing["feedback"]),
         )
     kept = carried(lineage, source="automatic", basis=basis)
     if kept is not None:
-        return index.with_threshold(float(kept["threshold"]), kept, pack_best_share=float(kept["pack_best_share"]))
+        return index.with_threshold(
+            float(kept["threshold"]),
+            kept,
+            pack_best_share=float(kept["pack_best_share"]),
+            feedback=bool(kept.get("feedback", False)),
+        )
     had = carried(replace(lineage, changed=0, replay=True), source="automatic", basis=basis) if lineage else None
     chosen = threshold_automatic(
         index, documents, analyze=analyze, collect=collect, keep=None if had is None else float(had["threshold"])
@@ -171,7 +178,9 @@ def with_matching(
         chosen,
         lineage=calibration_record(sequence=sequence, entries=len(documents), basis=basis, provenance=provenance),
     )
-    return index.with_threshold(chosen.threshold, chosen.to_meta(), pack_best_share=chosen.pack_best_share)
+    return index.with_threshold(
+        chosen.threshold, chosen.to_meta(), pack_best_share=chosen.pack_best_share, feedback=chosen.feedback
+    )
 
 
 _RECORD = ("provenance", "calibrated_in", "calibrated_entries", "changed_since", "basis", "carried_from")

@@ -1,0 +1,74 @@
+"""Pseudo-relevance feedback for crowded collections: the best entries' shared heavy terms join the query.
+
+On a collection where relevance is spread over many similar entries (Cranfield's abstracts: the
+median question has 25 close competitors), a question's words find the neighbourhood and the terms
+its best entries share find the rest of it. Elsewhere the same expansion drifts to neighbours a
+question did not ask about (pylibs dev nDCG@10 0.840 -> 0.751), so a release switches it on only
+when its own collection is crowded (calibration.feedback_on; docs/retrieval.md, "Feedback").
+
+Ranking only: coverage, `matched` and the pack's floors keep the question's own terms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from knowledge.retrieval.scoring import QueryPlan
+
+FEEDBACK_ENTRIES = 5  # the best entries of the first pass the new terms come from
+FEEDBACK_TERMS = 40  # at most this many terms join
+FEEDBACK_WEIGHT = 0.3  # the heaviest joins at this query weight, the others in proportion
+FEEDBACK_SHARED = 2  # a term joins only when at least this many of those entries hold it
+
+
+@dataclass(frozen=True, slots=True)
+class ForwardIndex:
+    """Each entry's terms and BM25F impacts: the postings transposed (entry `p` owns slots
+    offsets[p]:offsets[p + 1] of `terms` and `impacts`)."""
+
+    offsets: np.ndarray
+    terms: np.ndarray
+    impacts: np.ndarray
+
+    @classmethod
+    def transposed(cls, *, offsets: np.ndarray, docs: np.ndarray, impacts: np.ndarray, count: int) -> ForwardIndex:
+        terms = np.repeat(np.arange(len(offsets) - 1, dtype=np.int32), np.diff(offsets))
+        order = np.argsort(docs, kind="stable")
+        by_entry = docs[order]
+        return cls(
+            offsets=np.searchsorted(by_entry, np.arange(count + 1)),
+            terms=terms[order],
+            impacts=impacts[order].astype(np.float64),
+        )
+
+
+def expanded_plan(plan: QueryPlan, positions: np.ndarray, scores: np.ndarray, forward: ForwardIndex) -> QueryPlan:
+    """`plan` plus the terms the best `positions` (first-pass order) share: each term's impacts summed
+    over them, weighted by the entry's score over the best one; the FEEDBACK_TERMS heaviest held by at
+    least FEEDBACK_SHARED of them join at FEEDBACK_WEIGHT x their share of the heaviest. They never
+    count towards coverage (weight 0 there)."""
+    best = positions[:FEEDBACK_ENTRIES]
+    if len(best) < FEEDBACK_SHARED or scores[0] <= 0:
+        return plan
+    slices = [slice(int(forward.offsets[p]), int(forward.offsets[p + 1])) for p in best.tolist()]
+    terms = np.concatenate([forward.terms[s] for s in slices])
+    weighted = np.concatenate(
+        [forward.impacts[s] * (float(score) / float(scores[0])) for s, score in zip(slices, scores, strict=False)]
+    )
+    ids, inverse, held = np.unique(terms, return_inverse=True, return_counts=True)
+    mass = np.bincount(inverse, weights=weighted, minlength=len(ids))
+    keep = (held >= FEEDBACK_SHARED) & ~np.isin(ids, plan.term_ids)
+    ids, mass = ids[keep], mass[keep]
+    if not len(ids):
+        return plan
+    # Heaviest first; ties by term id so the same release always expands a topic alike.
+    chosen = np.lexsort((ids, -mass))[:FEEDBACK_TERMS]
+    added = FEEDBACK_WEIGHT * mass[chosen] / mass[chosen[0]]
+    return replace(
+        plan,
+        term_ids=np.concatenate([plan.term_ids, ids[chosen].astype(plan.term_ids.dtype)]),
+        weights=np.concatenate([plan.weights, added]),
+        informative_idf=np.concatenate([plan.informative_idf, np.zeros(len(chosen))]),
+    )

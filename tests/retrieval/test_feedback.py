@@ -1,0 +1,69 @@
+"""Pseudo-relevance feedback (feedback.py): what joins the query, and that it ranks only."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from knowledge.retrieval.feedback import FEEDBACK_WEIGHT, ForwardIndex, expanded_plan
+from knowledge.retrieval.index import SearchIndex, SearchOptions
+from tests.retrieval.helpers import make_document
+
+UNGATED = SearchOptions(match_threshold=-math.inf)
+DOCUMENTS = [
+    make_document("EG-001", "Laminar boundary layer", body="Laminar flow over a flat plate; skin friction."),
+    make_document("EG-002", "Boundary layer transition", body="Transition on a flat plate raises skin friction."),
+    make_document("EG-003", "Heat transfer", body="Skin friction and heat transfer on a flat plate at Mach 6."),
+    make_document("EG-004", "Wing flutter", body="Flutter of a swept wing at transonic speed."),
+]
+
+
+def test_the_forward_index_holds_each_entrys_terms_as_the_postings_do() -> None:
+    index = SearchIndex.compile(DOCUMENTS)
+    forward = index._forward
+    for position in range(len(DOCUMENTS)):
+        terms = forward.terms[forward.offsets[position] : forward.offsets[position + 1]]
+        for term_id in terms.tolist():
+            start, end = index._offsets[term_id], index._offsets[term_id + 1]
+            assert position in index._docs[start:end]
+    assert len(forward.terms) == len(index._docs)
+
+
+def test_terms_shared_by_the_best_entries_join_and_never_count_as_coverage() -> None:
+    index = SearchIndex.compile(DOCUMENTS)
+    plan = index.plan("boundary layer")
+    first = index.search("boundary layer", options=UNGATED)
+    positions = np.array([hit.position for hit in first], dtype=np.int64)
+    scores = np.array([hit.score for hit in first])
+    expanded = expanded_plan(plan, positions, scores, index._forward)
+
+    added = [index.vocabulary.term(int(t)) for t in expanded.term_ids[len(plan.term_ids) :]]
+    assert "plate" in added and "friction" in added  # in both boundary-layer entries
+    assert "flutter" not in added and "laminar" not in added  # in one entry only, or none of the best
+    assert max(expanded.weights[len(plan.term_ids) :]) == FEEDBACK_WEIGHT
+    assert not expanded.informative_idf[len(plan.term_ids) :].any()
+    assert expanded.coverage_total == plan.coverage_total
+
+
+def test_feedback_reaches_an_entry_that_shares_the_neighbourhood_but_not_the_words() -> None:
+    plain = SearchIndex.compile(DOCUMENTS)
+    fed = plain.with_options(replace(plain.options, feedback=True))
+    without = [DOCUMENTS[h.position].id for h in plain.search("boundary layer", options=UNGATED)]
+    fed_options = replace(UNGATED, feedback=True)
+    with_feedback = [DOCUMENTS[h.position].id for h in fed.search("boundary layer", options=fed_options)]
+
+    assert "EG-003" not in without  # shares no word with the topic
+    assert with_feedback[:2] == without[:2] and "EG-003" in with_feedback
+    # Coverage and the match decision measure the topic's own words.
+    assert fed.search("boundary layer").coverage == plain.search("boundary layer").coverage
+
+
+def test_an_empty_forward_index_expands_nothing() -> None:
+    index = SearchIndex.compile(DOCUMENTS[:1])
+    plan = index.plan("boundary layer")
+    forward = ForwardIndex.transposed(
+        offsets=index._offsets, docs=index._docs, impacts=index._impacts["bm25f"], count=1
+    )
+    assert expanded_plan(plan, np.array([0]), np.array([1.0]), forward) is plan
