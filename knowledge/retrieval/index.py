@@ -329,7 +329,7 @@ class SearchIndex:
 
     @cached_property
     def _forward(self) -> ForwardIndex:
-        """Transposed on first use (feedback is on only for crowded releases): ~12 bytes per posting."""
+        """Transposed on first use (feedback is on only for crowded releases): 8 bytes per posting."""
         return ForwardIndex.transposed(
             offsets=self._offsets, docs=self._docs, impacts=self._impacts["bm25f"], count=self.count
         )

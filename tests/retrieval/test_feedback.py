@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from knowledge.retrieval.feedback import FEEDBACK_WEIGHT, ForwardIndex, expanded_plan
+from knowledge.retrieval.feedback import FEEDBACK_MAX_SHARE, FEEDBACK_WEIGHT, ForwardIndex, expanded_plan
 from knowledge.retrieval.index import SearchIndex, SearchOptions
 from tests.retrieval.helpers import make_document
 
@@ -17,6 +17,8 @@ DOCUMENTS = [
     make_document("EG-002", "Boundary layer transition", body="Transition on a flat plate raises skin friction."),
     make_document("EG-003", "Heat transfer", body="Skin friction and heat transfer on a flat plate at Mach 6."),
     make_document("EG-004", "Wing flutter", body="Flutter of a swept wing at transonic speed."),
+    # Others, so that the shared words are in under FEEDBACK_MAX_SHARE of the entries ("flow" is not).
+    *(make_document(f"EG-1{n:02d}", f"Workshop note {n}", body=f"Lathe {n} and the flow of work.") for n in range(30)),
 ]
 
 
@@ -42,6 +44,8 @@ def test_terms_shared_by_the_best_entries_join_and_never_count_as_coverage() -> 
     added = [index.vocabulary.term(int(t)) for t in expanded.term_ids[len(plan.term_ids) :]]
     assert "plate" in added and "friction" in added  # in both boundary-layer entries
     assert "flutter" not in added and "laminar" not in added  # in one entry only, or none of the best
+    assert index._forward.entries[index.vocabulary.lookup("flow")] > FEEDBACK_MAX_SHARE * len(DOCUMENTS)
+    assert "flow" not in added  # shared by the best entries, but too common to tell them apart
     assert max(expanded.weights[len(plan.term_ids) :]) == FEEDBACK_WEIGHT
     assert not expanded.informative_idf[len(plan.term_ids) :].any()
     assert expanded.coverage_total == plan.coverage_total
