@@ -150,6 +150,7 @@ class SearchIndex:
         reference: ReferenceStats | None = None,
         previous: SearchIndex | None = None,
         patchable: bool = False,
+        document_keys: Sequence[bytes] | None = None,
     ) -> SearchIndex:
         """Index `documents` (sorted by ID: position i is documents[i]); see build_postings for `analyze`,
         `collect` and `reference` (the statistics the index records it was normalised against).
@@ -157,12 +158,14 @@ class SearchIndex:
         `patchable` records each document's key, so the next compile can patch this index: given as
         `previous`, with `reference` its own statistics, the index is made from it and the changed
         documents alone (knowledge.retrieval.patching), with the same bytes as a full compile.
+        `document_keys`: each document's document_key, when the caller kept them from an earlier build.
         """
         analyzer = analyzer or AnalyzerConfig()
         params = params or BM25FParams()
         keys = np.zeros((0, 16), dtype=np.uint8)
         if patchable or previous is not None:
-            keys = np.frombuffer(b"".join(document_key(d) for d in documents), dtype=np.uint8).reshape(-1, 16)
+            made = document_keys if document_keys is not None else [document_key(d) for d in documents]
+            keys = np.frombuffer(b"".join(made), dtype=np.uint8).reshape(-1, 16)
         patched = None
         if previous is not None and previous._patches(analyzer, params, reference):
             base = PreviousIndex.of(previous._arrays, previous.reference)

@@ -23,6 +23,7 @@ import numpy as np
 from knowledge.retrieval.analysis import AnalyzerConfig
 from knowledge.retrieval.documents import Document, document_key
 from knowledge.retrieval.postings import CONTEXT_FIELDS, FIELDS, Analyze, Occurrences, analyze_fields
+from knowledge.retrieval.snapshot import EntryRecord
 from knowledge.retrieval.vocabulary import hash_term, pack_strings
 
 Fields = tuple[list[list[str]], ...]  # what postings.analyze_fields returns for one document
@@ -58,11 +59,31 @@ class AnalysisCache:
         self._hashes: list[int] = []
         self._ids: dict[str, int] = {}
         self._used: set[bytes] = set()
+        # The last call of `documents`: each entry's document and key, by the entry object's id.
+        self._documents: dict[int, tuple[EntryRecord, Document, bytes]] = {}
         self.reused = 0
         self.analysed = 0
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def documents(self, entries: Sequence[EntryRecord]) -> tuple[list[Document], list[bytes]]:
+        """The entries' documents and their document_key, kept between builds by entry object: a record
+        the snapshot reader kept is the same object in the next build (knowledge.selectors.snapshots),
+        so only changed entries are made and hashed again. Only the last call's are kept: the tiers'
+        entries nest (public within internal within restricted), so the widest holds every one."""
+        with self._lock:
+            known = self._documents
+        made: dict[int, tuple[EntryRecord, Document, bytes]] = {}
+        for entry in entries:
+            found = known.get(id(entry))
+            if found is None or found[0] is not entry:
+                document = entry.as_document()
+                found = (entry, document, document_key(document))
+            made[id(entry)] = found
+        with self._lock:
+            self._documents = made
+        return [made[id(entry)][1] for entry in entries], [made[id(entry)][2] for entry in entries]
 
     def _store(self, fields: Fields) -> _Analysed:
         ids: list[int] = []

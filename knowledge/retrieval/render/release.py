@@ -92,6 +92,7 @@ def compile_index(
     lineage: Lineage | None = None,
     sequence: int = 0,
     previous: SearchIndex | None = None,
+    keys: Sequence[bytes] | None = None,
 ) -> SearchIndex:
     """The release's index with its match threshold: the namespace's own, else calibrated here.
 
@@ -100,6 +101,7 @@ def compile_index(
     the statistics the lineage's last index was normalised against (kept unless they drifted);
     `previous`: that index, which the compile patches when it can (knowledge.retrieval.patching). With
     `lineage`, the calibration of the release this one follows is carried when it still holds.
+    `keys`: the documents' document_key, when the caller has them (AnalysisCache.documents).
     """
     options = search_options(snapshot)
     if analysis is None:
@@ -122,6 +124,7 @@ def compile_index(
             reference=reference,
             previous=previous,
             patchable=True,
+            document_keys=keys,
         )
         collect = analysis.collect_uncounted
         return with_matching(
@@ -203,7 +206,12 @@ def tier_index(
     """The index a caller cleared for `level` searches: its visible entries that may be packed.
     `lineage` carries the public index's calibration (the wider tiers' are not recorded: they calibrate)."""
     tier = visible(snapshot, level)
-    documents = [entry.as_document() for entry in packable(tier.entries, revision=stamp.revision)]
+    entries = packable(tier.entries, revision=stamp.revision)
+    keys = None
+    if analysis is None:
+        documents = [entry.as_document() for entry in entries]
+    else:
+        documents, keys = analysis.documents(entries)
     name = index_name(level)
     reference = (references or {}).get(name)
     carry = lineage if level == PUBLIC else None
@@ -215,6 +223,7 @@ def tier_index(
         lineage=carry,
         sequence=stamp.sequence,
         previous=(previous or {}).get(name),
+        keys=keys,
     )
 
 
