@@ -1,0 +1,84 @@
+"""CPU time of one-entry builds in one process, on the namespace bench.publish left in the bench database.
+
+bench.publish times a publish through Celery and gunicorn by the wall clock, which other jobs on a
+loaded machine stretch several times over. This runs the same one-entry change (the import service,
+one reviewed line) and `release_build` in a single process, a warm-up build first (it reads the build
+caches, as a worker's first build does), and prints the process's CPU seconds per build (getrusage:
+every thread of this process; PostgreSQL's own work is not in it). Compare two checkouts by running
+each, alternately, on the same database.
+
+Run: .venv/bin/python -m bench.publish --size 10000 --quick   (once: imports syn10k)
+     .venv/bin/python -m bench.publishcpu [--builds 5] [--slug syn10k]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import secrets
+import sys
+from collections.abc import Sequence
+
+from bench.publish import SERVICES
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _change(slug: str, number: int) -> None:
+    from knowledge.models import Namespace
+    from knowledge.services.imports import entries_import, entries_parse
+
+    entry_id = f"SYN-{number:06d}"
+    line = {"id": entry_id, "category": "fact", "title": f"Changed {entry_id}", "body": f"Now {secrets.token_hex(4)}."}
+    items = entries_parse([json.dumps(line)])
+    entries_import(namespace=Namespace.objects.get(slug=slug), items=items, actor=None, publish=True)
+
+
+def measure(slug: str, builds: int) -> list[float]:
+    """CPU seconds of each of `builds` one-entry builds after a warm-up one."""
+    from knowledge.models import Namespace
+    from knowledge.services.releases import release_build
+
+    namespace_id = Namespace.objects.get(slug=slug).pk
+    seconds = []
+    for number in range(builds + 1):
+        _change(slug, 500 + number)
+        started = _cpu()
+        release_build(namespace_id=namespace_id)
+        seconds.append(_cpu() - started)
+    return seconds[1:]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--builds", type=int, default=5)
+    parser.add_argument("--slug", default="syn10k")
+    args = parser.parse_args(argv)
+    os.environ.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "evergreen_site.settings.base",
+            "DATABASE_URL": f"{SERVICES.postgres}/{SERVICES.database}",
+            "REDIS_URL": SERVICES.redis_url,
+            "CELERY_BROKER_URL": "memory://",  # the import's own build request is dropped: builds run here
+            "EVERGREEN_LOG_LEVEL": "WARNING",
+        }
+    )
+    os.environ.setdefault("EVERGREEN_SECRET_KEY", secrets.token_urlsafe(50))
+    os.environ.setdefault("EVERGREEN_DEBUG", "0")
+    import django
+
+    django.setup()
+    seconds = measure(args.slug, args.builds)
+    mean = sum(seconds) / len(seconds)
+    print(f"{args.slug}: {len(seconds)} one-entry builds, CPU s each: {' '.join(f'{s:.2f}' for s in seconds)}")
+    print(f"mean {mean:.3f} s CPU per build (this process; load {os.getloadavg()[0]:.1f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
