@@ -102,6 +102,8 @@ def _matching(index: SearchIndex, ranking: Ranking) -> dict[str, Any]:
         "coveragePenalty": None if coverage is None else round(coverage_penalty(coverage.entry), 4),
         "gateScore": None if gate is None or not np.isfinite(gate) else round(gate, 4),
         "belowCoverageFloor": gate is not None and not np.isfinite(gate),
+        # A crowded collection's release ranks again with the terms its best entries share (feedback.py).
+        "feedback": index.options.feedback,
         "rule": "matched when gateScore reaches threshold: matchScore "
         "(best passage coverage + a bonus when it clearly leads - a penalty for words no entry contains "
         "+ a bonus when it holds the topic's rarest known word) "

@@ -47,6 +47,7 @@ def test_each_candidate_is_scored_by_term_field_and_factor_and_its_outcome_match
     matching = explain["matching"]
     assert matching["matched"] == document["matched"]
     assert matching["coverageFloor"] == round(MATCH_COVERAGE_FLOOR, 4)
+    assert matching["feedback"] is False  # a small namespace is not crowded
     assert (matching["coverageKnee"], matching["coverageSlope"]) == (COVERAGE_KNEE, COVERAGE_SLOPE)
     entry = matching["bestCoverage"]["entry"]
     penalty = COVERAGE_SLOPE * max(0.0, COVERAGE_KNEE - entry)
