@@ -57,7 +57,8 @@ def fast_eligible(path: str, query: str) -> bool:
 class ContextShape:
     """Django's answer headers for one /api/context route, less the per-answer and per-request ones."""
 
-    replayable: Any  # gateway.replay.Replayable (imported there; it imports this module)
+    # gateway.replay.Replayable (imported there; it imports this module), or a POST's gateway.fastpost.FastRoute
+    replayable: Any
     headers: tuple[tuple[str, str], ...]  # in Django's order; ETag and Content-Length hold placeholders
     etag_at: tuple[int, ...]  # where in `headers` the ETag is
     length_at: tuple[int, ...]  # and the Content-Length
@@ -69,27 +70,30 @@ class ContextShape:
         lengths = tuple(i for i, name in enumerate(names) if name == "content-length")
         return cls(replayable, tuple(headers), etags, lengths)
 
-    def answer_headers(self, answer: ContextAnswer) -> list[tuple[str, str]]:
+    def answer_headers(self, body: bytes, etag: str = "") -> list[tuple[str, str]]:
         headers = list(self.headers)
         for at in self.etag_at:
-            headers[at] = (headers[at][0], answer.etag)
-        length = str(len(answer.body))
+            headers[at] = (headers[at][0], etag)
+        length = str(len(body))
         for at in self.length_at:
             headers[at] = (headers[at][0], length)
         return headers
 
 
 class ContextShapes:
-    """The shapes this process has learnt, a bounded LRU (hosts and paths come from clients)."""
+    """The shapes this process has learnt, a bounded LRU (hosts and paths come from clients).
 
-    def __init__(self, size: int = SHAPES_MAX) -> None:
+    `required`: the headers an answer must have to be a shape (those substituted per answer)."""
+
+    def __init__(self, size: int = SHAPES_MAX, *, required: frozenset[str] = PER_ANSWER) -> None:
         self._items: OrderedDict[ShapeKey, ContextShape] = OrderedDict()
         self._size = size
+        self._required = required
         self._lock = threading.Lock()
 
     def learn(self, key: ShapeKey, replayable: Any, headers: Sequence[tuple[str, str]]) -> None:
         names = {name.lower() for name, _ in headers}
-        if not names >= PER_ANSWER:
+        if not names >= self._required:
             return
         shape = ContextShape.of(replayable, headers)
         with self._lock:
@@ -151,7 +155,7 @@ def fast_context(environ: dict[str, Any], shape: ContextShape) -> FastAnswer | N
         return None  # Django answers the 429 (a refused request is not counted twice)
     answer = context_answer(release, query)
     observed = context_observed(release, query, answer, channel="rest")
-    return FastAnswer(state, client, answer, shape.answer_headers(answer), decision, observed)
+    return FastAnswer(state, client, answer, shape.answer_headers(answer.body, answer.etag), decision, observed)
 
 
 def remembered_replayable(shape: ContextShape, observed: Observed | None) -> Any:

@@ -14,12 +14,14 @@ answers a repeat — a 200, a HEAD or a 304 — without entering Django, as long
 - the namespace's rate limit admits the client (the same shared limiter; over it, Django answers 429).
 
 A miss of /api/context on a route Django has answered before is answered here too, with the headers
-Django gave that route (gateway.fastmiss). Everything else — other misses, writes, errors, private
+Django gave that route (gateway.fastmiss), and so is a POST to a route whose view taught it how
+(gateway.fastpost: MCP `search_context`). Everything else — other misses, writes, errors, private
 namespaces — goes to Django unchanged.
 """
 
 from __future__ import annotations
 
+import io
 import threading
 import time
 from collections import OrderedDict
@@ -43,6 +45,7 @@ from gateway.fastmiss import (
     shape_key,
     shapes,
 )
+from gateway.fastpost import FastRoute, declared_body, post_key, posts
 from gateway.ratelimit import RateDecision, rate_for, rate_limit_hit
 from gateway.telemetry import access_log, channel_of
 from knowledge.requestlog.buffer import request_observed
@@ -177,10 +180,18 @@ memory = ReplayMemory()
 class ReplayApp:
     """Wraps Django's WSGI application (evergreen_site.wsgi)."""
 
-    def __init__(self, app: WsgiApp, *, remembered: ReplayMemory = memory, learnt: ContextShapes = shapes) -> None:
+    def __init__(
+        self,
+        app: WsgiApp,
+        *,
+        remembered: ReplayMemory = memory,
+        learnt: ContextShapes = shapes,
+        learnt_posts: ContextShapes = posts,
+    ) -> None:
         self.app = app
         self.memory = remembered
         self.shapes = learnt
+        self.posts = learnt_posts
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         started = time.perf_counter()
@@ -191,20 +202,32 @@ class ReplayApp:
             if found is not None:
                 answer = self._replay(environ, start_response, key, found, request_id)
                 if answer is not None:
-                    self._observe(environ, found, answer, request_id, started)
+                    replayable = found.replayable
+                    self._observe(environ, replayable.route, replayable.observed, answer, request_id, started)
                     return answer.body
             elif fast_eligible(key[3], key[4]) and (shape := self.shapes.get(shape_key(key))) is not None:
                 fast = self._fast(environ, start_response, key, shape, request_id)
                 if fast is not None:
-                    self._observe(environ, *fast, request_id, started, memory=False)
-                    return fast[1].body
+                    remembered, sent = fast
+                    replayable = remembered.replayable
+                    self._observe(
+                        environ, replayable.route, replayable.observed, sent, request_id, started, memory=False
+                    )
+                    return sent.body
+        elif (posted := post_key(environ)) is not None and (shape := self.posts.get(posted)) is not None:
+            posted_answer = self._fast_post(environ, start_response, shape, request_id)
+            if posted_answer is not None:
+                route = shape.replayable.route
+                self._observe(environ, route, None, posted_answer, request_id, started, memory=False)
+                return posted_answer.body
         environ[ids.ENVIRON_KEY] = request_id  # Django's TelemetryMiddleware answers and logs with it
         return self._through_django(environ, start_response, key)
 
     def _observe(
         self,
         environ: dict[str, Any],
-        found: Remembered,
+        route: str,
+        observed: Observed | None,
         answer: Replayed,
         request_id: str,
         started: float,
@@ -213,14 +236,14 @@ class ReplayApp:
     ) -> None:
         """Count and log an answer given without Django, as Django's path does (metrics, request log, access log).
 
-        `memory`: replayed from memory (True), or a miss computed in front of Django (gateway.fastmiss).
+        `memory`: replayed from memory (True), or computed in front of Django (gateway.fastmiss, gateway.fastpost).
+        `observed`: the request-log record, when the answer's own work did not write it.
         """
         seconds = time.perf_counter() - started
-        route = found.replayable.route
         tallies.request(route, channel_of(route), answer.status, seconds, from_memory=memory)
-        if found.replayable.observed is not None:
+        if observed is not None:
             request_observed(
-                found.replayable.observed,
+                observed,
                 enabled=answer.state.log_requests,
                 latency_seconds=seconds,
                 client=answer.client,
@@ -279,6 +302,29 @@ class ReplayApp:
         sent = self._send(environ, start_response, remembered, request_id, fast.rate, fast.state, fast.client)
         return remembered, sent
 
+    def _fast_post(
+        self, environ: dict[str, Any], start_response: StartResponse, shape: ContextShape, request_id: str
+    ) -> Replayed | None:
+        """A POST answered by its route (gateway.fastpost) with the route's shape, or None (Django answers it,
+        the body as read given back)."""
+        route: FastRoute = shape.replayable
+        body = declared_body(environ, route.body_limit())
+        if body is None:
+            return None
+        token = ids.current.set(request_id)  # what the route's request log records, as Django's middleware sets it
+        try:
+            posted = route.answer(environ, body)
+        finally:
+            ids.current.reset(token)
+        if posted is None:
+            environ["wsgi.input"] = io.BytesIO(body)
+            return None
+        headers = [*shape.answer_headers(posted.body), (ids.HEADER, request_id), *outages.degraded_headers().items()]
+        if posted.rate is not None:
+            headers += posted.rate.headers().items()
+        start_response("200 OK", headers)
+        return Replayed(200, [posted.body], posted.state, posted.client)
+
     def _send(
         self,
         environ: dict[str, Any],
@@ -321,7 +367,19 @@ class ReplayApp:
         replayable = getattr(response, "evergreen_replayable", None)
         if key is not None and replayable is not None and environ["REQUEST_METHOD"] == "GET" and seen:
             self._remember(key, replayable, seen[0], response)
+        route = getattr(response, "evergreen_fast_post", None)
+        if route is not None and seen and (posted := post_key(environ)) is not None:
+            self._learn_post(posted, route, seen[0], response)
         return response
+
+    def _learn_post(self, key: tuple[str, ...], route: FastRoute, sent: Any, response: Any) -> None:
+        """A POST route's shape: Django's headers of a 200 answer, less the per-request ones."""
+        status, headers = sent
+        names = {name.lower() for name, _ in headers}
+        if not status.startswith("200") or "set-cookie" in names or getattr(response, "streaming", False):
+            return
+        kept = tuple((name, value) for name, value in headers if name.lower() not in PER_REQUEST_HEADERS)
+        self.posts.learn(key, route, kept)
 
     def _remember(self, key: tuple[str, ...], replayable: Replayable, sent: Any, response: Any) -> None:
         status, headers = sent

@@ -276,6 +276,28 @@ def _handle(body: bytes, headers: McpHeaders, backend: Backend) -> Outcome:
     return _request(message, headers, backend, modern=modern)
 
 
+def plain_tool_call(body: bytes, headers: McpHeaders, tool: str) -> dict[str, Any] | None:
+    """The message when ``body`` calls ``tool`` in a 2025-era request ``handle_post`` answers with a 200 and no
+    headers whatever the arguments (readable, a usable id, a valid envelope, nothing ``request_refusal``
+    refuses); None for anything else. ``answer_plain_call`` then answers it as ``handle_post`` would."""
+    try:
+        message = decode_json(body)
+    except JsonRpcError:
+        return None
+    if not isinstance(message, dict) or _claims_modern(message, headers) or is_response(message):
+        return None
+    if not is_request_id(message.get("id")) or not envelope_is_valid(message) or message["method"] != "tools/call":
+        return None
+    if (message.get("params") or {}).get("name") != tool or request_refusal(message) is not None:
+        return None
+    return message
+
+
+def answer_plain_call(message: Mapping[str, Any], headers: McpHeaders, backend: Backend) -> Outcome:
+    """``handle_post``'s answer to a message ``plain_tool_call`` returned (decoded and checked already)."""
+    return _request(message, headers, backend, modern=False)
+
+
 def handle_post(body: bytes, headers: McpHeaders, backend: Backend) -> Outcome:
     """Answer one POST to ``/mcp`` (after ``check_http`` passed). Never raises."""
     try:

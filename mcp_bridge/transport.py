@@ -144,10 +144,13 @@ def gateway_refusal(error: GatewayError, body: bytes | None) -> Outcome:
     )
 
 
+def outcome_bytes(outcome: Outcome) -> bytes:
+    return b"" if outcome.body is None else dumps(outcome.body).encode()
+
+
 def respond(outcome: Outcome, *, extra: Mapping[str, str] | None = None) -> HttpResponse:
     """The HTTP response of an Outcome: JSON (UTF-8) or no body, never cached, with the given headers."""
-    content = b"" if outcome.body is None else dumps(outcome.body).encode()
-    response = HttpResponse(content, status=outcome.status)
+    response = HttpResponse(outcome_bytes(outcome), status=outcome.status)
     if outcome.body is not None:
         response["Content-Type"] = JSON
     else:

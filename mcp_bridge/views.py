@@ -13,15 +13,17 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from gateway.errors import METHOD_NOT_ALLOWED, NOT_FOUND, GatewayError, MethodNotAllowedError, NotFoundError
-from gateway.gate import Gate, request_gate
+from gateway.gate import Gate, request_gate, state_resolver
 from gateway.http import JSON, MARKDOWN, CachePolicy, Reply, finish, read_body
 from gateway.outages import database_unavailable, degraded_headers
 from gateway.views import ALLOWED_METHODS, gateway_error_response, read_view
+from knowledge.retrieval.contract.records import PUBLIC
 from knowledge.security_events import BODY_TOO_LARGE, security_event
 from mcp_bridge import transport
 from mcp_bridge.a2a import build_agent_card, handle_a2a_post
 from mcp_bridge.a2a_extensions import SPECIFICATIONS
 from mcp_bridge.backend import DjangoBackend
+from mcp_bridge.fastpath import McpSearchRoute
 from mcp_bridge.jsonrpc import INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE, Outcome, error_body
 from mcp_bridge.protocol import SUPPORTED_VERSIONS, McpHeaders, check_http, handle_post
 from mcp_bridge.server_card import MEDIA_TYPE as SERVER_CARD_MEDIA_TYPE
@@ -34,8 +36,10 @@ logger = logging.getLogger(__name__)
 Answer = Callable[[HttpRequest, bytes, Gate], Outcome]
 
 
-def _admitted(request: HttpRequest, namespace: str | None, answer: Answer) -> HttpResponse:
-    """Body cap, then the gate (namespace, key, rate), then ``answer`` with the rate headers and CORS added."""
+def _admitted(request: HttpRequest, namespace: str | None, answer: Answer, *, fast: bool = False) -> HttpResponse:
+    """Body cap, then the gate (namespace, key, rate), then ``answer`` with the rate headers and CORS added.
+
+    ``fast``: a public 200 answer teaches the replay layer the route (mcp_bridge.fastpath)."""
     cors = transport.cors_headers(request)
     limit = transport.max_body_bytes()
     body = read_body(request, limit)
@@ -49,7 +53,13 @@ def _admitted(request: HttpRequest, namespace: str | None, answer: Answer) -> Ht
     except DatabaseError as error:  # a namespace never read before, or read too long ago
         return transport.respond(transport.gateway_refusal(database_unavailable(error), body), extra=cors)
     rate = gate.rate.headers() if gate.rate else {}
-    return transport.respond(answer(request, body, gate), extra={**rate, **cors, **degraded_headers()})
+    outcome = answer(request, body, gate)
+    response = transport.respond(outcome, extra={**rate, **cors, **degraded_headers()})
+    if fast and outcome.status == 200 and not outcome.headers and gate.namespace.is_public and gate.clearance == PUBLIC:
+        base_url = transport.namespace_base_url(request, gate)
+        route = McpSearchRoute(state_resolver(request, namespace), gate.prefix, base_url)
+        response.evergreen_fast_post = route  # type: ignore[attr-defined]
+    return response
 
 
 def _never_500(view: Callable[[HttpRequest, str | None], HttpResponse]) -> Callable[..., HttpResponse]:
@@ -91,7 +101,7 @@ def mcp_post(request: HttpRequest, namespace: str | None) -> HttpResponse:
     refusal = check_http(request.method or "", accept=request.headers.get("Accept"), content_type=request.content_type)
     if refusal is not None:
         return transport.respond(refusal, extra=transport.cors_headers(request))
-    return _admitted(request, namespace, _mcp_answer)
+    return _admitted(request, namespace, _mcp_answer, fast=True)
 
 
 def _a2a_answer(request: HttpRequest, body: bytes, gate: Gate) -> Outcome:

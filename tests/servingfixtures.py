@@ -13,6 +13,7 @@ from django.core.cache import caches
 
 from gateway.cache import reply_cache_clear
 from gateway.fastmiss import shapes
+from gateway.fastpost import posts
 from gateway.ratelimit import limiter
 from gateway.writebehind import shared_writes_flush
 from knowledge.models import Namespace, TextKind
@@ -35,6 +36,7 @@ def clean_serving_state() -> Iterator[None]:
     serving_caches_clear()
     reply_cache_clear()
     shapes.clear()
+    posts.clear()
     limiter.clear()
     for cache in caches.all():
         cache.clear()
@@ -43,6 +45,7 @@ def clean_serving_state() -> Iterator[None]:
     serving_caches_clear()
     reply_cache_clear()
     shapes.clear()
+    posts.clear()
     limiter.clear()
 
 

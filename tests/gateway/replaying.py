@@ -12,6 +12,7 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.db import close_old_connections
 
 from gateway.fastmiss import ContextShapes
+from gateway.fastpost import POST_PER_ANSWER
 from gateway.replay import ReplayApp, ReplayMemory
 from knowledge.models import Namespace
 
@@ -40,12 +41,21 @@ def django_app() -> Iterator[CountingDjango]:
 
 @pytest.fixture
 def app(django_app: CountingDjango) -> ReplayApp:
-    return ReplayApp(django_app, remembered=ReplayMemory(), learnt=ContextShapes())
+    return ReplayApp(
+        django_app,
+        remembered=ReplayMemory(),
+        learnt=ContextShapes(),
+        learnt_posts=ContextShapes(required=POST_PER_ANSWER),
+    )
 
 
-def call(app: Any, path: str, *, method: str = "GET", **headers: str) -> tuple[str, dict[str, str], bytes]:
-    """One request through `app` (a ReplayApp, or Django's handler itself): (status line, headers, body)."""
+def call(
+    app: Any, path: str, *, method: str = "GET", body: bytes | None = None, **headers: str
+) -> tuple[str, dict[str, str], bytes]:
+    """One request through `app` (a ReplayApp, or Django's handler itself): (status line, headers, body).
+    With `body`, a JSON POST."""
     route, _, query = path.partition("?")
+    posted = {} if body is None else {"CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body))}
     environ: dict[str, Any] = {
         "REQUEST_METHOD": method,
         "PATH_INFO": route,
@@ -55,9 +65,10 @@ def call(app: Any, path: str, *, method: str = "GET", **headers: str) -> tuple[s
         "HTTP_HOST": "testserver",
         "REMOTE_ADDR": "203.0.113.9",
         "wsgi.url_scheme": "http",
-        "wsgi.input": io.BytesIO(b""),
+        "wsgi.input": io.BytesIO(body or b""),
         "wsgi.errors": io.StringIO(),
         **{f"HTTP_{name.upper()}": value for name, value in headers.items()},
+        **posted,
     }
     sent: list[Any] = []
     body = b"".join(app(environ, lambda status, headers, *_: sent.append((status, headers))))

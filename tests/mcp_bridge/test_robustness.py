@@ -17,7 +17,7 @@ from tests.mcp_bridge.fakes import FakeBackend, FakeTaskStore
 PACKAGE = Path(__file__).resolve().parents[2] / "mcp_bridge"
 FORBIDDEN = ("django", "rest_framework", "starlette", "httpx", "mcp", "a2a", "knowledge", "api", "gateway")
 # The Django side of the bridge: the AppConfig, the ports' adapters, the HTTP views and routes.
-ADAPTERS = frozenset({"apps.py", "backend.py", "task_store.py", "transport.py", "views.py", "urls.py"})
+ADAPTERS = frozenset({"apps.py", "backend.py", "fastpath.py", "task_store.py", "transport.py", "views.py", "urls.py"})
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),
