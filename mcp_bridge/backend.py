@@ -59,6 +59,17 @@ def feedback_rate() -> Rate:
     return settings.EVERGREEN.feedback_rate_limit
 
 
+class RenderedPack(dict[str, Any]):
+    """A context pack with the bytes /api/context sends for it, so an MCP answer embeds them instead of
+    encoding the pack a second time (mcp_bridge.transport.outcome_bytes). Never changed after it is made."""
+
+    __slots__ = ("rendered",)
+
+    def __init__(self, document: dict[str, Any], rendered: bytes) -> None:
+        super().__init__(document)
+        self.rendered = rendered
+
+
 def _pack_title(scenario: str, template: str) -> str:
     first = template.lstrip().splitlines()[0] if template.strip() else ""
     return first.lstrip("#").strip() if first.startswith("#") else f"Prompt pack · {scenario}"
@@ -141,10 +152,9 @@ class DjangoBackend:
             raise ParamError(error.code, error.message, error.param or "query") from error
         answer = context_answer(self.release, query)
         self._observed(context_observed(self.release, query, answer, channel=self.source))
-        if answer.document is not None:  # built by this call: the bytes need not be parsed back
-            return answer.document
-        document: dict[str, Any] = orjson.loads(answer.body)
-        return document
+        # Built by this call: the bytes need not be parsed back.
+        document = answer.document if answer.document is not None else orjson.loads(answer.body)
+        return RenderedPack(document, answer.body)
 
     def entry(self, *, entry_id: str, version: int | None) -> EntryLookup:
         try:

@@ -14,6 +14,7 @@ from gateway.gate import Gate, namespace_lookup
 from gateway.http import JSON
 from knowledge.models import Namespace
 from knowledge.security_events import ORIGIN_REFUSED, security_event
+from mcp_bridge.backend import RenderedPack
 from mcp_bridge.jsonrpc import INVALID_REQUEST, Outcome, clean_request_id, decode_json, dumps, error_body
 
 # JSON-RPC 2.0 §5.1 leaves -32000..-32099 to the implementation; MCP (-32020..-32022) and A2A
@@ -144,8 +145,43 @@ def gateway_refusal(error: GatewayError, body: bytes | None) -> Outcome:
     )
 
 
+# Where a tool result's pack goes while the rest is encoded: no JSON text can hold a NUL (refused in
+# requests, impossible in PostgreSQL text), so nothing else encodes to this.
+_PACK_PLACE = "\x00evergreen-pack\x00"
+_PACK_PLACE_JSON = dumps(_PACK_PLACE)
+_DIGITS = frozenset(b"0123456789")
+
+
+def _numbers_alike(rendered: bytes) -> bool:
+    """Whether json.dumps writes every number of ``rendered`` (orjson's) as it is: orjson writes 1e-05 as
+    0.00001 and 1.5e-07 as 1.5e-7 (below 1e-4 only); strings are alike. Text that merely looks like such
+    a number only costs the encoding again. Byte searches: a regular expression cost more than encoding."""
+    if b"0.0000" in rendered:
+        return False
+    at = rendered.find(b"e-")
+    while at != -1:
+        if at > 0 and rendered[at - 1] in _DIGITS and rendered[at + 2 : at + 3] and rendered[at + 2] in _DIGITS:
+            return False
+        at = rendered.find(b"e-", at + 2)
+    return True
+
+
+def _rendered_pack(body: dict[str, Any]) -> RenderedPack | None:
+    result = body.get("result")
+    pack = result.get("structuredContent") if isinstance(result, dict) else None
+    return pack if isinstance(pack, RenderedPack) and _numbers_alike(pack.rendered) else None
+
+
 def outcome_bytes(outcome: Outcome) -> bytes:
-    return b"" if outcome.body is None else dumps(outcome.body).encode()
+    """The body as ``dumps`` encodes it; a search's pack is the bytes /api/context sent for it (the same text)."""
+    if outcome.body is None:
+        return b""
+    pack = _rendered_pack(outcome.body)
+    if pack is None:
+        return dumps(outcome.body).encode()
+    text = dumps({**outcome.body, "result": {**outcome.body["result"], "structuredContent": _PACK_PLACE}})
+    before, _, after = text.partition(_PACK_PLACE_JSON)
+    return before.encode() + pack.rendered + after.encode()
 
 
 def respond(outcome: Outcome, *, extra: Mapping[str, str] | None = None) -> HttpResponse:
