@@ -306,9 +306,10 @@ def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
         snapshot, stamp = _mapped_snapshot(etags, read(SITE_JSON), copy)
     else:  # a release built before site.json existed: take the rest of the snapshot from the database
         snapshot, stamp = _legacy_snapshot(release_id, read(CONTEXT_JSON))
+    # Prepared here, in the loader a switch runs in the background, so no request pays for it.
     index = SearchIndex.from_bytes(
         release_file_mapped(name=index_file_name(etags[SEARCH_INDEX]), produce=partial(copy, SEARCH_INDEX))
-    )
+    ).prepared()
     levels = tuple(level for level in LEVELS if index_name(level) in artifacts)
     return _loaded(release_id, namespace_id, key, snapshot, stamp, index, artifacts, levels)
 
@@ -389,7 +390,7 @@ def _tier_load(public: LoadedRelease, level: str) -> LoadedRelease:
     names = (PROTECTED_JSON, index_name(level))
     found = dict(artifact_contents(release_id=public.release_id, names=names))
     full = snapshot_complete(public.snapshot, found[PROTECTED_JSON])
-    index = SearchIndex.from_bytes(found[index_name(level)])
+    index = SearchIndex.from_bytes(found[index_name(level)]).prepared()
     key = f"{public.key}~{level}"
     tier = visible(full, level)
     loaded = _loaded(

@@ -71,3 +71,19 @@ def test_an_empty_forward_index_expands_nothing() -> None:
         offsets=index._offsets, docs=index._docs, impacts=index._impacts["bm25f"], count=1
     )
     assert expanded_plan(plan, np.array([0]), np.array([1.0]), forward) is plan
+
+
+def test_the_transposition_orders_postings_by_entry_as_a_stable_sort_would() -> None:
+    # Over 65,536 entries, so the order takes two 16-bit passes (feedback._by_entry).
+    rng = np.random.default_rng(7)
+    count = 70_000
+    postings = [np.sort(rng.choice(count, int(rng.integers(1, 9_000)), replace=False)) for _ in range(50)]
+    offsets = np.concatenate([[0], np.cumsum([len(p) for p in postings])]).astype(np.int64)
+    docs = np.concatenate(postings).astype(np.int32)
+    impacts = rng.random(len(docs)).astype(np.float32)
+    forward = ForwardIndex.transposed(offsets=offsets, docs=docs, impacts=impacts, count=count)
+
+    order = np.argsort(docs, kind="stable")
+    terms = np.repeat(np.arange(len(postings)), np.diff(offsets))
+    assert (forward.terms == terms[order]).all() and (forward.impacts == impacts[order]).all()
+    assert (forward.offsets == np.searchsorted(docs[order], np.arange(count + 1))).all()
