@@ -11,6 +11,7 @@ query size on the 100k-entry benchmark (docs/retrieval.md).
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -53,6 +54,16 @@ def distinct_sorted(values: np.ndarray) -> np.ndarray:
     return ordered[keep]
 
 
+@dataclass(frozen=True, slots=True)
+class Summed:
+    """A query's float32 sums before the confidence factor: where a query that extends its plan starts."""
+
+    terms: int  # the plan's leading terms these sums hold
+    postings: int  # their postings
+    positions: np.ndarray  # the hits (ascending, less those `allowed` leaves out)
+    raw: np.ndarray  # float32: each hit's sum over those terms, in plan order
+
+
 class QueryHits:
     """The hit set of one query against one index (a HitSource for Ranking)."""
 
@@ -68,7 +79,9 @@ class QueryHits:
         tokens: np.ndarray,
         allowed: np.ndarray | None,
         accumulators: Accumulators,
+        summed: Summed | None = None,
     ) -> None:
+        self._offsets = offsets
         self._docs = docs
         self._impacts = impacts
         self._factor = factor
@@ -77,9 +90,32 @@ class QueryHits:
         self._accumulators = accumulators
         self._plan = plan
         self._term_min_tokens = min_tokens
-        self._slices = list(zip(offsets[plan.term_ids].tolist(), offsets[plan.term_ids + 1].tolist(), strict=True))
-        self.postings = sum(end - start for start, end in self._slices)
+        self._summed = summed
+        # The terms still to add: all of them, or those after the ones `summed` holds.
+        adding = plan.term_ids[summed.terms :] if summed is not None else plan.term_ids
+        self._slices = list(zip(offsets[adding].tolist(), offsets[adding + 1].tolist(), strict=True))
+        self.postings = sum(end - start for start, end in self._slices) + (summed.postings if summed else 0)
         self._hits: ArrayHits | None = None
+
+    def extended(self, plan: QueryPlan) -> QueryHits:
+        """The hits of `plan`, which is this query's plan with terms added after its own (feedback):
+        each hit's sum starts from this query's and only the added terms' postings are read. The same
+        float32 sums as `plan` scored afresh: a document's sum runs in plan order either way, and this
+        query's sum is exactly its part over the leading terms (tests/retrieval/test_fast_equivalents.py)."""
+        self._evaluated()
+        summed = Summed(len(self._plan.term_ids), self.postings, self._positions, self._raw)
+        return QueryHits(
+            plan,
+            offsets=self._offsets,
+            docs=self._docs,
+            impacts=self._impacts,
+            min_tokens=self._term_min_tokens,
+            factor=self._factor,
+            tokens=self._tokens,
+            allowed=self._allowed,
+            accumulators=self._accumulators,
+            summed=summed,
+        )
 
     def prefix(self, length: int) -> Prefix:
         return self._evaluated().prefix(length)
@@ -107,21 +143,30 @@ class QueryHits:
         if self._hits is not None:
             return self._hits
         accumulator = self._accumulators.get(len(self._factor))
+        summed = self._summed
         touched = [self._docs[start:end] for start, end in self._slices]
         added = [self._impacts[start:end] for start, end in self._slices]
-        for term, weight in enumerate(self._plan.weights.tolist()):
+        weights = self._plan.weights[summed.terms :] if summed is not None else self._plan.weights
+        for term, weight in enumerate(weights.tolist()):
             if weight != 1.0:  # x * 1.0f == x: most terms occur once and need no multiplication
                 added[term] = added[term].astype(np.float32) * np.float32(weight)
         every = touched[0] if len(touched) == 1 else np.concatenate(touched) if touched else None
+        # Every document given a value below (the zeroing after must reach them all).
+        reached = ([summed.positions] if summed is not None else []) + ([every] if every is not None else [])
+        size = sum(len(part) for part in reached)
         try:
+            if summed is not None:
+                # The leading terms' sums as they ended: the adds below continue them in plan order.
+                accumulator[summed.positions] = summed.raw
             if every is not None:
                 # One add per document and term: ufunc.at adds in index order, so each document's
                 # float32 sum runs in plan order, the same sums as one call per term gave.
                 np.add.at(accumulator, every, added[0] if len(added) == 1 else np.concatenate(added))
-            if not self.postings or every is None:
+            if not size:
                 positions = np.zeros(0, dtype=np.int64)
-            elif self.postings < SORT_SHARE * len(accumulator):
-                positions = distinct_sorted(every).astype(np.int64)
+            elif size < SORT_SHARE * len(accumulator):
+                positions = distinct_sorted(reached[0] if len(reached) == 1 else np.concatenate(reached))
+                positions = positions.astype(np.int64)
             else:
                 positions = (accumulator > 0).nonzero()[0]  # impacts are > 0: touched means positive
             raw = accumulator[positions]
@@ -130,9 +175,12 @@ class QueryHits:
             accumulator[:] = 0.0  # the next query on this thread must start from zeros
             raise
         if self._allowed is not None:
+            # A document left out here may have been left out of `summed` too, its sum there missing:
+            # it never reaches the hits.
             keep = self._allowed[positions]
             positions, raw = positions[keep], raw[keep]
         self._positions = positions
+        self._raw = raw
         self._scores = raw.astype(np.float64) * self._factor[positions]
         self._hits = ArrayHits(positions, self._scores, self._tokens)
         return self._hits

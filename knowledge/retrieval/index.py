@@ -295,7 +295,7 @@ class SearchIndex:
         plan = self.plan(topic, options.ranker)
         hits = self._query_hits(plan, options.ranker, allowed)
         if options.feedback and options.ranker == "bm25f":
-            hits = self._with_feedback(plan, hits, allowed)
+            hits = self._with_feedback(plan, hits)
         head = hits.prefix(WEAK_SIZE)
         if not len(head.positions):
             return self._fallback(category, allowed, cached=cached)
@@ -321,14 +321,14 @@ class SearchIndex:
             return self._expanded(hits, allowed, facts)
         return Ranking(mode="match", matched=True, hits=hits, facts=facts)
 
-    def _with_feedback(self, plan: QueryPlan, hits: QueryHits, allowed: np.ndarray | None) -> QueryHits:
-        """Ranked again with the terms the first pass's best entries share (feedback.py); coverage,
-        `matched` and the pack floors still measure the topic's own `plan`."""
+    def _with_feedback(self, plan: QueryPlan, hits: QueryHits) -> QueryHits:
+        """Ranked again with the terms the first pass's best entries share (feedback.py), continuing
+        the first pass's sums; coverage, `matched` and the pack floors still measure the topic's own `plan`."""
         first = hits.prefix(FEEDBACK_ENTRIES)
         expanded = expanded_plan(plan, first.positions, first.scores, self._forward)
         if expanded is plan:
             return hits
-        return self._query_hits(expanded, "bm25f", allowed)
+        return hits.extended(expanded)
 
     def prepared(self) -> SearchIndex:
         """This index with what its searches would otherwise make on first use made now: a release's

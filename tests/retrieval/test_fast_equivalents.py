@@ -322,6 +322,51 @@ def test_one_add_for_all_terms_sums_as_one_add_per_term(postings: list[set[int]]
     assert scores.tobytes() == expected[positions].astype(np.float64).tobytes()
 
 
+@settings(max_examples=200)
+@given(POSTINGS, st.data())
+def test_hits_extended_by_more_terms_sum_as_the_longer_plan_scored_afresh(
+    postings: list[set[int]], data: st.DataObject
+) -> None:
+    """QueryHits.extended (feedback's second pass) starts from the first pass's sums: the same bytes."""
+    docs = np.array([d for term in postings for d in sorted(term)], dtype=np.int32)
+    offsets = np.concatenate([[0], np.cumsum([len(term) for term in postings])]).astype(np.int64)
+    # Impacts with all their low bits, so that a sum in another order would show.
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    impacts = rng.uniform(0.125, 30, len(docs)).astype(np.float32)
+    term_ids = data.draw(st.lists(st.integers(0, len(postings) - 1), unique=True))
+    leading = data.draw(st.integers(0, len(term_ids)))
+    weights = [data.draw(st.sampled_from([1.0, 2.0])) for _ in term_ids[:leading]]
+    weights += [data.draw(st.floats(0.001, 0.3)) for _ in term_ids[leading:]]  # as feedback weighs them
+    count = int(docs.max(initial=0)) + 1
+    allowed = data.draw(st.none() | st.lists(st.booleans(), min_size=count, max_size=count).map(np.array))
+    accumulators = Accumulators()
+
+    def hits(plan: QueryPlan) -> QueryHits:
+        return QueryHits(
+            plan,
+            offsets=offsets,
+            docs=docs,
+            impacts=impacts,
+            min_tokens=np.ones(len(postings), dtype=np.int64),
+            factor=np.linspace(0.5, 1.5, count),
+            tokens=np.ones(count, dtype=np.int32),
+            allowed=allowed,
+            accumulators=accumulators,
+        )
+
+    ids = np.array(term_ids, dtype=np.int64)
+    plan = QueryPlan(ids, np.array(weights), np.ones(len(term_ids)), 0.0)
+    first = QueryPlan(ids[:leading], np.array(weights[:leading]), np.ones(leading), 0.0)
+    fresh = hits(plan)
+    extended = hits(first).extended(plan)
+
+    assert extended.postings == fresh.postings
+    assert extended.min_tokens == fresh.min_tokens
+    for got, expected in zip(extended.scored(), fresh.scored(), strict=True):
+        assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
+    assert not accumulators.get(count).any()  # left zeroed for the next query
+
+
 def _two_steps(raw: bytes) -> Any:
     """gateway.fastmiss's parse as it was: query_bytes_check, then the query as text with replacements."""
     try:
