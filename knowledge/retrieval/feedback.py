@@ -67,7 +67,8 @@ def expanded_plan(plan: QueryPlan, positions: np.ndarray, scores: np.ndarray, fo
     best = positions[:FEEDBACK_ENTRIES]
     if len(best) < FEEDBACK_SHARED or scores[0] <= 0:
         return plan
-    slices = [slice(int(forward.offsets[p]), int(forward.offsets[p + 1])) for p in best.tolist()]
+    starts, ends = forward.offsets[best].tolist(), forward.offsets[best + 1].tolist()
+    slices = [slice(start, end) for start, end in zip(starts, ends, strict=True)]
     terms = np.concatenate([forward.terms[s] for s in slices])
     weighted = np.concatenate(
         [forward.impacts[s] * (float(score) / float(scores[0])) for s, score in zip(slices, scores, strict=False)]
@@ -75,7 +76,7 @@ def expanded_plan(plan: QueryPlan, positions: np.ndarray, scores: np.ndarray, fo
     ids, inverse, held = np.unique(terms, return_inverse=True, return_counts=True)
     mass = np.bincount(inverse, weights=weighted, minlength=len(ids))
     common = forward.entries[ids] > FEEDBACK_MAX_SHARE * (len(forward.offsets) - 1)
-    keep = (held >= FEEDBACK_SHARED) & ~common & ~np.isin(ids, plan.term_ids)
+    keep = (held >= FEEDBACK_SHARED) & ~common & ~_among(ids, plan.term_ids)
     ids, mass = ids[keep], mass[keep]
     if not len(ids):
         return plan
@@ -88,3 +89,14 @@ def expanded_plan(plan: QueryPlan, positions: np.ndarray, scores: np.ndarray, fo
         weights=np.concatenate([plan.weights, added]),
         informative_idf=np.concatenate([plan.informative_idf, np.zeros(len(chosen))]),
     )
+
+
+def _among(ids: np.ndarray, asked: np.ndarray) -> np.ndarray:
+    """np.isin(ids, asked) for sorted unique `ids` and a handful of `asked`: a binary search each
+    (np.isin's general path was a quarter of expanded_plan: 85-110 -> 60-85 us per call on the dev sets)."""
+    found = np.zeros(len(ids), dtype=bool)
+    slots = np.searchsorted(ids, asked)
+    inside = slots < len(ids)
+    slots = slots[inside]
+    found[slots[ids[slots] == asked[inside]]] = True
+    return found

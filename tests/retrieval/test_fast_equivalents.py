@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from gateway.errors import BadParameterError
 from gateway.params import _control, context_query_from_bytes, context_query_from_string, query_bytes_check
 from knowledge.retrieval.analysis import AnalyzerConfig, _stem_word, analyze_text, split_words
+from knowledge.retrieval.feedback import _among
 from knowledge.retrieval.hits import Accumulators, QueryHits
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.payload import ContextQuery, ReleaseView, context_pack, context_payload
@@ -365,6 +366,13 @@ def test_hits_extended_by_more_terms_sum_as_the_longer_plan_scored_afresh(
     for got, expected in zip(extended.scored(), fresh.scored(), strict=True):
         assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
     assert not accumulators.get(count).any()  # left zeroed for the next query
+
+
+@given(st.sets(st.integers(0, 60)), st.lists(st.integers(0, 70), unique=True))
+def test_among_is_isin_for_sorted_distinct_terms(ids: set[int], asked: list[int]) -> None:
+    sorted_ids = np.array(sorted(ids), dtype=np.int32)
+    wanted = np.array(asked, dtype=np.int64)
+    assert _among(sorted_ids, wanted).tolist() == np.isin(sorted_ids, wanted).tolist()
 
 
 def _two_steps(raw: bytes) -> Any:
