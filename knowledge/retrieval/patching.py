@@ -126,6 +126,15 @@ class _Terms:
     local_to_final: np.ndarray  # int64 per term of the changed entries
 
 
+def _any_known(known: np.ndarray, hashes: np.ndarray) -> bool:
+    """Whether any of `hashes` is in `known` (sorted): a binary search each, where np.isin sorted or
+    hashed the whole vocabulary on every patch (0.13 s of CPU at 100,000 entries, 231,633 terms)."""
+    if not len(known) or not len(hashes):
+        return False
+    at = np.minimum(np.searchsorted(known, hashes), len(known) - 1)
+    return bool((known[at] == hashes).any())
+
+
 def _terms(previous: PreviousIndex, surviving: np.ndarray, local_terms: Sequence[str]) -> _Terms | None:
     """`surviving`: the previous terms some unchanged entry still holds."""
     old_of_local = np.array([previous.vocabulary.lookup(t) for t in local_terms], dtype=np.int64)
@@ -133,7 +142,7 @@ def _terms(previous: PreviousIndex, surviving: np.ndarray, local_terms: Sequence
     keep[old_of_local[old_of_local >= 0]] = True
     new_local = np.flatnonzero(old_of_local < 0)
     new_hashes = np.array([hash_term(local_terms[int(i)]) for i in new_local], dtype=np.uint64)
-    if len(np.unique(new_hashes)) < len(new_hashes) or np.isin(new_hashes, previous.vocabulary.hashes).any():
+    if len(np.unique(new_hashes)) < len(new_hashes) or _any_known(previous.vocabulary.hashes, new_hashes):
         return None  # equal hashes are ordered by term: left to a full compile
     by_hash = np.argsort(new_hashes, kind="stable")
     new_local, new_hashes = new_local[by_hash], new_hashes[by_hash]

@@ -9,11 +9,13 @@ import logging
 import random
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from knowledge.retrieval.chunks import INDEX_CHUNKS, chunks_of
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.index import SearchIndex
+from knowledge.retrieval.patching import _any_known
 from knowledge.retrieval.postings import REFERENCE_DRIFT, analyze_fields
 from knowledge.retrieval.synonyms import SynonymSet
 from tests.retrieval.helpers import make_document
@@ -162,3 +164,11 @@ def test_ranking_ties_do_not_depend_on_the_patch(documents: list[Document], prev
         one, other = patched.search(topic), full.search(topic)
         assert (one.mode, one.matched) == (other.mode, other.matched)
         assert [(h.position, h.score) for h in one][:20] == [(h.position, h.score) for h in other][:20]
+
+
+def test_a_new_terms_hash_the_vocabulary_holds_is_found_as_np_isin_finds_it() -> None:
+    known = np.array([3, 9, 9, 40, 2**64 - 1], dtype=np.uint64)
+    for hashes in ([], [0], [4, 41], [9], [0, 2**64 - 1], [3], [2**63]):
+        new = np.array(hashes, dtype=np.uint64)
+        assert _any_known(known, new) == bool(np.isin(new, known).any())
+    assert not _any_known(np.array([], dtype=np.uint64), np.array([5], dtype=np.uint64))
