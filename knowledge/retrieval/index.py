@@ -16,6 +16,7 @@ from knowledge.retrieval.container import ContainerError, pack_arrays, pack_piec
 from knowledge.retrieval.documents import Document, document_key
 from knowledge.retrieval.feedback import FEEDBACK_ENTRIES, ForwardIndex, expanded_plan
 from knowledge.retrieval.hits import Accumulators, QueryHits, term_min_tokens
+from knowledge.retrieval.index_format import searched_arrays, stored_arrays
 from knowledge.retrieval.patching import PreviousIndex, patched_postings
 from knowledge.retrieval.planning import QueryPlanner
 from knowledge.retrieval.postings import (
@@ -36,7 +37,8 @@ from knowledge.retrieval.vocabulary import SortedTerms, Vocabulary, pack_strings
 
 __all__ = ["Hit", "Ranking", "SearchIndex", "SearchOptions"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2 stores lengths where 1 stored offsets (index_format); both load
+FORMATS = frozenset({1, FORMAT_VERSION})
 BROWSE_SCORE = 0.5  # seed §4: an empty topic scores every entry 0.5
 FALLBACK_SIZE = 3  # seed §4: "按 confidence 给几条兜底" — the reference gives three
 WEAK_SIZE = 3  # hits that do not cover the topic: at most this many of the best, still matched=false
@@ -96,7 +98,7 @@ class SearchIndex:
     def __init__(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
         try:
             self._meta = meta
-            self._arrays = arrays
+            arrays = self._arrays = searched_arrays(meta, arrays)
             # Indexes compiled before code-aware analysis cut words at punctuation.
             self.analyzer = AnalyzerConfig(**{"code_aware": False, **meta["analyzer"]})
             self.options = SearchOptions(**meta["options"])
@@ -244,17 +246,21 @@ class SearchIndex:
 
     def to_bytes(self) -> bytes:
         """Safe (no pickle) and deterministic: the same documents give byte-identical output."""
-        return pack_arrays(self._meta, self._arrays)
+        return pack_arrays(self._meta, self._stored())
 
     def to_pieces(self) -> Iterator[bytes | memoryview]:
         """to_bytes a piece at a time (views of the arrays): for writing the index without copying it."""
-        return pack_pieces(self._meta, self._arrays)
+        return pack_pieces(self._meta, self._stored())
+
+    def _stored(self) -> dict[str, np.ndarray]:
+        """The arrays the index's format writes (format 1: those it searches with)."""
+        return stored_arrays(self._arrays) if self._meta.get("format") != 1 else self._arrays
 
     @classmethod
     def from_bytes(cls, data: bytes | mmap.mmap) -> SearchIndex:
         meta, arrays = unpack_arrays(data)
-        if meta.get("format") != FORMAT_VERSION:
-            raise ContainerError(f"index format {meta.get('format')!r} is not {FORMAT_VERSION}")
+        if meta.get("format") not in FORMATS:
+            raise ContainerError(f"index format {meta.get('format')!r} is not one of {sorted(FORMATS)}")
         return cls(meta, arrays)
 
     def __len__(self) -> int:
