@@ -1,10 +1,13 @@
-"""Content-defined chunks of large release files, so releases share every chunk a change did not touch.
+"""Content-defined chunks of release files, so releases share every chunk a change did not touch.
 
 A file is cut where the eight bytes before a position hash to a chosen pattern (about one position in
 CHUNK_AVERAGE), with chunks kept between CHUNK_MIN and CHUNK_MAX bytes. Cuts depend on the nearby
 bytes only, so an edit to one entry of context.json changes the chunk holding it (and the first
 chunk, which holds the release's version) while every other chunk keeps its bytes and its hash.
-Files up to CHUNK_MAX stay one chunk. Pure and deterministic: the same bytes always cut the same way.
+Chunks are small (8 KiB on average) because every publish changes each text file in a place or two
+(llms-full.txt, the category files, llms.txt, index.html.md): a large chunk around each place was
+most of what a publish stored (issue 18 §4). A file up to its sizes' maximum is one chunk. Pure and
+deterministic: the same bytes always cut the same way.
 
 A compiled index is cut finer (INDEX_CHUNKS): it is term-major, so one entry's change touches one
 place in the posting list of each of its terms (about a hundred, spread over the whole file), and
@@ -17,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-CHUNK_MIN = 64 * 1024
-CHUNK_AVERAGE = 256 * 1024  # a power of two: the hash's low bits select the cut points
-CHUNK_MAX = 1024 * 1024  # also the size of a streamed slice (serving), so a chunk is one read
+CHUNK_MIN = 2 * 1024
+CHUNK_AVERAGE = 8 * 1024  # a power of two: the hash's low bits select the cut points
+CHUNK_MAX = 64 * 1024  # a streamed slice (serving) reads the chunks it covers in one query
 WINDOW = 8
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _SHIFT = np.uint64(40)
@@ -30,12 +33,12 @@ _SCAN = 1024 * 1024  # bytes hashed at a time: the hash arrays stay in a core's 
 class ChunkSizes:
     minimum: int
     average: int  # a power of two
-    maximum: int  # at most CHUNK_MAX
+    maximum: int
     words: int = 1  # eight-byte words in the window whose hash picks the cut points
 
 
 FILE_CHUNKS = ChunkSizes(CHUNK_MIN, CHUNK_AVERAGE, CHUNK_MAX)
-INDEX_CHUNKS = ChunkSizes(1024, 4 * 1024, 16 * 1024, words=8)
+INDEX_CHUNKS = ChunkSizes(512, 2 * 1024, 8 * 1024, words=8)
 
 
 # Each earlier word's constant, (2 * back + 1) * _MULTIPLIER wrapped to 64 bits: one multiplication per
@@ -83,9 +86,9 @@ def _candidates(data: bytes, sizes: ChunkSizes) -> list[int]:
 
 def chunk_bounds(data: bytes, sizes: ChunkSizes = FILE_CHUNKS) -> list[int]:
     """The end offset of each chunk of `data` (the last is len(data)); [] for no bytes. A file up to
-    CHUNK_MAX is one chunk whatever the sizes."""
+    sizes.maximum is one chunk."""
     size = len(data)
-    if size <= CHUNK_MAX:
+    if size <= sizes.maximum:
         return [size] if size else []
     ends: list[int] = []
     start = 0

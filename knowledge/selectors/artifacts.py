@@ -1,7 +1,8 @@
 """Reading release files from storage: a file is its chunks in order (knowledge.services.release_storage).
 
 Whole files are read in one query, a chunk at a time into their file's buffer (one file at a time in
-memory); byte ranges read only the chunks they cover, a slice of a chunk per query.
+memory); byte ranges read only the chunks they cover: a slice of a larger chunk, or a run of small
+chunks (8 KiB on average, knowledge.retrieval.chunks) of at most a slice's bytes, per query.
 """
 
 from __future__ import annotations
@@ -77,11 +78,31 @@ def artifact_stream(*, release_id: int, name: str, start: int, end: int, slice_b
 
 
 def _slices(parts: list[_Part], start: int, end: int, slice_bytes: int) -> Iterator[bytes]:
+    run: list[_Part] = []
+    held = 0  # the run's bytes
     for part in parts:
-        position = max(start, part.offset)
-        last = min(end, part.offset + part.size - 1)
+        if part.offset > end or part.offset + part.size <= start:
+            continue
+        if run and (part.size > slice_bytes or held + part.size > slice_bytes):
+            yield _run_read(run, start, end)
+            run, held = [], 0
+        if part.size <= slice_bytes:
+            run.append(part)
+            held += part.size
+            continue
+        position, last = max(start, part.offset), min(end, part.offset + part.size - 1)
         while position <= last:
             length = min(slice_bytes, last - position + 1)
             inside = Substr("content", position - part.offset + 1, length, output_field=BinaryField())  # from 1
             yield bytes(ArtifactBlob.objects.filter(pk=part.blob_id).values_list(inside, flat=True).get())
             position += length
+    if run:
+        yield _run_read(run, start, end)
+
+
+def _run_read(run: list[_Part], start: int, end: int) -> bytes:
+    """The bytes `start`..`end` (inclusive) hold of consecutive chunks, read whole in one query."""
+    contents = dict(ArtifactBlob.objects.filter(pk__in={p.blob_id for p in run}).values_list("pk", "content"))
+    data = b"".join(bytes(contents[p.blob_id]) for p in run)
+    first = run[0].offset
+    return data[max(start, first) - first : min(end, run[-1].offset + run[-1].size - 1) - first + 1]
