@@ -197,6 +197,13 @@ def test_a_large_file_stores_only_the_chunks_a_change_touched_and_reads_back_who
         release_id=second.pk, name="context.json", start=across - 100, end=across + 99, slice_bytes=64
     )
     assert b"".join(streamed) == edited[across - 100 : across + 100]
+    # Runs of small chunks are read a run per query, each slice within its bound.
+    slices = list(
+        artifact_stream(
+            release_id=second.pk, name="context.json", start=5, end=len(edited) - 6, slice_bytes=3 * CHUNK_MAX
+        )
+    )
+    assert b"".join(slices) == edited[5:-5] and all(len(s) <= 3 * CHUNK_MAX for s in slices) and len(slices) < len(cuts)
 
     age_everything(alpha)
     report = releases_prune(namespace=alpha, keep=1, actor=reviewer)
