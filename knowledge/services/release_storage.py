@@ -1,9 +1,8 @@
 """Where release files live: contents shared between releases by hash, and the retention policy.
 
 A release stores each file as a row (name, type, ETag) with its parts: chunks of the namespace keyed
-by their SHA-256. A file up to 1 MiB is one chunk; a larger one (context.json, the index, the
-category files at scale) is cut into content-defined chunks (knowledge.retrieval.chunks), so a
-publish stores only the files it changed, and of a large file only the chunks it changed. The retention policy drops
+by their SHA-256. Every file is cut into content-defined chunks (knowledge.retrieval.chunks), so a
+publish stores only the files it changed, and of a file only the chunks it changed. The retention policy drops
 the contents of old releases: never the active release, never one of the newest
 EVERGREEN_RELEASE_KEEP, and never one still pinned (readable with `?release=`, by replay and by
 citation checks: it served within EVERGREEN_RELEASE_RETENTION_DAYS, see knowledge.selectors.pinned).
@@ -178,12 +177,20 @@ def artifacts_store(*, release: Release, artifacts: Iterable[RenderedArtifact]) 
 
 
 def release_files_restore(*, release: Release, artifacts: Iterable[RenderedArtifact]) -> None:
-    """Give a pruned release its files back from a new rendering, byte for byte (checked by ETag)."""
+    """Give a pruned release its files back from a new rendering, byte for byte (checked by ETag).
+
+    The indexes are the exception: they are never served, and their format follows the code
+    (knowledge.retrieval.index_format), so a release stored in an older format gets its indexes in
+    today's, which answer the same; their rows take the new ETags."""
     files = {f.name: f for f in artifacts}
     rows = list(Artifact.objects.filter(release=release))
     differs = sorted(row.name for row in rows if row.name not in files or files[row.name].etag != row.etag)
-    if differs or len(rows) != len(files):
+    if any(name not in INDEX_NAMES for name in differs) or len(rows) != len(files):
         raise FilesRestoreError(RESTORED_DIFFERS.format(sequence=release.sequence, names=", ".join(differs)))
+    for row in rows:
+        if row.name in differs:
+            row.etag, row.size = files[row.name].etag, files[row.name].size
+            row.save(update_fields=["etag", "size"])
     ArtifactPart.objects.filter(artifact__release=release).delete()
     _parts_store(namespace_id=release.namespace_id, files={row.pk: files[row.name] for row in rows})
     Release.objects.filter(pk=release.pk).update(files_pruned_at=None)

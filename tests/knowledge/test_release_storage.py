@@ -24,15 +24,17 @@ from knowledge.models import (
     Role,
 )
 from knowledge.retrieval.chunks import CHUNK_MAX
+from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.render.release import CONTEXT_JSON, LLMS_FULL_TXT, SEARCH_INDEX, RenderedArtifact
 from knowledge.selectors.artifacts import artifact_content, artifact_stream
 from knowledge.selectors.serving import serving_caches_clear
-from knowledge.services.release_storage import artifacts_store, releases_prune
+from knowledge.services.release_storage import FilesRestoreError, artifacts_store, releases_prune
 from knowledge.services.releases import release_activate, release_build
 from knowledge.services.rollback import release_rollback
 from tests.configure import configure
 from tests.factories import UserFactory, membership
 from tests.retrieval.test_chunks import text
+from tests.retrieval.test_index_format import as_format_1
 from tests.servingfixtures import BUILT_AT, alpha_rows, clean_serving_state, publish
 
 pytestmark = pytest.mark.django_db
@@ -142,6 +144,44 @@ def test_rolling_back_to_a_pruned_release_renders_its_files_again(client: Any, a
     served = client.get("/t/alpha/llms.txt")
     assert served["Evergreen-Release"] == "1" and served["ETag"].strip('"W/') in pruned_llms.etag
     assert served.content == files(release(alpha, 1))["llms.txt"].content
+
+
+def rollback_to_pruned_first_release(namespace: Namespace, reviewer: Any) -> None:
+    change(namespace, "Alpha ships every Wednesday now.")
+    age_everything(namespace)
+    assert releases_prune(namespace=namespace, keep=1, actor=reviewer).pruned == [1]
+    release_rollback(namespace=namespace, release=release(namespace, 1), actor=reviewer)
+
+
+def test_a_release_pruned_with_an_older_index_format_comes_back_with_todays(
+    client: Any, alpha: Namespace, reviewer: Any
+) -> None:
+    """An index is never served and its format follows the code: a release built before format 2
+    recorded a format 1 index, and rendering it again gives today's, which answers the same."""
+    stored = files(release(alpha, 1))[SEARCH_INDEX]
+    format_1 = as_format_1(SearchIndex.from_bytes(stored.content))
+    old = RenderedArtifact.written(SEARCH_INDEX, stored.content_type, [format_1])
+    Artifact.objects.filter(pk=stored.pk).update(etag=old.etag, size=old.size)
+    rollback_to_pruned_first_release(alpha, reviewer)
+
+    build = release_build(namespace_id=alpha.pk, now=BUILT_AT)
+    serving_caches_clear()
+
+    assert build.release.sequence == 1 and build.activated and release(alpha, 1).files_pruned_at is None
+    restored = files(release(alpha, 1))[SEARCH_INDEX]
+    assert restored.etag == stored.etag and restored.content == stored.content
+    served = client.get("/t/alpha/api/context", {"topic": "alpha ships"})
+    assert served.status_code == 200 and served["Evergreen-Release"] == "1"
+
+
+def test_a_pruned_release_whose_served_files_render_differently_stays_pruned(alpha: Namespace, reviewer: Any) -> None:
+    Artifact.objects.filter(release=release(alpha, 1), name="llms.txt").update(etag='"not-what-it-renders"')
+    rollback_to_pruned_first_release(alpha, reviewer)
+
+    with pytest.raises(FilesRestoreError, match=r"Release #1 rendered again differs .*\(llms.txt\)"):
+        release_build(namespace_id=alpha.pk, now=BUILT_AT)
+    assert release(alpha, 1).files_pruned_at is not None
+    assert not ArtifactPart.objects.filter(artifact__release=release(alpha, 1)).exists()
 
 
 def test_prune_releases_command(alpha: Namespace, editor: Any) -> None:
