@@ -145,12 +145,15 @@ class QueryHits:
         accumulator = self._accumulators.get(len(self._factor))
         summed = self._summed
         touched = [self._docs[start:end] for start, end in self._slices]
-        added = [self._impacts[start:end] for start, end in self._slices]
-        weights = self._plan.weights[summed.terms :] if summed is not None else self._plan.weights
-        for term, weight in enumerate(weights.tolist()):
-            if weight != 1.0:  # x * 1.0f == x: most terms occur once and need no multiplication
-                added[term] = added[term].astype(np.float32) * np.float32(weight)
+        impacts = [self._impacts[start:end] for start, end in self._slices]
         every = touched[0] if len(touched) == 1 else np.concatenate(touched) if touched else None
+        added = impacts[0] if len(impacts) == 1 else np.concatenate(impacts) if impacts else None
+        weights = self._plan.weights[summed.terms :] if summed is not None else self._plan.weights
+        if added is not None and (weights != 1.0).any():
+            # Each posting's impact times its term's float32 weight, in one multiplication for all
+            # terms (x * 1.0f == x, so the terms of weight 1 keep their impacts exactly).
+            lengths = [end - start for start, end in self._slices]
+            added = added.astype(np.float32) * np.repeat(weights.astype(np.float32), lengths)
         # Every document given a value below (the zeroing after must reach them all).
         reached = ([summed.positions] if summed is not None else []) + ([every] if every is not None else [])
         size = sum(len(part) for part in reached)
@@ -158,10 +161,10 @@ class QueryHits:
             if summed is not None:
                 # The leading terms' sums as they ended: the adds below continue them in plan order.
                 accumulator[summed.positions] = summed.raw
-            if every is not None:
+            if every is not None and added is not None:
                 # One add per document and term: ufunc.at adds in index order, so each document's
                 # float32 sum runs in plan order, the same sums as one call per term gave.
-                np.add.at(accumulator, every, added[0] if len(added) == 1 else np.concatenate(added))
+                np.add.at(accumulator, every, added)
             if not size:
                 positions = np.zeros(0, dtype=np.int64)
             elif size < SORT_SHARE * len(accumulator):
