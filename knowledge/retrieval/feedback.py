@@ -70,11 +70,14 @@ def expanded_plan(plan: QueryPlan, positions: np.ndarray, scores: np.ndarray, fo
     starts, ends = forward.offsets[best].tolist(), forward.offsets[best + 1].tolist()
     slices = [slice(start, end) for start, end in zip(starts, ends, strict=True)]
     terms = np.concatenate([forward.terms[s] for s in slices])
-    weighted = np.concatenate(
-        [forward.impacts[s] * (float(score) / float(scores[0])) for s, score in zip(slices, scores, strict=False)]
-    )
-    ids, inverse, held = np.unique(terms, return_inverse=True, return_counts=True)
-    mass = np.bincount(inverse, weights=weighted, minlength=len(ids))
+    # Each impact times its entry's float32 share of the best score, as `impacts * share` gave per entry.
+    shares = np.array([float(score) / float(scores[0]) for score in scores[: len(best)].tolist()], dtype=np.float32)
+    lengths = [end - start for start, end in zip(starts, ends, strict=True)]
+    weighted = np.concatenate([forward.impacts[s] for s in slices]) * np.repeat(shares, lengths)
+    ids, group, order = _grouped(terms)
+    held = np.bincount(group)
+    # Each term's mass summed in the order its entries rank, as np.bincount over np.unique's inverse summed it.
+    mass = np.bincount(group, weights=weighted[order], minlength=len(ids))
     common = forward.entries[ids] > FEEDBACK_MAX_SHARE * (len(forward.offsets) - 1)
     keep = (held >= FEEDBACK_SHARED) & ~common & ~_among(ids, plan.term_ids)
     ids, mass = ids[keep], mass[keep]
@@ -100,3 +103,14 @@ def _among(ids: np.ndarray, asked: np.ndarray) -> np.ndarray:
     slots = slots[inside]
     found[slots[ids[slots] == asked[inside]]] = True
     return found
+
+
+def _grouped(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """np.unique(terms) without its general path (a third of expanded_plan): the distinct terms, the
+    group of each term in a stable sort of `terms`, and that sort (so each group keeps `terms`' order)."""
+    order = np.argsort(terms, kind="stable")
+    ordered = terms[order]
+    first = np.empty(len(ordered), dtype=bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    return ordered[first], np.cumsum(first) - 1, order

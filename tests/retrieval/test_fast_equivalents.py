@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 from gateway.errors import BadParameterError
 from gateway.params import _control, context_query_from_bytes, context_query_from_string, query_bytes_check
+from knowledge.retrieval import feedback
 from knowledge.retrieval.analysis import AnalyzerConfig, _stem_word, analyze_text, split_words
-from knowledge.retrieval.feedback import _among
+from knowledge.retrieval.feedback import ForwardIndex, _among, expanded_plan
 from knowledge.retrieval.hits import Accumulators, QueryHits
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.payload import ContextQuery, ReleaseView, context_pack, context_payload
@@ -373,6 +374,64 @@ def test_among_is_isin_for_sorted_distinct_terms(ids: set[int], asked: list[int]
     sorted_ids = np.array(sorted(ids), dtype=np.int32)
     wanted = np.array(asked, dtype=np.int64)
     assert _among(sorted_ids, wanted).tolist() == np.isin(sorted_ids, wanted).tolist()
+
+
+def _expanded_plan_by_unique(
+    plan: QueryPlan, positions: np.ndarray, scores: np.ndarray, forward: ForwardIndex
+) -> QueryPlan:
+    """feedback.expanded_plan as it was: np.unique's inverse, one multiplication per entry."""
+    best = positions[: feedback.FEEDBACK_ENTRIES]
+    if len(best) < feedback.FEEDBACK_SHARED or scores[0] <= 0:
+        return plan
+    slices = [slice(int(forward.offsets[p]), int(forward.offsets[p + 1])) for p in best]
+    terms = np.concatenate([forward.terms[s] for s in slices])
+    weighted = np.concatenate(
+        [forward.impacts[s] * (float(score) / float(scores[0])) for s, score in zip(slices, scores, strict=False)]
+    )
+    ids, inverse, held = np.unique(terms, return_inverse=True, return_counts=True)
+    mass = np.bincount(inverse, weights=weighted, minlength=len(ids))
+    common = forward.entries[ids] > feedback.FEEDBACK_MAX_SHARE * (len(forward.offsets) - 1)
+    keep = (held >= feedback.FEEDBACK_SHARED) & ~common & ~np.isin(ids, plan.term_ids)
+    ids, mass = ids[keep], mass[keep]
+    if not len(ids):
+        return plan
+    chosen = np.lexsort((ids, -mass))[: feedback.FEEDBACK_TERMS]
+    added = feedback.FEEDBACK_WEIGHT * mass[chosen] / mass[chosen[0]]
+    return QueryPlan(
+        np.concatenate([plan.term_ids, ids[chosen].astype(plan.term_ids.dtype)]),
+        np.concatenate([plan.weights, added]),
+        np.concatenate([plan.informative_idf, np.zeros(len(chosen))]),
+        plan.unknown_idf,
+    )
+
+
+# Many terms, each in a few of the first 8 of 100 entries (the last term holds entry 99): under
+# FEEDBACK_MAX_SHARE, so the terms the best of those entries share join.
+FEEDBACK_POSTINGS = st.lists(st.sets(st.integers(0, 7), min_size=1, max_size=4), min_size=1, max_size=60).map(
+    lambda terms: [*terms, {99}]
+)
+
+
+@settings(max_examples=200)
+@given(FEEDBACK_POSTINGS, st.data())
+def test_expanded_plan_equals_the_plan_np_unique_gave(postings: list[set[int]], data: st.DataObject) -> None:
+    """Feedback's terms, their weights and their order: the same bytes as with np.unique and per-entry products."""
+    docs = np.array([d for term in postings for d in sorted(term)], dtype=np.int32)
+    offsets = np.concatenate([[0], np.cumsum([len(term) for term in postings])]).astype(np.int64)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    impacts = rng.uniform(0.125, 30, len(docs)).astype(np.float32)
+    count = int(docs.max(initial=0)) + 1
+    forward = ForwardIndex.transposed(offsets=offsets, docs=docs, impacts=impacts, count=count)
+    asked = np.array(data.draw(st.lists(st.integers(0, len(postings) - 1), unique=True, max_size=4)), dtype=np.int64)
+    plan = QueryPlan(asked, np.ones(len(asked)), np.ones(len(asked)), 0.0)
+    positions = np.array(data.draw(st.lists(st.integers(0, 9), unique=True, min_size=2, max_size=7)), dtype=np.int64)
+    scores = np.sort(rng.uniform(0.5, 20, len(positions)))[::-1]
+
+    got = expanded_plan(plan, positions, scores, forward)
+    expected = _expanded_plan_by_unique(plan, positions, scores, forward)
+
+    for name in ("term_ids", "weights", "informative_idf"):
+        assert getattr(got, name).tobytes() == getattr(expected, name).tobytes()
 
 
 def _two_steps(raw: bytes) -> Any:
