@@ -93,8 +93,10 @@ class QueryHits:
         self._summed = summed
         # The terms still to add: all of them, or those after the ones `summed` holds.
         adding = plan.term_ids[summed.terms :] if summed is not None else plan.term_ids
-        self._slices = list(zip(offsets[adding].tolist(), offsets[adding + 1].tolist(), strict=True))
-        self.postings = sum(end - start for start, end in self._slices) + (summed.postings if summed else 0)
+        starts, ends = offsets[adding], offsets[adding + 1]
+        self._slices = list(zip(starts.tolist(), ends.tolist(), strict=True))
+        self._lengths = ends - starts
+        self.postings = int(self._lengths.sum()) + (summed.postings if summed else 0)
         self._hits: ArrayHits | None = None
 
     def extended(self, plan: QueryPlan) -> QueryHits:
@@ -152,8 +154,7 @@ class QueryHits:
         if added is not None and (weights != 1.0).any():
             # Each posting's impact times its term's float32 weight, in one multiplication for all
             # terms (x * 1.0f == x, so the terms of weight 1 keep their impacts exactly).
-            lengths = [end - start for start, end in self._slices]
-            added = added.astype(np.float32) * np.repeat(weights.astype(np.float32), lengths)
+            added = added.astype(np.float32) * np.repeat(weights.astype(np.float32), self._lengths)
         # Every document given a value below (the zeroing after must reach them all).
         reached = ([summed.positions] if summed is not None else []) + ([every] if every is not None else [])
         size = sum(len(part) for part in reached)
