@@ -18,7 +18,7 @@ import numpy as np
 from knowledge.retrieval.scoring import QueryPlan
 
 FEEDBACK_ENTRIES = 5  # the best entries of the first pass the new terms come from
-FEEDBACK_TERMS = 40  # at most this many terms join
+FEEDBACK_TERMS = 20  # at most this many terms join
 FEEDBACK_WEIGHT = 0.3  # the heaviest joins at this query weight, the others in proportion
 FEEDBACK_SHARED = 2  # a term joins only when at least this many of those entries hold it
 # ...and when at most this share of all entries hold it: common terms' long postings would make the
