@@ -6,7 +6,9 @@ import math
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
+from knowledge.retrieval import feedback
 from knowledge.retrieval.feedback import FEEDBACK_MAX_SHARE, FEEDBACK_WEIGHT, ForwardIndex, expanded_plan
 from knowledge.retrieval.index import SearchIndex, SearchOptions
 from tests.retrieval.helpers import make_document
@@ -87,3 +89,22 @@ def test_the_transposition_orders_postings_by_entry_as_a_stable_sort_would() -> 
     terms = np.repeat(np.arange(len(postings)), np.diff(offsets))
     assert (forward.terms == terms[order]).all() and (forward.impacts == impacts[order]).all()
     assert (forward.offsets == np.searchsorted(docs[order], np.arange(count + 1))).all()
+
+
+@pytest.mark.parametrize("chunk", [1_000, 4_096, 1 << 19])
+def test_the_transposition_is_the_same_placed_a_chunk_at_a_time(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    # Chunks that end inside a term's postings, and a term without any.
+    monkeypatch.setattr(feedback, "TRANSPOSE_CHUNK", chunk)
+    rng = np.random.default_rng(11)
+    count = 5_000
+    postings = [np.sort(rng.choice(count, int(rng.integers(0, 2_500)), replace=False)) for _ in range(40)]
+    postings[3] = np.zeros(0, dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum([len(p) for p in postings])]).astype(np.int64)
+    docs = np.concatenate(postings).astype(np.int32)
+    impacts = rng.random(len(docs)).astype(np.float32)
+    forward = ForwardIndex.transposed(offsets=offsets, docs=docs, impacts=impacts, count=count)
+
+    order = np.argsort(docs, kind="stable")
+    terms = np.repeat(np.arange(len(postings)), np.diff(offsets))
+    assert (forward.terms == terms[order]).all() and (forward.impacts == impacts[order]).all()
+    assert forward.terms.dtype == np.int32 and forward.impacts.dtype == np.float32
