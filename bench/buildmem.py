@@ -6,7 +6,8 @@ itself in a fresh child process, from the synthetic snapshot (bench.synthetic) h
 records: a full build (render, validate, measure, cut into the chunks storage keeps) as a worker's
 first build of a namespace does it, then one-entry changes built from the worker's caches, and a
 one-entry change in a new process that reads the caches back from disk (a worker's first build after a
-restart, knowledge.services.build_cache). Memory is
+restart, knowledge.services.build_cache; the peak while reading them back, part of a worker's first
+build after a restart, is reported beside it). Memory is
 the process's resident set read from /proc/self/status: VmHWM (its peak) is reset before each
 build, so each build's peak is its own; the build's Python objects, Django and the snapshot are in it.
 
@@ -54,6 +55,7 @@ class BuildFigures:
     peak_mib: float  # VmHWM during the build
     after_mib: float  # resident after (the caches kept)
     phases: dict[str, float]  # seconds per step
+    read_peak_mib: float = 0.0  # after a restart: VmHWM while the caches are read back (before the build)
 
 
 def _snapshot(size: int) -> Any:
@@ -179,13 +181,17 @@ def _child(size: int, rounds: int, cache_dir: str, restarted: bool) -> dict[str,
     if restarted:
         for round_ in range(rounds):
             snapshot = _edited(snapshot, round_)
+        gc.collect()
+        _peak_reset()
         started = time.perf_counter()
         build_cache_load(namespace_id=0, records=records, analysis=caches[0], parts=caches[1])
         loaded = time.perf_counter() - started
-        log(f"buildmem: caches read back from disk in {loaded:.1f} s ({len(records)} records)")
+        read_peak = _status_mib("VmHWM")
+        log(f"buildmem: caches read back from disk in {loaded:.1f} s ({len(records)} records), peak {read_peak:.0f}")
         entries = [records.get(_key(n, e), e) for n, e in enumerate(snapshot.entries)]  # as a snapshot read gives
         figures.append(_build("restarted", _edited(replace(snapshot, entries=tuple(entries)), rounds), caches, 9))
         figures[-1].phases["cache read"] = loaded
+        figures[-1] = replace(figures[-1], read_peak_mib=read_peak)
         log(f"buildmem: one-entry build after a restart {figures[-1].seconds:.1f} s, peak {figures[-1].peak_mib:.0f}")
         return {"size": size, "builds": [f.__dict__ for f in figures]}
     figures.append(_build("full", snapshot, caches, 1))
@@ -226,6 +232,8 @@ def format_buildmem(report: dict[str, Any]) -> str:
     ]
     for b in report["builds"]:
         steps = ", ".join(f"{name} {seconds:.1f}" for name, seconds in b["phases"].items())
+        if b.get("read_peak_mib"):
+            steps += f" (peak {b['read_peak_mib']:.0f} MiB while reading)"
         lines.append(
             f"{b['kind']:>10} {b['seconds']:>8.1f} {b['before_mib']:>10.0f} {b['peak_mib']:>9.0f} "
             f"{b['after_mib']:>9.0f}  {steps}"
