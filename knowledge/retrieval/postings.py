@@ -248,11 +248,26 @@ def posting_rows(
     numbered by `term_ids[their term id]`, normalised against `reference`.
 
     Each run of documents' rows come out sorted by (term, doc) with every doc above the previous run's,
-    so a stable placement by term alone (a counting sort) merges the runs in (term, doc) order."""
+    so a stable placement by term alone (a counting sort) merges the runs in (term, doc) order. The
+    runs are made from the last documents to the first, and the occurrences' term ids and sentences
+    are cut to the documents still to do after each (in place: their memory goes back as the rows
+    grow, so the two are never both held whole; the occurrences are spent)."""
     found = taken.pop()
-    runs = [_run_rows(found, term_ids, docs, spans, reference, params) for docs, spans in _runs(found.lengths)]
+    runs = []
+    for docs, occurrences in reversed(_runs(found.lengths)):
+        runs.append(_run_rows(found, term_ids, docs, occurrences, reference, params))
+        _cut(found.term_ids, occurrences.start)
+        _cut(found.sentences, occurrences.start)
     del found
+    runs.reverse()
     return _merged_runs(runs, len(term_ids))
+
+
+def _cut(array: np.ndarray, size: int) -> None:
+    """Shrink a one-dimensional array that owns its memory to its first `size` items, in place (the
+    allocator takes the rest back); an array that is a view of another is left whole."""
+    if array.ndim == 1 and array.flags.owndata and array.base is None:
+        array.resize(size, refcheck=False)
 
 
 def _runs(lengths: np.ndarray) -> list[tuple[slice, slice]]:

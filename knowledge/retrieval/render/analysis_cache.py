@@ -176,7 +176,7 @@ class AnalysisCache:
             sentences, lengths = np.zeros(0, dtype=np.int32), np.zeros((0, len(FIELDS)), dtype=np.int64)
         return Occurrences(
             terms=terms,
-            term_ids=dense.reshape(-1),
+            term_ids=dense,  # owned, not a view: posting_rows cuts it as it goes
             sentences=sentences,
             lengths=lengths,
             sentence_counts=np.array([a.sentence_count for a in found], dtype=np.int64),
