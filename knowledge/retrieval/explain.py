@@ -106,7 +106,7 @@ def _matching(index: SearchIndex, ranking: Ranking) -> dict[str, Any]:
         "feedback": index.options.feedback,
         "rule": "matched when gateScore reaches threshold: matchScore "
         "(best passage coverage + a bonus when it clearly leads - a penalty for words no entry contains "
-        "+ a bonus when it holds the topic's rarest known word) "
+        "+ a bonus when it holds the topic's rarest known word - a penalty for the topic's numbers it lacks) "
         "- coverageSlope x how far the best entry's coverage is below coverageKnee; "
         "never when it holds less than coverageFloor of the topic.",
     }

@@ -31,7 +31,15 @@ from knowledge.retrieval.postings import (
 )
 from knowledge.retrieval.ranking import ArrayHits, Hit, MatchFacts, Prefix, Ranking, SearchOptions
 from knowledge.retrieval.relevance import BATCH, PackFloor, Verdict
-from knowledge.retrieval.scoring import Coverage, QueryPlan, coverage_many, coverage_of, expand_links, holds_rarest
+from knowledge.retrieval.scoring import (
+    Coverage,
+    QueryPlan,
+    coverage_many,
+    coverage_of,
+    expand_links,
+    holds_rarest,
+    numbers_lacking,
+)
 from knowledge.retrieval.synonyms import SynonymSet, rules_from_meta, rules_to_meta, synonym_rules
 from knowledge.retrieval.vocabulary import SortedTerms, Vocabulary, pack_strings, unpack_string
 
@@ -56,6 +64,11 @@ UNKNOWN_PENALTY = 0.5
 # question is usually about its rarest word, and an entry that lacks it answers something else
 # (chosen by leave-one-collection-out, docs/retrieval.md "Decision features").
 RAREST_BONUS = 0.1
+# Subtracted from the match score, times the share of the topic's numbers (terms with a digit: `16`,
+# `84m`, `2010`, `3.12`) the best entry lacks. Numbers are common words to idf, so coverage hardly
+# notices one missing, yet a number names what a question is about: line 16 is not line 17, 84M not 82
+# (issue 11, docs/retrieval.md "Numbers the best entry lacks").
+NUMBER_PENALTY = 0.3
 # Whole-entry coverage enters the gate score as a penalty, not a cliff: each point of the topic's
 # informative (idf-weighted) weight the best entry lacks below COVERAGE_KNEE costs COVERAGE_SLOPE
 # points of score. A fixed floor flipped a clearly covered question whenever an unrelated publish
@@ -311,7 +324,8 @@ class SearchIndex:
         passages, entries = coverage_many(plan, batch, offsets=self._offsets, docs=self._docs, blocks=self._blocks)
         coverage = Coverage(passage=float(passages[0]), entry=float(entries[0]))
         rarest = holds_rarest(plan, int(batch[0]), offsets=self._offsets, docs=self._docs)
-        match_score = self._match_score(coverage, head, plan, rarest=rarest)
+        lacking = numbers_lacking(plan, int(batch[0]), offsets=self._offsets, docs=self._docs)
+        match_score = self._match_score(coverage, head, plan, rarest=rarest, numbers_lacking=lacking)
         gate_score = gate_score_of(match_score, coverage)
         floor = self._floor(plan, hits, float(head.scores[0]), options)
         if floor is not None:
@@ -434,7 +448,9 @@ class SearchIndex:
         stored = self._arrays.get("term_max_bm25f")
         return stored if stored is not None else term_max_impacts(self._offsets, self._impacts["bm25f"])
 
-    def _match_score(self, coverage: Coverage, head: Prefix, plan: QueryPlan, *, rarest: bool) -> float:
+    def _match_score(
+        self, coverage: Coverage, head: Prefix, plan: QueryPlan, *, rarest: bool, numbers_lacking: float = 0.0
+    ) -> float:
         """How well the best entry covers the topic: passage coverage + a bonus when it clearly leads
         and one when it holds the topic's most informative known word (`rarest`).
 
@@ -450,7 +466,8 @@ class SearchIndex:
         total = plan.coverage_total
         unknown = plan.unknown_idf / total if total > 0 else 0.0
         bonus = RAREST_BONUS if rarest else 0.0
-        return coverage.passage + LEAD_WEIGHT * float(np.log(lead)) - UNKNOWN_PENALTY * unknown + bonus
+        numbers = NUMBER_PENALTY * numbers_lacking
+        return coverage.passage + LEAD_WEIGHT * float(np.log(lead)) - UNKNOWN_PENALTY * unknown + bonus - numbers
 
     def _threshold(self, options: SearchOptions) -> float:
         if options.match_threshold is None:

@@ -39,6 +39,11 @@ COMPLETIONS = 5
 COMPLETION_WEIGHT = 1.0
 
 
+def names_number(term: str) -> bool:
+    """Whether a topic term names a number (a line, a year, a version, an error code): it holds a digit."""
+    return any(character.isdigit() for character in term)
+
+
 class QueryPlanner:
     """Turns topics into plans against one index's vocabulary and idf."""
 
@@ -126,6 +131,8 @@ class _PlanBuilder:
         self.unknown_idf = 0.0  # coverage weight of unknown words inside synonym phrases
         self.unknown_count = 0  # topic words no entry contains
         self._groups: list[tuple[float, list[list[tuple[int, float]]]]] = []
+        self.numbers: list[int] = []  # known topic terms holding a digit
+        self.unknown_numbers = 0
 
     def _resolve(self, term: str) -> tuple[list[int], bool]:
         """The term ids standing for a topic term, and whether the term itself is known."""
@@ -141,14 +148,18 @@ class _PlanBuilder:
         known_terms: list[str] = []
         for term, count in counts.items():
             ids, known = self._resolve(term)
+            number = counted and names_number(term)
             if not ids:
                 unknown.append(term)
+                self.unknown_numbers += number
                 # Identifiers glue words together, questions write them apart: the terms that begin
                 # with an unknown English word rank (slug -> slugify), but they do not cover it.
                 for completion in self._planner.completions(term):
                     self.weights[completion] = self.weights.get(completion, 0.0) + count * COMPLETION_WEIGHT
                 continue
             known_terms.append(term)
+            if number and known:
+                self.numbers.append(ids[0])
             for piece in ids:
                 if piece in self.weights and not known:
                     continue  # a piece the question also has on its own: counted once
@@ -217,4 +228,6 @@ class _PlanBuilder:
             informative_idf=np.array([self.coverage.get(t, 0.0) for t in ids], dtype=np.float64),
             unknown_idf=self.unknown_idf + self.unknown_count * self._planner.unknown_weight,
             groups=groups,
+            numbers=tuple(self.numbers),
+            unknown_numbers=self.unknown_numbers,
         )

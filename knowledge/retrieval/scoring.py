@@ -36,6 +36,8 @@ class QueryPlan:
     informative_idf: np.ndarray  # float64, coverage weight per known term (0: does not count)
     unknown_idf: float  # coverage weight of unknown terms: they cannot be covered by any entry
     groups: tuple[CoverageGroup, ...] = ()
+    numbers: tuple[int, ...] = ()  # the topic's own known terms that hold a digit (term ids)
+    unknown_numbers: int = 0  # ...and how many such terms no entry contains
 
     @property
     def coverage_total(self) -> float:
@@ -132,10 +134,24 @@ def holds_rarest(plan: QueryPlan, position: int, *, offsets: np.ndarray, docs: n
     weights = plan.informative_idf
     if not len(weights) or float(weights.max()) <= 0:
         return False
-    term = int(plan.term_ids[int(np.argmax(weights))])
+    return _holds(int(plan.term_ids[int(np.argmax(weights))]), position, offsets, docs)
+
+
+def _holds(term: int, position: int, offsets: np.ndarray, docs: np.ndarray) -> bool:
+    """Whether the entry at `position` contains `term` (one binary search in its postings)."""
     start, end = int(offsets[term]), int(offsets[term + 1])
     slot = start + int(docs[start:end].searchsorted(position))
     return slot < end and int(docs[slot]) == position
+
+
+def numbers_lacking(plan: QueryPlan, position: int, *, offsets: np.ndarray, docs: np.ndarray) -> float:
+    """The share of the topic's terms that hold a digit (`16`, `84m`, `3.12`, `e1101`) the entry at
+    `position` does not contain; terms no entry contains are lacking too. 0 when the topic has none."""
+    total = len(plan.numbers) + plan.unknown_numbers
+    if not total:
+        return 0.0
+    held = sum(_holds(term, position, offsets, docs) for term in plan.numbers)
+    return 1.0 - held / total
 
 
 def coverage_of(

@@ -16,6 +16,7 @@ from knowledge.retrieval.index import (
     LEAD_CAP,
     LEAD_WEIGHT,
     MATCH_COVERAGE_FLOOR,
+    NUMBER_PENALTY,
     RAREST_BONUS,
     UNKNOWN_PENALTY,
     WEAK_SIZE,
@@ -23,7 +24,7 @@ from knowledge.retrieval.index import (
     SearchOptions,
     gate_score_of,
 )
-from knowledge.retrieval.scoring import Coverage, holds_rarest
+from knowledge.retrieval.scoring import Coverage, holds_rarest, numbers_lacking
 from tests.retrieval.helpers import demo_documents, make_document
 
 CONFIG = AnalyzerConfig()
@@ -220,3 +221,30 @@ def test_the_match_score_rewards_a_best_entry_holding_the_topics_rarest_word() -
         lead = LEAD_WEIGHT * math.log(min(scores[0] / scores[1], LEAD_CAP))
         expected = ranking.coverage.passage + lead + (RAREST_BONUS if rarest else 0.0)
         assert ranking.match_score == pytest.approx(expected)
+
+
+def test_the_match_score_falls_when_the_best_entry_lacks_the_topics_numbers() -> None:
+    # CMRC's uncovered "上海轨道交通16号线…" found line 17's article: every word but the number.
+    documents = [
+        make_document("AB-001", "Metro line 17", body="Line 17 of the metro opened in 2018 and runs west."),
+        make_document("AB-002", "Bus routes", body="Buses run along the river every day."),
+    ]
+    index = SearchIndex.compile(documents)
+    arrays = {"offsets": index._offsets, "docs": index._docs}
+
+    assert numbers_lacking(index.plan("when did metro line 17 open"), 0, **arrays) == 0.0
+    assert numbers_lacking(index.plan("metro line 2018 17"), 1, **arrays) == 1.0
+    assert numbers_lacking(index.plan("when did metro line 16 open"), 0, **arrays) == 1.0  # 16: in no entry
+    assert numbers_lacking(index.plan("metro line 17 or 16"), 0, **arrays) == 0.5
+    assert numbers_lacking(index.plan("when did the metro open"), 0, **arrays) == 0.0  # no number asked
+
+    named, other = (index.search(topic, options=UNGATED) for topic in ("metro line 17 open", "metro line 16 open"))
+    assert named.match_score is not None and other.match_score is not None
+    assert next(iter(other)).position == 0  # the same best entry...
+    lost_to_coverage = named.coverage.passage - other.coverage.passage  # type: ignore[union-attr]
+    unknown = index.plan("metro line 16 open")
+    unknown_share = unknown.unknown_idf / unknown.coverage_total
+    # ...but 16 is missing from it: the score falls by the penalty on top of what coverage lost.
+    assert named.match_score - other.match_score == pytest.approx(
+        lost_to_coverage + UNKNOWN_PENALTY * unknown_share + NUMBER_PENALTY
+    )
