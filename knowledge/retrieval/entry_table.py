@@ -43,6 +43,7 @@ _fields_of = attrgetter(*FIELDS)  # an entry's fields in FIELDS order, as a tupl
 TABLE_LAYOUT = f"{KIND}.{FORMAT}." + ",".join(FIELDS)  # what a table file made by this code holds
 PARSED_MAX = 4096  # entries kept parsed per table: the ones packs keep asking for
 COPY_BYTES = 1024 * 1024  # the spooled records are copied into the table a slice at a time
+SPOOL_BYTES = 256 * 1024  # the records go to the spool joined about this much at a time
 
 
 Scoped = tuple[int, tuple[str, ...], float]  # an entry with path globs: its position, globs and confidence
@@ -60,10 +61,13 @@ class EntryColumns:
 
     @classmethod
     def of(cls, entries: Iterable[EntryRecord]) -> EntryColumns:
-        columns = cls([], [], {}, [])
-        for position, entry in enumerate(entries):
-            columns.add(position, entry)
-        return columns
+        entries = entries if isinstance(entries, Sequence) else list(entries)
+        return cls(
+            ids=[entry.id for entry in entries],
+            layers=[entry.layer for entry in entries],
+            valid_until={p: e.valid_until for p, e in enumerate(entries) if e.valid_until is not None},
+            scoped=[(p, tuple(e.paths), e.confidence) for p, e in enumerate(entries) if e.paths],
+        )
 
     def add(self, position: int, entry: EntryRecord) -> None:
         """Append the entry at `position` (columns being made: EntryColumns.of, write_entries)."""
@@ -107,6 +111,48 @@ class EntryColumns:
         )
 
 
+class TableReuse:
+    """Where each entry of the last table a process wrote is, so the next table copies the records of
+    the same entries from that file instead of serialising them again (a one-entry build writes one).
+
+    Entries are matched by identity: an EntryRecord is immutable and the snapshot reader hands a build
+    the same object for an unchanged entry version (a changed, moved or retired entry is another object
+    or none), so a copied record is the record serialising it gives. The file is named by its content
+    and never changes (knowledge.selectors.release_files); when it is gone or not a table of this code,
+    every record is serialised. `reused` counts the last table's copied records.
+    """
+
+    def __init__(self) -> None:
+        # The kept table's path and, by id(entry), each entry and its position there: one attribute, so
+        # a build in another thread reads both of the same table.
+        self._kept: tuple[Path, dict[int, tuple[EntryRecord, int]]] | None = None
+        self.reused = 0
+
+    def kept(self, path: Path, entries: Sequence[EntryRecord]) -> None:
+        """`path` holds the table of `entries` (in that order): the next table may copy from it."""
+        self._kept = (path, {id(entry): (entry, position) for position, entry in enumerate(entries)})
+
+    def forget(self) -> None:
+        self._kept = None
+
+    def previous(self) -> tuple[memoryview, np.ndarray, dict[int, tuple[EntryRecord, int]]] | None:
+        """The kept table's records, offsets and entries' positions; None when it cannot be read."""
+        kept = self._kept
+        if kept is None:
+            return None
+        path, at = kept
+        try:
+            with open(path, "rb") as file:
+                buffer = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+            meta, arrays = unpack_arrays(buffer)
+            if meta.get("kind") != KIND or meta.get("format") != FORMAT or tuple(meta.get("fields", ())) != FIELDS:
+                return None
+            blob, offsets = memoryview(arrays["blob"].data), arrays["offsets"]
+        except (OSError, ValueError, KeyError):  # ContainerError is a ValueError; so is mapping an empty file
+            return None
+        return (blob, offsets, at) if len(offsets) - 1 == len(at) else None
+
+
 def pack_entries(entries: Iterable[EntryRecord], tombstones: Iterable[Tombstone] = ()) -> bytes:
     """The table's bytes (the release's few tombstones ride in its header): same input, same bytes."""
     out = io.BytesIO()
@@ -115,17 +161,53 @@ def pack_entries(entries: Iterable[EntryRecord], tombstones: Iterable[Tombstone]
 
 
 def write_entries(
-    out: BinaryIO, entries: Iterable[EntryRecord], tombstones: Iterable[Tombstone], *, spool: BinaryIO
+    out: BinaryIO,
+    entries: Iterable[EntryRecord],
+    tombstones: Iterable[Tombstone],
+    *,
+    spool: BinaryIO,
+    reuse: TableReuse | None = None,
 ) -> None:
-    """Write the table (pack_entries' bytes) to `out`, an entry at a time: the records go to `spool` (a
-    temporary file for a large release) until the header, which holds their total size, is written."""
-    lengths: list[int] = []
-    columns = EntryColumns.of(())
-    for position, entry in enumerate(entries):
-        record = orjson.dumps(_fields_of(entry))
-        spool.write(record)
-        lengths.append(len(record))
-        columns.add(position, entry)
+    """Write the table (pack_entries' bytes) to `out`: the records go to `spool` (a temporary file for a
+    large release) until the header, which holds their total size, is written. With `reuse`, the
+    records of the entries of its kept table are copied from that file, a run of neighbours at a time."""
+    entries = entries if isinstance(entries, Sequence) else list(entries)
+    columns = EntryColumns.of(entries)
+    previous = reuse.previous() if reuse is not None else None
+    blob, old_offsets, at = previous if previous is not None else (memoryview(b""), np.zeros(1, np.int64), {})
+    # Each entry's position in the kept table, or -1 when its record is serialised here.
+    olds = np.fromiter(
+        (f[1] if (f := at.get(id(e))) is not None and f[0] is e else -1 for e in entries),
+        dtype=np.int64,
+        count=len(entries),
+    )
+    copied = olds >= 0
+    lengths = np.zeros(len(entries), dtype=np.int64)
+    lengths[copied] = np.diff(old_offsets)[olds[copied]]
+    # A run is one record serialised here or neighbours in the kept table, copied as one slice.
+    breaks = np.ones(len(entries), dtype=bool)
+    breaks[1:] = ~(copied[1:] & copied[:-1] & (olds[1:] == olds[:-1] + 1))
+    starts, positions = np.flatnonzero(breaks).tolist(), olds.tolist()
+    ends = [*starts[1:], len(entries)] if starts else []
+    fresh: dict[int, int] = {}  # the serialised records' lengths by entry
+    batch: list[bytes | memoryview] = []
+    held = 0
+    for start, end in zip(starts, ends, strict=True):
+        if positions[start] < 0:
+            piece: bytes | memoryview = orjson.dumps(_fields_of(entries[start]))
+            fresh[start] = len(piece)
+        else:
+            piece = blob[int(old_offsets[positions[start]]) : int(old_offsets[positions[end - 1] + 1])]
+        batch.append(piece)
+        held += len(piece)
+        if held >= SPOOL_BYTES:
+            spool.write(b"".join(batch) if len(batch) > 1 else batch[0])
+            batch, held = [], 0
+    spool.write(b"".join(batch))
+    del blob, batch
+    lengths[list(fresh)] = list(fresh.values())
+    if reuse is not None:
+        reuse.reused = len(entries) - len(fresh)
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     size = int(offsets[-1])
@@ -232,10 +314,13 @@ def write_entry_table(*, site_json: Path, context_json: Path, table: Path) -> No
     entries_file_write(table, parsed.entries, parsed.tombstones)
 
 
-def entries_file_write(path: Path, entries: Iterable[EntryRecord], tombstones: Iterable[Tombstone]) -> None:
-    """The table written to `path`, its records spooled through a temporary file beside it."""
+def entries_file_write(
+    path: Path, entries: Iterable[EntryRecord], tombstones: Iterable[Tombstone], *, reuse: TableReuse | None = None
+) -> None:
+    """The table written to `path`, its records spooled through a temporary file beside it (copied from
+    `reuse`'s kept table where they can be)."""
     with open(path, "wb") as out, tempfile.TemporaryFile(dir=path.parent) as spool:
-        write_entries(out, entries, tombstones, spool=spool)
+        write_entries(out, entries, tombstones, spool=spool, reuse=reuse)
 
 
 def main(argv: Sequence[str]) -> int:

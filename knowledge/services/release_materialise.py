@@ -5,6 +5,7 @@ storage and ran a process to make the entry table (1–3 s at 10,000 entries, mo
 100,000). The build holds both already: the index's bytes, and the public entries context.json was
 rendered from (the table is the same bytes either way: tests/knowledge/test_release_materialise.py).
 It writes them before activating the release, so when workers see the switch the files are there.
+The table copies the records of unchanged entries from the last table the process wrote (TableReuse).
 
 Best effort: a host without the directory, a full disk or a worker on another host loses nothing but
 time, as the worker that needs a missing file makes it from storage (knowledge.selectors.release_files).
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
-from knowledge.retrieval.entry_table import entries_file_write
+from knowledge.retrieval.entry_table import TableReuse, entries_file_write
 from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON, RenderedArtifact
 from knowledge.retrieval.snapshot import Snapshot
 from knowledge.selectors.release_files import entries_file_name, index_file_name, release_file_made
@@ -25,17 +26,25 @@ from knowledge.selectors.release_files import entries_file_name, index_file_name
 logger = logging.getLogger(__name__)
 
 
-def release_files_write(*, public: Snapshot, artifacts: Sequence[RenderedArtifact]) -> None:
-    """Write the files of the release rendered as `artifacts` from `public` (the public view)."""
+def release_files_write(
+    *, public: Snapshot, artifacts: Sequence[RenderedArtifact], reuse: TableReuse | None = None
+) -> None:
+    """Write the files of the release rendered as `artifacts` from `public` (the public view); `reuse`:
+    the namespace's last table written here, which the new one copies unchanged records from."""
     by_name = {artifact.name: artifact for artifact in artifacts}
     index = by_name[SEARCH_INDEX].content
     entries = entries_file_name(site_etag=by_name[SITE_JSON].etag, context_etag=by_name[CONTEXT_JSON].etag)
     try:
         release_file_made(name=index_file_name(by_name[SEARCH_INDEX].etag), produce=partial(_write, index))
-        release_file_made(
-            name=entries, produce=partial(entries_file_write, entries=public.entries, tombstones=public.tombstones)
+        table = release_file_made(
+            name=entries,
+            produce=partial(entries_file_write, entries=public.entries, tombstones=public.tombstones, reuse=reuse),
         )
+        if reuse is not None:
+            reuse.kept(table, public.entries)
     except OSError as error:
+        if reuse is not None:
+            reuse.forget()
         logger.warning("The release's files were not written for this host's web workers (%s); they make them", error)
 
 

@@ -35,6 +35,7 @@ from knowledge.actors import Actor
 from knowledge.models import ActivationKind, BuildStatus, Namespace, Release, ReleaseBuild
 from knowledge.retrieval.calibration import Lineage
 from knowledge.retrieval.contract.records import PUBLIC
+from knowledge.retrieval.entry_table import TableReuse
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.leaks import leak_check, public_texts
 from knowledge.retrieval.render.release import (
@@ -83,10 +84,12 @@ ANALYSIS_CACHES_MAX = 8  # namespaces whose last build's analysis a process keep
 
 @dataclass(frozen=True, slots=True)
 class _BuildCaches:
-    """What a process keeps of a namespace's last build: entry records, analysed terms, rendered parts."""
+    """What a process keeps of a namespace's last build: entry records, analysed terms, rendered parts,
+    where its entry table's records are."""
 
     analysis: AnalysisCache
     parts: PartsCache
+    table: TableReuse = field(default_factory=TableReuse)
     records: dict[RecordKey, EntryRecord] = field(default_factory=dict)
     manifests: dict[int, Any] = field(default_factory=dict)  # the last release built here: its id -> manifest
     reading: threading.Lock = field(default_factory=threading.Lock)
@@ -415,7 +418,8 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
     metrics = release_metrics_measure(public, stamp, artifacts)
     metrics["freshness"] = freshness_counts(public.entries, revision=stamp.revision)
     check = release_gate_check(namespace=namespace, candidate=partial(candidate_from_artifacts, artifacts))
-    release_files_write(public=public, artifacts=artifacts)  # before the switch: this host's workers only map them
+    # Before the switch: this host's workers only map them.
+    release_files_write(public=public, artifacts=artifacts, reuse=_build_caches(namespace.pk).table)
     pause = settings.EVERGREEN.build_pause_seconds
     if pause:
         time.sleep(pause)

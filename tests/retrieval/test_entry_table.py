@@ -10,7 +10,8 @@ import pytest
 
 from knowledge.retrieval.container import ContainerError, pack_arrays
 from knowledge.retrieval.contract.records import Tombstone
-from knowledge.retrieval.entry_table import EntryTable, pack_entries
+from knowledge.retrieval.entry_table import EntryTable, TableReuse, entries_file_write, pack_entries
+from knowledge.retrieval.snapshot import EntryRecord
 from tests.retrieval.helpers import demo_records
 
 RETIRED = Tombstone(id="EG-003", title="Old", retired_at="2026-08-01", reason="Merged.", replaced_by="EG-101")
@@ -45,3 +46,43 @@ def test_a_table_reads_from_a_mapped_file(tmp_path: Path) -> None:
 def test_other_containers_are_refused() -> None:
     with pytest.raises(ContainerError):
         EntryTable(pack_arrays({"kind": "index"}, {}))
+
+
+def _written(path: Path, entries: list[EntryRecord], reuse: TableReuse) -> bytes:
+    entries_file_write(path, entries, [RETIRED], reuse=reuse)
+    reuse.kept(path, entries)
+    return path.read_bytes()
+
+
+def test_a_table_copies_only_the_records_of_the_same_entry_objects_from_the_last_one(tmp_path: Path) -> None:
+    before = list(demo_records())
+    reuse = TableReuse()
+    assert _written(tmp_path / "1", before, reuse) == pack_entries(before, [RETIRED])
+    assert reuse.reused == 0
+
+    after = list(before)
+    after[2] = replace(after[2], body=after[2].body + " Changed.")  # same ID, new content
+    after[5] = replace(after[5], category="moved")  # same ID and text, another category
+    del after[8]  # retired: every later record sits elsewhere in the new table
+    after.append(replace(before[0], id="EG-999", title="New"))
+    assert _written(tmp_path / "2", after, reuse) == pack_entries(after, [RETIRED])
+    assert reuse.reused == len(after) - 3
+
+    assert _written(tmp_path / "empty", [], reuse) == pack_entries([], [RETIRED])
+    reuse.kept(tmp_path / "2", after)
+    equal = [replace(entry) for entry in after]  # equal entries, other objects: serialised, not copied
+    assert _written(tmp_path / "3", equal, reuse) == pack_entries(equal, [RETIRED])
+    assert reuse.reused == 0
+
+
+@pytest.mark.parametrize("damage", [b"", b"not a table", None])
+def test_a_table_whose_last_one_is_gone_or_damaged_serialises_its_records(tmp_path: Path, damage: bytes | None) -> None:
+    entries = list(demo_records())
+    reuse = TableReuse()
+    _written(tmp_path / "1", entries, reuse)
+    if damage is None:
+        (tmp_path / "1").unlink()
+    else:
+        (tmp_path / "1").write_bytes(damage)
+    assert _written(tmp_path / "2", entries, reuse) == pack_entries(entries, [RETIRED])
+    assert reuse.reused == 0
