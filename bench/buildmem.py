@@ -170,7 +170,9 @@ def _child(size: int, rounds: int, cache_dir: str, restarted: bool) -> dict[str,
 
     from knowledge.retrieval.render.release import AnalysisCache, PartsCache
     from knowledge.services.build_cache import build_cache_load, build_cache_save
+    from knowledge.services.heap import heap_mmap_threshold_set
 
+    heap_mmap_threshold_set()  # as a Celery worker does when it starts (knowledge.tasks)
     settings.EVERGREEN = replace(settings.EVERGREEN, build_cache_dir=Path(cache_dir))
     started = time.perf_counter()
     snapshot = _snapshot(size)

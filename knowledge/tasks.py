@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_init, worker_process_init, worker_ready
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
@@ -16,6 +16,7 @@ from knowledge.services.actors import system_actor
 from knowledge.services.build_queue import build_requests_reconcile
 from knowledge.services.freshness import freshness_sweep
 from knowledge.services.gaps import gaps_digest
+from knowledge.services.heap import heap_mmap_threshold_set
 from knowledge.services.release_storage import releases_prune
 from knowledge.services.releases import ConcurrentBuildError, release_build
 from knowledge.services.request_log import request_log_drain, request_logs_prune
@@ -46,6 +47,14 @@ def release_build_task(self, namespace_id: int) -> int:
 def release_builds_reconcile_task() -> str:
     """Queue the builds no release satisfied yet (Celery beat, and when a worker starts); says what it did."""
     return build_requests_reconcile().describe()
+
+
+@worker_init.connect
+@worker_process_init.connect
+def _heap_mmap_threshold_when_a_worker_starts(sender: Any = None, **kwargs: Any) -> None:
+    """Builds run here: their large buffers are mapped and unmapped, not left free in the heap (issue 18 §3).
+    The pool's forked processes inherit it from the worker; set again in each for any that were not forked."""
+    heap_mmap_threshold_set()
 
 
 @worker_ready.connect

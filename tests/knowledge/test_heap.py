@@ -1,0 +1,38 @@
+"""A Celery worker fixes glibc's mmap threshold when it starts (issue 18 §3), and nothing else changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from celery.signals import worker_init, worker_process_init
+
+from knowledge import tasks
+from knowledge.models import Namespace
+from knowledge.services import heap
+from tests.knowledge import test_releases
+
+
+def test_the_threshold_is_set_under_glibc_and_nothing_is_done_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert heap.heap_mmap_threshold_set() is (heap.platform.libc_ver()[0] == "glibc")
+    monkeypatch.setattr(heap.platform, "libc_ver", lambda: ("", ""))
+    assert heap.heap_mmap_threshold_set() is False
+
+
+@pytest.mark.parametrize("signal", [worker_init, worker_process_init])
+def test_a_worker_and_its_pool_processes_set_it_when_they_start(signal: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+
+    def threshold_set() -> bool:
+        calls.append("set")
+        return True
+
+    monkeypatch.setattr(tasks, "heap_mmap_threshold_set", threshold_set)
+    signal.send(sender=None)
+    assert calls == ["set"]
+
+
+@pytest.mark.django_db
+def test_a_build_under_the_fixed_threshold_stores_the_same_bytes(ns_a: Namespace, editor: Any, reviewer: Any) -> None:
+    tasks._heap_mmap_threshold_when_a_worker_starts()
+    test_releases.test_same_inputs_render_byte_identical_artifacts(ns_a, editor, reviewer)
