@@ -75,20 +75,28 @@ def test_an_empty_forward_index_expands_nothing() -> None:
     assert expanded_plan(plan, np.array([0]), np.array([1.0]), forward) is plan
 
 
+def transposed_and_expected(
+    postings: list[np.ndarray], count: int, rng: np.random.Generator
+) -> tuple[ForwardIndex, np.ndarray, np.ndarray, np.ndarray]:
+    """The forward index of random `postings`, and what a stable sort by entry gives: terms, impacts, docs."""
+    offsets = np.concatenate([[0], np.cumsum([len(p) for p in postings])]).astype(np.int64)
+    docs = np.concatenate(postings).astype(np.int32)
+    impacts = rng.random(len(docs)).astype(np.float32)
+    forward = ForwardIndex.transposed(offsets=offsets, docs=docs, impacts=impacts, count=count)
+    order = np.argsort(docs, kind="stable")
+    terms = np.repeat(np.arange(len(postings)), np.diff(offsets))
+    return forward, terms[order], impacts[order], docs[order]
+
+
 def test_the_transposition_orders_postings_by_entry_as_a_stable_sort_would() -> None:
     # Over 65,536 entries, so the order takes two 16-bit passes (feedback._by_entry).
     rng = np.random.default_rng(7)
     count = 70_000
     postings = [np.sort(rng.choice(count, int(rng.integers(1, 9_000)), replace=False)) for _ in range(50)]
-    offsets = np.concatenate([[0], np.cumsum([len(p) for p in postings])]).astype(np.int64)
-    docs = np.concatenate(postings).astype(np.int32)
-    impacts = rng.random(len(docs)).astype(np.float32)
-    forward = ForwardIndex.transposed(offsets=offsets, docs=docs, impacts=impacts, count=count)
+    forward, terms, impacts, docs = transposed_and_expected(postings, count, rng)
 
-    order = np.argsort(docs, kind="stable")
-    terms = np.repeat(np.arange(len(postings)), np.diff(offsets))
-    assert (forward.terms == terms[order]).all() and (forward.impacts == impacts[order]).all()
-    assert (forward.offsets == np.searchsorted(docs[order], np.arange(count + 1))).all()
+    assert (forward.terms == terms).all() and (forward.impacts == impacts).all()
+    assert (forward.offsets == np.searchsorted(docs, np.arange(count + 1))).all()
 
 
 @pytest.mark.parametrize("chunk", [1_000, 4_096, 1 << 19])
@@ -99,12 +107,7 @@ def test_the_transposition_is_the_same_placed_a_chunk_at_a_time(monkeypatch: pyt
     count = 5_000
     postings = [np.sort(rng.choice(count, int(rng.integers(0, 2_500)), replace=False)) for _ in range(40)]
     postings[3] = np.zeros(0, dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum([len(p) for p in postings])]).astype(np.int64)
-    docs = np.concatenate(postings).astype(np.int32)
-    impacts = rng.random(len(docs)).astype(np.float32)
-    forward = ForwardIndex.transposed(offsets=offsets, docs=docs, impacts=impacts, count=count)
+    forward, terms, impacts, _ = transposed_and_expected(postings, count, rng)
 
-    order = np.argsort(docs, kind="stable")
-    terms = np.repeat(np.arange(len(postings)), np.diff(offsets))
-    assert (forward.terms == terms[order]).all() and (forward.impacts == impacts[order]).all()
+    assert (forward.terms == terms).all() and (forward.impacts == impacts).all()
     assert forward.terms.dtype == np.int32 and forward.impacts.dtype == np.float32
