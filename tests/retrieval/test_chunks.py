@@ -1,5 +1,5 @@
-"""Content-defined chunks (issue 18 §4): the chunks make up the file, sizes stay in bounds, an edit changes
-only the chunks around it."""
+"""Content-defined chunks (issue 18 §3-4): the chunks make up the file, sizes stay in bounds, an edit changes
+only the chunks around it, and the same bytes cut where they always did."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledge.retrieval.chunks import CHUNK_MAX, CHUNK_MIN, INDEX_CHUNKS, chunk_bounds, chunks_of
+from knowledge.retrieval.chunks import CHUNK_MAX, CHUNK_MIN, FILE_CHUNKS, INDEX_CHUNKS, chunk_bounds, chunks_of
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz预算条目版本"
 
@@ -73,3 +73,35 @@ def test_an_index_is_cut_finer_and_resynchronises_in_data_of_few_distinct_words(
     after = chunks_of(inserted, INDEX_CHUNKS)
     assert all(len(chunk) <= INDEX_CHUNKS.maximum for chunk in after) and b"".join(after) == inserted
     assert sum(len(chunk) for chunk in after if bytes(chunk) not in before) <= 2 * INDEX_CHUNKS.maximum
+
+
+def few_words(count: int) -> bytes:
+    rng = random.Random(3)
+    return b"".join(rng.choice([b"\xff\xff\xff\xff", b"\x01\x00\x00\x00", b"\x04\x00\x00\x00"]) for _ in range(count))
+
+
+def test_the_same_bytes_cut_where_they_always_did() -> None:
+    """Cut points are pinned: a new version of the chunking library (pyfastcdc) that cut otherwise would
+    store every file of the next publish anew. Not wrong (chunks are addressed by content), but costly."""
+    assert chunk_bounds(text(9 * CHUNK_MAX))[:6] == [8155, 14237, 28017, 33520, 40353, 45958]
+    assert chunk_bounds(few_words(100_000), INDEX_CHUNKS)[:6] == [3366, 7721, 10684, 11782, 13332, 15200]
+
+
+def test_chunk_sizes_stay_near_their_average() -> None:
+    """The sizes are normalised around average + minimum (FastCDC skips the hash in a chunk's first
+    `minimum` bytes), and few chunks are cut at the maximum."""
+    for sizes, data in ((FILE_CHUNKS, text(64 * CHUNK_MAX)), (INDEX_CHUNKS, random.Random(5).randbytes(4_000_000))):
+        ends = chunk_bounds(data, sizes)
+        lengths = [b - a for a, b in zip([0, *ends], ends, strict=False)][:-1]
+        assert all(sizes.minimum <= n <= sizes.maximum for n in lengths)
+        mean = sum(lengths) / len(lengths)
+        assert sizes.average <= mean <= sizes.average + 2 * sizes.minimum
+        assert sum(n == sizes.maximum for n in lengths) <= len(lengths) // 50
+
+
+def test_the_chunker_is_the_compiled_one() -> None:
+    """pyfastcdc falls back to pure Python (with a warning) where its extension does not load: the same
+    cuts, a hundred times slower, which a build at 100,000 entries would feel."""
+    from knowledge.retrieval import chunks
+
+    assert chunks.FastCDC.__module__.startswith("pyfastcdc.cy")
