@@ -92,7 +92,8 @@ def expanded_plan(plan: QueryPlan, positions: np.ndarray, scores: np.ndarray, fo
     slices = [slice(start, end) for start, end in zip(starts, ends, strict=True)]
     terms = np.concatenate([forward.terms[s] for s in slices])
     # Each impact times its entry's float32 share of the best score, as `impacts * share` gave per entry.
-    shares = np.array([float(score) / float(scores[0]) for score in scores[: len(best)].tolist()], dtype=np.float32)
+    # (the same float64 quotients as float(score) / float(scores[0]) one by one)
+    shares = (np.asarray(scores[: len(best)], dtype=np.float64) / float(scores[0])).astype(np.float32)
     lengths = [end - start for start, end in zip(starts, ends, strict=True)]
     weighted = np.concatenate([forward.impacts[s] for s in slices]) * np.repeat(shares, lengths)
     ids, group, order = _grouped(terms)

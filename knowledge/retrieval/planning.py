@@ -41,7 +41,7 @@ COMPLETION_WEIGHT = 1.0
 
 def names_number(term: str) -> bool:
     """Whether a topic term names a number (a line, a year, a version, an error code): it holds a digit."""
-    return any(character.isdigit() for character in term)
+    return any(map(str.isdigit, term))
 
 
 class QueryPlanner:

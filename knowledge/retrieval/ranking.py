@@ -87,15 +87,17 @@ def ranked_rounds(positions: np.ndarray, scores: np.ndarray) -> Iterator[np.ndar
     while True:
         current = scores if remaining is None else scores[remaining]
         if len(current) > k:
-            cut = np.partition(current, len(current) - k)[len(current) - k]
-            take = current >= cut
+            # np.partition(current, kth)[kth] without its Python wrapper: the same copy, partitioned in place.
+            part = current.copy()
+            part.partition(len(current) - k)
+            take = current >= part[len(current) - k]
         elif len(current):
             take = np.ones(len(current), dtype=bool)
         else:
             return
-        chosen = np.flatnonzero(take) if remaining is None else remaining[take]
+        chosen = take.nonzero()[0] if remaining is None else remaining[take]
         yield chosen[np.lexsort((positions[chosen], -scores[chosen]))]
-        remaining = np.flatnonzero(~take) if remaining is None else remaining[~take]
+        remaining = (~take).nonzero()[0] if remaining is None else remaining[~take]
         k *= 4
 
 
