@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 import mmap
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, replace
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,7 +18,7 @@ from knowledge.retrieval.container import ContainerError, pack_arrays, pack_piec
 from knowledge.retrieval.documents import Document, document_key
 from knowledge.retrieval.feedback import FEEDBACK_ENTRIES, ForwardIndex, expanded_plan
 from knowledge.retrieval.hits import Accumulators, QueryHits, term_min_tokens
-from knowledge.retrieval.index_format import searched_arrays, stored_arrays
+from knowledge.retrieval.index_format import IMPACTS, searched_arrays, served_arrays, stored_arrays
 from knowledge.retrieval.patching import PreviousIndex, patched_postings
 from knowledge.retrieval.planning import QueryPlanner
 from knowledge.retrieval.postings import (
@@ -45,8 +47,9 @@ from knowledge.retrieval.vocabulary import SortedTerms, Vocabulary, pack_strings
 
 __all__ = ["Hit", "Ranking", "SearchIndex", "SearchOptions"]
 
-FORMAT_VERSION = 2  # 2 stores lengths where 1 stored offsets (index_format); both load
-FORMATS = frozenset({1, FORMAT_VERSION})
+# 2 stores lengths where 1 stored offsets, 3 no impacts (index_format); all load
+FORMAT_VERSION = 3
+FORMATS = frozenset({1, 2, FORMAT_VERSION})
 BROWSE_SCORE = 0.5  # seed §4: an empty topic scores every entry 0.5
 FALLBACK_SIZE = 3  # seed §4: "按 confidence 给几条兜底" — the reference gives three
 WEAK_SIZE = 3  # hits that do not cover the topic: at most this many of the best, still matched=false
@@ -267,7 +270,14 @@ class SearchIndex:
 
     def _stored(self) -> dict[str, np.ndarray]:
         """The arrays the index's format writes (format 1: those it searches with)."""
-        return stored_arrays(self._arrays) if self._meta.get("format") != 1 else self._arrays
+        return stored_arrays(self._arrays, self._meta) if self._meta.get("format") != 1 else self._arrays
+
+    def served_pieces(self) -> Iterator[bytes | memoryview]:
+        """to_pieces of the copy a host's web workers map: with the impacts format 3 does not store, so no
+        worker derives them (index_format.served_arrays); the stored bytes for older formats."""
+        if self._meta.get("format") == 1:
+            return self.to_pieces()
+        return pack_pieces(self._meta, served_arrays(self._meta, self._arrays))
 
     @classmethod
     def from_bytes(cls, data: bytes | mmap.mmap) -> SearchIndex:
@@ -278,6 +288,24 @@ class SearchIndex:
 
     def __len__(self) -> int:
         return self.count
+
+    @classmethod
+    def serve_file(cls, path: Path) -> None:
+        """Make the index file at `path` (a stored index's bytes) the copy a host's workers map
+        (served_pieces): rewritten in place when its format stores no impacts, else left as it is."""
+        with open(path, "rb") as file:
+            data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)  # unmapped with the arrays' last view
+        meta, arrays = unpack_arrays(data)
+        if IMPACTS in arrays or meta.get("format") not in FORMATS:
+            return
+        served = path.with_name(f"{path.name}.served")
+        try:
+            with open(served, "wb") as out:
+                for piece in cls(meta, arrays).served_pieces():
+                    out.write(piece)
+            os.replace(served, path)
+        finally:
+            served.unlink(missing_ok=True)
 
     def public_id(self, position: int) -> str:
         return unpack_string(self._arrays["doc_id_blob"], self._arrays["doc_id_offsets"], position)

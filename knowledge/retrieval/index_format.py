@@ -10,6 +10,16 @@ makes the arrays the engine reads (cumulative sums, the inverse of a sort of the
 2 ms at 10,000 entries, where a binary search per term took 30 and a pass over the postings for each
 term's best impact or cheapest entry 10-20, so those stay stored) with the values and dtypes compile
 gives them, so answers are the same. Format 1 indexes (releases built before) load as they are.
+
+Format 3 stores no BM25F impacts (`post_bm25f`, `term_max_bm25f`): a posting's impact is its term's
+ranking idf times its `post_saturation`, and the idf follows the term's document frequency, so a
+one-entry change rewrote the whole impact list of every term it added or removed (the common words'
+lists are the longest: at 100,000 entries 2.9 of the 5.7 MB a one-entry publish stored, and 0.36 MB for
+each term's best impact). It stores each term's best saturation instead (its best impact is the idf
+times that: rounding is monotonic) and derives both as it loads, the same float32 operations compile
+makes, so the values are the same bits (checked as it writes: a mismatch keeps them stored). A host's
+web workers map a served copy that holds them (`served_arrays`, knowledge.selectors.release_files), so
+no worker derives or holds a private copy of the impacts.
 """
 
 from __future__ import annotations
@@ -19,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from knowledge.retrieval.postings import bm25_idf
+from knowledge.retrieval.postings import bm25_idf, ranking_idf, term_max_impacts
 
 # Each absolute array and the stored lengths it is derived from (its first value is 0).
 LENGTHS = {
@@ -30,6 +40,8 @@ LENGTHS = {
 }
 ORDER, ORDER_HASHES = "term_order", "term_order_hashes"
 IDF = "term_idf"
+IMPACTS, MAX_IMPACTS = "post_bm25f", "term_max_bm25f"  # derived from these in format 3:
+SATURATION, MAX_SATURATION = "post_saturation", "term_max_saturation"
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -37,10 +49,44 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def stored_arrays(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The arrays a format 2 index writes, from the arrays it searches with: lengths for offsets, and the
-    string order as hashes unless two terms share a hash (then the ids, as before: a hash finds no id)."""
+def _ranking_idf(meta: Mapping[str, Any], doc_freq: np.ndarray) -> np.ndarray:
+    """Each term's idf as compile gives its impacts (postings.assemble_postings)."""
+    floor = (meta.get("params") or {}).get("idf_floor")
+    return ranking_idf(doc_freq.astype(np.int64), int(meta["reference"]["documents"]), floor)
+
+
+def _impacts(meta: Mapping[str, Any], doc_freq: np.ndarray, saturation: np.ndarray) -> np.ndarray:
+    impacts = np.repeat(_ranking_idf(meta, doc_freq), doc_freq)
+    impacts *= saturation  # as compile does: float32 times float32, in place
+    return impacts
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a.view(np.uint32), b.view(np.uint32)))
+
+
+def _without_impacts(meta: Mapping[str, Any], stored: dict[str, np.ndarray], offsets: np.ndarray) -> None:
+    """Format 3: drop the impacts (and each term's best) that the saturations give back bit for bit."""
+    counts, saturation = stored.get("post_counts"), stored.get(SATURATION)
+    if counts is None or saturation is None or IMPACTS not in stored or "reference" not in meta:
+        return
+    if not _same_bits(_impacts(meta, counts, saturation), stored[IMPACTS]):
+        return
+    del stored[IMPACTS]
+    if MAX_IMPACTS in stored:
+        best = stored.get(MAX_SATURATION)
+        best = term_max_impacts(offsets, saturation) if best is None else best
+        if _same_bits(_ranking_idf(meta, counts) * best, stored[MAX_IMPACTS]):
+            del stored[MAX_IMPACTS]
+            stored[MAX_SATURATION] = best
+
+
+def stored_arrays(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
+    """The arrays a format 2 or 3 index (`meta`'s format; 2 without it) writes, from the arrays it searches
+    with: lengths for offsets, and the string order as hashes unless two terms share a hash (then the
+    ids, as before: a hash finds no id); format 3 without the impacts (see the module)."""
     stored = {name: array for name, array in arrays.items() if name != IDF}
+    post_offsets = stored.get("post_offsets")
     for absolute, lengths in LENGTHS.items():
         offsets = stored.pop(absolute, None)
         if offsets is not None and lengths not in stored:
@@ -51,7 +97,18 @@ def stored_arrays(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
             stored[ORDER] = order
         else:
             stored[ORDER_HASHES] = hashes[order]
+    if meta is not None and int(meta.get("format", 2)) >= 3 and post_offsets is not None:
+        _without_impacts(meta, stored, post_offsets)
     return stored
+
+
+def served_arrays(meta: Mapping[str, Any], searched: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """What a host's mapped copy of an index holds: what it stores, and the impacts format 3 derives."""
+    served = stored_arrays(searched, meta)
+    for name in (IMPACTS, MAX_IMPACTS):
+        if name in searched:
+            served[name] = searched[name]
+    return served
 
 
 def searched_arrays(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -73,4 +130,8 @@ def searched_arrays(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -
     if IDF not in found:
         doc_freq = found["post_counts"].astype(np.int64)
         found[IDF] = _frozen(bm25_idf(doc_freq, int(meta["reference"]["documents"])))
+    if IMPACTS not in found and SATURATION in found:
+        found[IMPACTS] = _frozen(_impacts(meta, found["post_counts"], found[SATURATION]))
+    if MAX_IMPACTS not in found and MAX_SATURATION in found:
+        found[MAX_IMPACTS] = _frozen(_ranking_idf(meta, found["post_counts"]) * found[MAX_SATURATION])
     return found

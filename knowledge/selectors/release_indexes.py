@@ -29,6 +29,7 @@ def _copy(release_id: int, name: str, size: int, path: Path) -> None:
     with open(path, "wb") as out:
         for part in artifact_stream(release_id=release_id, name=name, start=0, end=size - 1, slice_bytes=SLICE_BYTES):
             out.write(part)
+    SearchIndex.serve_file(path)  # the copy the host's web workers map (with the impacts)
 
 
 def release_indexes_mapped(*, release: Release) -> dict[str, SearchIndex]:

@@ -15,7 +15,6 @@ import tempfile
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -301,6 +300,11 @@ def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
             for part in artifact.stream(0, artifact.size - 1):
                 out.write(part)
 
+    def copy_index(path: Path) -> None:
+        """The stored index as the workers map it: with the impacts its format derives (serve_file)."""
+        copy(SEARCH_INDEX, path)
+        SearchIndex.serve_file(path)
+
     etags = {name: etag for name, _, etag, _ in described}
     if SITE_JSON in etags:
         snapshot, stamp = _mapped_snapshot(etags, read(SITE_JSON), copy)
@@ -308,7 +312,7 @@ def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
         snapshot, stamp = _legacy_snapshot(release_id, read(CONTEXT_JSON))
     # Prepared here, in the loader a switch runs in the background, so no request pays for it.
     index = SearchIndex.from_bytes(
-        release_file_mapped(name=index_file_name(etags[SEARCH_INDEX]), produce=partial(copy, SEARCH_INDEX))
+        release_file_mapped(name=index_file_name(etags[SEARCH_INDEX]), produce=copy_index)
     ).prepared()
     levels = tuple(level for level in LEVELS if index_name(level) in artifacts)
     return _loaded(release_id, namespace_id, key, snapshot, stamp, index, artifacts, levels)

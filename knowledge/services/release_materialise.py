@@ -19,6 +19,7 @@ from functools import partial
 from pathlib import Path
 
 from knowledge.retrieval.entry_table import TableReuse, entries_file_write
+from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON, RenderedArtifact
 from knowledge.retrieval.snapshot import Snapshot
 from knowledge.selectors.release_files import entries_file_name, index_file_name, release_file_made
@@ -49,4 +50,6 @@ def release_files_write(
 
 
 def _write(content: bytes, path: Path) -> None:
+    """The index as the workers map it: with the impacts its stored format derives (SearchIndex.serve_file)."""
     path.write_bytes(content)
+    SearchIndex.serve_file(path)

@@ -1,14 +1,26 @@
-"""Index format 2 (knowledge.retrieval.index_format): lengths where format 1 stored offsets, no idf; it
-searches with the arrays format 1 stored, and a format 1 index still loads and answers the same."""
+"""Index formats 2 and 3 (knowledge.retrieval.index_format): lengths where format 1 stored offsets, no idf,
+and (3) no impacts; they search with the arrays format 1 stored, and format 1 and 2 indexes still load
+and answer the same."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from knowledge.retrieval.container import pack_arrays, unpack_arrays
 from knowledge.retrieval.index import SearchIndex
-from knowledge.retrieval.index_format import IDF, LENGTHS, ORDER, searched_arrays, stored_arrays
+from knowledge.retrieval.index_format import (
+    IDF,
+    IMPACTS,
+    LENGTHS,
+    MAX_IMPACTS,
+    MAX_SATURATION,
+    ORDER,
+    searched_arrays,
+    stored_arrays,
+)
 from tests.retrieval.test_index_patching import collection, edited
 
 TOPICS = ["token budget", "w17 w204 agent", "预算 检索", "release index w9", "w1", "", "zeppelin"]
@@ -23,8 +35,16 @@ def as_format_1(index: SearchIndex) -> bytes:
     """The bytes Evergreen wrote before format 2: every array it searches with, absolute offsets included."""
     meta, arrays = unpack_arrays(index.to_bytes())
     searched = searched_arrays(meta, arrays)
-    kept = {name: array for name, array in searched.items() if name not in {*LENGTHS.values(), "term_order_hashes"}}
+    derived = {*LENGTHS.values(), "term_order_hashes", MAX_SATURATION}
+    kept = {name: array for name, array in searched.items() if name not in derived}
     return pack_arrays({**meta, "format": 1}, kept)
+
+
+def as_format_2(index: SearchIndex) -> bytes:
+    """The bytes Evergreen wrote before format 3: impacts and each term's best stored."""
+    meta, arrays = unpack_arrays(index.to_bytes())
+    searched = searched_arrays(meta, arrays)
+    return pack_arrays({**meta, "format": 2}, stored_arrays({n: a for n, a in searched.items() if n != MAX_SATURATION}))
 
 
 def answers(index: SearchIndex) -> list[tuple[str, bool, float | None, list[tuple[int, float, str | None]]]]:
@@ -35,10 +55,10 @@ def answers(index: SearchIndex) -> list[tuple[str, bool, float | None, list[tupl
     return found
 
 
-def test_format_2_stores_lengths_and_searches_with_the_arrays_format_1_stored(index: SearchIndex) -> None:
+def test_format_3_stores_lengths_no_impacts_and_searches_with_the_arrays_format_1_stored(index: SearchIndex) -> None:
     meta, stored = unpack_arrays(index.to_bytes())
-    assert meta["format"] == 2
-    assert not set(stored) & {*LENGTHS, ORDER, IDF}
+    assert meta["format"] == 3
+    assert not set(stored) & {*LENGTHS, ORDER, IDF, IMPACTS, MAX_IMPACTS}
     _, old = unpack_arrays(as_format_1(index))
     loaded = SearchIndex.from_bytes(index.to_bytes())
     for name, array in old.items():
@@ -61,3 +81,47 @@ def test_the_string_order_is_stored_as_ids_when_two_terms_share_a_hash() -> None
     hashes = np.array([3, 5, 7, 9], dtype=np.uint64)
     unique = stored_arrays({"term_hashes": hashes, ORDER: order})
     assert ORDER not in unique and np.array_equal(unique["term_order_hashes"], hashes[order])
+
+
+def test_format_3_derives_the_impacts_compile_made_bit_for_bit(index: SearchIndex) -> None:
+    loaded = SearchIndex.from_bytes(index.to_bytes())
+    for name in (IMPACTS, MAX_IMPACTS):
+        compiled, derived = index._arrays[name], loaded._arrays[name]
+        assert derived.dtype == compiled.dtype and np.array_equal(derived.view(np.uint32), compiled.view(np.uint32))
+    assert answers(loaded) == answers(index)
+
+
+def test_impacts_the_saturations_do_not_give_back_stay_stored(index: SearchIndex) -> None:
+    arrays = dict(index._arrays)
+    arrays[IMPACTS] = arrays[IMPACTS].copy()
+    arrays[IMPACTS][0] = np.nextafter(arrays[IMPACTS][0], np.float32(9))
+    stored = stored_arrays(arrays, index._meta)
+    assert IMPACTS in stored and MAX_IMPACTS in stored and MAX_SATURATION not in stored
+
+
+def test_a_format_2_index_still_loads_answers_the_same_and_keeps_its_format(index: SearchIndex) -> None:
+    old = SearchIndex.from_bytes(as_format_2(index))
+    meta, stored = unpack_arrays(as_format_2(index))
+    assert meta["format"] == 2 and IMPACTS in stored and MAX_SATURATION not in stored
+    assert answers(old) == answers(index)
+    assert old.to_bytes() == as_format_2(index)
+    assert b"".join(old.served_pieces()) == as_format_2(index)  # a host maps it as stored, as before
+    documents = edited(collection(), 9, "A zeppelin note.")
+    patched = SearchIndex.compile(documents, previous=old, reference=old.reference, patchable=True)
+    assert patched.to_bytes() == SearchIndex.compile(documents, reference=old.reference, patchable=True).to_bytes()
+
+
+def test_the_copy_a_host_maps_holds_the_impacts_and_stores_the_same_bytes(index: SearchIndex, tmp_path: Path) -> None:
+    path = tmp_path / "index"
+    path.write_bytes(index.to_bytes())
+    SearchIndex.serve_file(path)
+    served = path.read_bytes()
+    assert served == b"".join(index.served_pieces())
+    _, arrays = unpack_arrays(served)
+    assert IMPACTS in arrays and MAX_IMPACTS in arrays
+    mapped = SearchIndex.from_bytes(served)
+    assert mapped._arrays[IMPACTS].base is not None  # a view of the file, not derived
+    assert answers(mapped) == answers(index)
+    assert mapped.to_bytes() == index.to_bytes()
+    SearchIndex.serve_file(path)  # already served: left as it is
+    assert path.read_bytes() == served
