@@ -18,7 +18,7 @@ from knowledge.retrieval.container import ContainerError, pack_arrays, pack_piec
 from knowledge.retrieval.documents import Document, document_key
 from knowledge.retrieval.feedback import FEEDBACK_ENTRIES, ForwardIndex, expanded_plan
 from knowledge.retrieval.hits import Accumulators, QueryHits, term_min_tokens
-from knowledge.retrieval.index_format import IMPACTS, searched_arrays, served_arrays, stored_arrays
+from knowledge.retrieval.index_format import IMPACTS, ROWS, searched_arrays, served_arrays, stored_arrays
 from knowledge.retrieval.patching import PreviousIndex, patched_postings
 from knowledge.retrieval.planning import QueryPlanner
 from knowledge.retrieval.postings import (
@@ -47,9 +47,9 @@ from knowledge.retrieval.vocabulary import SortedTerms, Vocabulary, pack_strings
 
 __all__ = ["Hit", "Ranking", "SearchIndex", "SearchOptions"]
 
-# 2 stores lengths where 1 stored offsets, 3 no impacts (index_format); all load
-FORMAT_VERSION = 3
-FORMATS = frozenset({1, 2, FORMAT_VERSION})
+# 2 stores lengths where 1 stored offsets, 3 no impacts, 4 postings as rows (index_format); all load
+FORMAT_VERSION = 4
+FORMATS = frozenset({1, 2, 3, FORMAT_VERSION})
 BROWSE_SCORE = 0.5  # seed §4: an empty topic scores every entry 0.5
 FALLBACK_SIZE = 3  # seed §4: "按 confidence 给几条兜底" — the reference gives three
 WEAK_SIZE = 3  # hits that do not cover the topic: at most this many of the best, still matched=false
@@ -292,11 +292,12 @@ class SearchIndex:
     @classmethod
     def serve_file(cls, path: Path) -> None:
         """Make the index file at `path` (a stored index's bytes) the copy a host's workers map
-        (served_pieces): rewritten in place when its format stores no impacts, else left as it is."""
+        (served_pieces): rewritten in place when its format stores no impacts or rows of postings, else
+        left as it is."""
         with open(path, "rb") as file:
             data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)  # unmapped with the arrays' last view
         meta, arrays = unpack_arrays(data)
-        if IMPACTS in arrays or meta.get("format") not in FORMATS:
+        if (IMPACTS in arrays and ROWS not in arrays) or meta.get("format") not in FORMATS:
             return
         served = path.with_name(f"{path.name}.served")
         try:

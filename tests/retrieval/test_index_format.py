@@ -18,6 +18,8 @@ from knowledge.retrieval.index_format import (
     MAX_IMPACTS,
     MAX_SATURATION,
     ORDER,
+    ROW_COLUMNS,
+    ROWS,
     searched_arrays,
     stored_arrays,
 )
@@ -55,10 +57,13 @@ def answers(index: SearchIndex) -> list[tuple[str, bool, float | None, list[tupl
     return found
 
 
-def test_format_3_stores_lengths_no_impacts_and_searches_with_the_arrays_format_1_stored(index: SearchIndex) -> None:
+def test_format_4_stores_lengths_no_impacts_rows_of_postings_and_searches_with_the_arrays_format_1_stored(
+    index: SearchIndex,
+) -> None:
     meta, stored = unpack_arrays(index.to_bytes())
-    assert meta["format"] == 3
-    assert not set(stored) & {*LENGTHS, ORDER, IDF, IMPACTS, MAX_IMPACTS}
+    assert meta["format"] == 4
+    assert not set(stored) & {*LENGTHS, ORDER, IDF, IMPACTS, MAX_IMPACTS, *(name for name, _ in ROW_COLUMNS)}
+    assert stored[ROWS].shape == (len(index._arrays["post_docs"]), 13)
     _, old = unpack_arrays(as_format_1(index))
     loaded = SearchIndex.from_bytes(index.to_bytes())
     for name, array in old.items():
@@ -83,11 +88,19 @@ def test_the_string_order_is_stored_as_ids_when_two_terms_share_a_hash() -> None
     assert ORDER not in unique and np.array_equal(unique["term_order_hashes"], hashes[order])
 
 
-def test_format_3_derives_the_impacts_compile_made_bit_for_bit(index: SearchIndex) -> None:
+def as_format_3(index: SearchIndex) -> bytes:
+    """The bytes Evergreen wrote before format 4: the posting columns stored as they are searched."""
+    meta, arrays = unpack_arrays(index.to_bytes())
+    meta = {**meta, "format": 3}
+    return pack_arrays(meta, stored_arrays(searched_arrays(meta, arrays), meta))
+
+
+def test_format_4_derives_the_impacts_and_columns_compile_made_bit_for_bit(index: SearchIndex) -> None:
     loaded = SearchIndex.from_bytes(index.to_bytes())
-    for name in (IMPACTS, MAX_IMPACTS):
+    for name in (IMPACTS, MAX_IMPACTS, *(name for name, _ in ROW_COLUMNS)):
         compiled, derived = index._arrays[name], loaded._arrays[name]
-        assert derived.dtype == compiled.dtype and np.array_equal(derived.view(np.uint32), compiled.view(np.uint32))
+        assert derived.dtype == compiled.dtype and derived.flags.c_contiguous, name
+        assert derived.tobytes() == np.ascontiguousarray(compiled).tobytes(), name
     assert answers(loaded) == answers(index)
 
 
@@ -97,6 +110,20 @@ def test_impacts_the_saturations_do_not_give_back_stay_stored(index: SearchIndex
     arrays[IMPACTS][0] = np.nextafter(arrays[IMPACTS][0], np.float32(9))
     stored = stored_arrays(arrays, index._meta)
     assert IMPACTS in stored and MAX_IMPACTS in stored and MAX_SATURATION not in stored
+
+
+def test_a_format_3_index_still_loads_answers_the_same_and_keeps_its_format(index: SearchIndex, tmp_path: Path) -> None:
+    stored = as_format_3(index)
+    meta, arrays = unpack_arrays(stored)
+    assert meta["format"] == 3 and IMPACTS not in arrays and ROWS not in arrays and "post_docs" in arrays
+    old = SearchIndex.from_bytes(stored)
+    assert answers(old) == answers(index)
+    assert old.to_bytes() == stored
+    path = tmp_path / "index"
+    path.write_bytes(stored)
+    SearchIndex.serve_file(path)
+    assert IMPACTS in unpack_arrays(path.read_bytes())[1]
+    assert answers(SearchIndex.from_bytes(path.read_bytes())) == answers(index)
 
 
 def test_a_format_2_index_still_loads_answers_the_same_and_keeps_its_format(index: SearchIndex) -> None:
@@ -118,9 +145,12 @@ def test_the_copy_a_host_maps_holds_the_impacts_and_stores_the_same_bytes(index:
     served = path.read_bytes()
     assert served == b"".join(index.served_pieces())
     _, arrays = unpack_arrays(served)
-    assert IMPACTS in arrays and MAX_IMPACTS in arrays
+    assert IMPACTS in arrays and MAX_IMPACTS in arrays and ROWS not in arrays
+    meta, _ = unpack_arrays(served)
+    searched = searched_arrays(meta, arrays)
+    for name in (IMPACTS, MAX_IMPACTS, *(name for name, _ in ROW_COLUMNS)):
+        assert searched[name] is arrays[name], name  # the file's own array: nothing derived as it loads
     mapped = SearchIndex.from_bytes(served)
-    assert mapped._arrays[IMPACTS].base is not None  # a view of the file, not derived
     assert answers(mapped) == answers(index)
     assert mapped.to_bytes() == index.to_bytes()
     SearchIndex.serve_file(path)  # already served: left as it is
