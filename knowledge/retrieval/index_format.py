@@ -1,4 +1,4 @@
-"""What an index stores and what it derives as it loads (format 2): lengths, not offsets (issue 18 §4).
+"""What an index stores and what it derives as it loads (formats 2-4): arrays that change near a change (issue 18 §4).
 
 Releases share their files' content-defined chunks (knowledge.retrieval.chunks), so a stored array
 should change only near what changed. An array of absolute offsets does not: one term gaining a
