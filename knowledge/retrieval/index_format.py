@@ -31,7 +31,8 @@ columns, as before.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -111,23 +112,49 @@ def _rows(stored: dict[str, np.ndarray]) -> None:
     stored[ROWS] = rows
 
 
-def _columns(rows: np.ndarray) -> dict[str, np.ndarray]:
-    """The posting columns of format 4's rows (contiguous copies, as compile made them): the rows seen
-    as records, each field copied out (a copy of byte slices takes several times as long)."""
+def _column(rows: np.ndarray, name: str) -> np.ndarray:
+    """One posting column of format 4's rows (a contiguous copy, as compile made it): the rows seen as
+    records, the field copied out (a copy of byte slices takes several times as long)."""
     record = np.dtype(
         {
-            "names": [name for name, _ in ROW_COLUMNS],
+            "names": [column for column, _ in ROW_COLUMNS],
             "formats": [dtype for _, dtype in ROW_COLUMNS],
             "offsets": list(np.cumsum([0] + [np.dtype(dtype).itemsize for _, dtype in ROW_COLUMNS[:-1]])),
             "itemsize": ROW_BYTES,
         }
     )
     records = np.ascontiguousarray(rows).reshape(-1).view(record)
-    found = {}
-    for name, dtype in ROW_COLUMNS:
-        column = np.empty(len(records), dtype=dtype)
-        column[...] = records[name]
-        found[name] = _frozen(column)
+    column = np.empty(len(records), dtype=dict(ROW_COLUMNS)[name])
+    column[...] = records[name]
+    return _frozen(column)
+
+
+def _columns(rows: np.ndarray) -> dict[str, np.ndarray]:
+    return {name: _column(rows, name) for name, _ in ROW_COLUMNS}
+
+
+Lazy = tuple[str, tuple[int, ...], Callable[[], np.ndarray]]  # dtype, shape, what makes the array
+
+
+def served_lazily(meta: Mapping[str, Any], stored: Mapping[str, np.ndarray]) -> dict[str, Lazy]:
+    """served_arrays of a stored index's arrays, each made only when called: a host's copy is written
+    an array at a time (SearchIndex.serve_file), so no more than one derived array is held at once."""
+    found: dict[str, Lazy] = {
+        name: (array.dtype.str, array.shape, partial(lambda array: array, array))
+        for name, array in stored.items()
+        if name != ROWS
+    }
+    rows = stored.get(ROWS)
+    if rows is not None:
+        found.update({name: (dtype, (len(rows),), partial(_column, rows, name)) for name, dtype in ROW_COLUMNS})
+    counts = stored.get("post_counts")
+    if SATURATION in found and counts is not None:
+        dtype, shape, saturation = found[SATURATION]
+        if IMPACTS not in found:
+            found[IMPACTS] = (dtype, shape, lambda: _impacts(meta, counts, saturation()))
+        best = stored.get(MAX_SATURATION)
+        if MAX_IMPACTS not in found and best is not None:
+            found[MAX_IMPACTS] = (best.dtype.str, best.shape, lambda: _ranking_idf(meta, counts) * best)
     return found
 
 
