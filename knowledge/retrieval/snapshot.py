@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 
 import orjson
 
@@ -154,7 +155,10 @@ class Snapshot:
 
     @property
     def total_tokens(self) -> int:
-        return sum(entry.tokens for entry in self.entries)
+        return sum(map(_TOKENS, self.entries))  # a third of a generator's time: rendering asks often
+
+
+_TOKENS = attrgetter("tokens")
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from knowledge.models import Artifact, Namespace, Release
 from knowledge.retrieval import postings
 from knowledge.retrieval.analysis import AnalyzerConfig
+from knowledge.retrieval.render import sitemap
+from knowledge.retrieval.render.parts import PartsCache
 from knowledge.retrieval.render.release import AnalysisCache, references_from, render_release
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
 from knowledge.selectors.calibration import recorded_lineage
@@ -34,8 +36,12 @@ def snapshot_of(entries: tuple[EntryRecord, ...]) -> Snapshot:
     return Snapshot(namespace=NAMESPACE, entries=tuple(sorted(entries, key=lambda e: e.id)))
 
 
-def rendered(snapshot: Snapshot, cache: AnalysisCache | None = None) -> dict[str, bytes]:
-    return {artifact.name: artifact.content for artifact in render_release(snapshot, STAMP, analysis=cache)}
+def rendered(
+    snapshot: Snapshot, cache: AnalysisCache | None = None, parts: PartsCache | None = None
+) -> dict[str, bytes]:
+    return {
+        artifact.name: artifact.content for artifact in render_release(snapshot, STAMP, analysis=cache, parts=parts)
+    }
 
 
 def test_after_a_one_entry_change_only_that_entry_is_analysed_and_the_release_equals_a_full_build() -> None:
@@ -116,15 +122,32 @@ def apply(entries: list[EntryRecord], edit: tuple[str, int, str], serial: int) -
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(edits())
-def test_any_sequence_of_edits_builds_the_same_bytes_incrementally_as_in_full(sequence: list[Any]) -> None:
-    cache = AnalysisCache()
+@given(edits(), st.sampled_from([9, 12, 50_000]))
+def test_any_sequence_of_edits_builds_the_same_bytes_incrementally_as_in_full(sequence: list[Any], limit: int) -> None:
+    """With the analysis and the parts kept (context.json's entries, the sitemap's files, here of `limit` URLs)."""
+    cache, parts = AnalysisCache(), PartsCache()
     entries = list(DEMO)
-    rendered(snapshot_of(tuple(entries)), cache)
-    for serial, edit in enumerate(sequence):
-        entries = apply(entries, edit, serial)
-        snapshot = snapshot_of(tuple(entries))
-        assert rendered(snapshot, cache) == rendered(snapshot)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sitemap, "SITEMAP_MAX_URLS", limit)
+        rendered(snapshot_of(tuple(entries)), cache, parts)
+        for serial, edit in enumerate(sequence):
+            entries = apply(entries, edit, serial)
+            snapshot = snapshot_of(tuple(entries))
+            assert rendered(snapshot, cache, parts) == rendered(snapshot)
+
+
+def test_a_one_entry_change_renders_only_its_sitemap_part_and_context_json_entry(monkeypatch: Any) -> None:
+    monkeypatch.setattr(sitemap, "SITEMAP_MAX_URLS", 8)
+    parts = PartsCache()
+    first = {a.name: a for a in render_release(snapshot_of(DEMO), STAMP, parts=parts)}
+    changed = list(DEMO)
+    changed[-1] = replace(changed[-1], updated="2030-01-01")
+
+    second = {a.name: a for a in render_release(snapshot_of(tuple(changed)), STAMP, parts=parts)}
+
+    new = sorted(name for name in second if name.startswith("sitemaps/") and second[name] is not first[name])
+    assert new == [max(second, key=lambda name: (name.startswith("sitemaps/"), len(name), name))]
+    assert (parts.rendered, parts.reused) == (1, len(DEMO) - 1)
 
 
 LATER = datetime(2026, 9, 3, 8, 0, 0, tzinfo=UTC)

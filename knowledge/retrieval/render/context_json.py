@@ -15,7 +15,7 @@ import orjson
 
 from knowledge.retrieval.contract.shapes import ENTRY, KNOWLEDGE, Knowledge, Served
 from knowledge.retrieval.render.parts import PartsCache
-from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
+from knowledge.retrieval.snapshot import EntryRecord, NamespaceInfo, ReleaseStamp, Snapshot
 
 _ENTRIES = b'"entries":[]'  # a key, so it cannot occur inside a string (its quotes would be escaped)
 PIECE_BYTES = 256 * 1024
@@ -47,15 +47,29 @@ def context_json_pieces(snapshot: Snapshot, stamp: ReleaseStamp, *, parts: Parts
     # hash update per entry downstream (RenderedArtifact.written), more than joining them does.
     batch: list[bytes] = []
     held, first = 0, True
+    base_url = ns.base_url
+    tag = ("context.json", base_url)
     for entry in snapshot.entries:
-        render = partial(_entry_json, Served(entry, ns, stamp))
-        batch.append(render() if parts is None else parts.get(("context.json", entry, ns.base_url), render))
+        render = partial(_served_json, entry, ns, stamp)
+        if parts is None:
+            batch.append(render())
+        else:
+            key = partial(_part_key, entry, base_url)
+            batch.append(parts.get_for(entry, tag, key, render))
         held += len(batch[-1])
         if held >= PIECE_BYTES:
             yield from _joined(batch, first=first)
             batch, held, first = [], 0, False
     yield from _joined(batch, first=first)
     yield frame[at:]
+
+
+def _served_json(entry: EntryRecord, ns: NamespaceInfo, stamp: ReleaseStamp) -> bytes:
+    return _entry_json(Served(entry, ns, stamp))
+
+
+def _part_key(entry: object, base_url: str) -> tuple[str, object, str]:
+    return ("context.json", entry, base_url)
 
 
 def _joined(parts: list[bytes], *, first: bool) -> Iterator[bytes]:

@@ -66,11 +66,22 @@ def _doc_link(snapshot: Snapshot, doc: DocRecord) -> str:
     return f"{link}: {note}" if note else link
 
 
+# The last entries grouped and their groups: llms.txt, llms-full.txt and the category variants each
+# ask for the same release's groups (seven passes over every entry per build, before).
+_LAST_GROUPED: list[tuple[object, dict[str, list[EntryRecord]]]] = []
+
+
 def _grouped(snapshot: Snapshot) -> dict[str, list[EntryRecord]]:
-    """The entries by category slug, in snapshot (ID) order: one pass, however many categories."""
+    """The entries by category slug, in snapshot (ID) order: one pass, however many categories.
+    Callers only read the groups."""
+    entries = snapshot.entries
+    last = _LAST_GROUPED[0] if _LAST_GROUPED else None
+    if last is not None and last[0] is entries:
+        return last[1]
     groups: dict[str, list[EntryRecord]] = {}
-    for entry in snapshot.entries:
+    for entry in entries:
         groups.setdefault(entry.category, []).append(entry)
+    _LAST_GROUPED[:] = [(entries, groups)]
     return groups
 
 

@@ -3,6 +3,12 @@
 A part is keyed by everything its bytes depend on (the entry record and what of the namespace it
 reads), so a hit is always the bytes a full rendering would give. Each build keeps only the parts it
 used; memory is about the size of the parts (context.json's entries).
+
+A one-entry build looks up every entry's part: hashing a key holds all of the record's fields (a
+tuple of twenty made and hashed per entry, 4 µs each). Snapshot reads hand the same record objects
+to the next build (knowledge.services.releases keeps them by version), so `get_for` first asks by the
+record's identity (its id() and an `is` check; the record is held, so its id is not reused) and
+hashes the key only for records it has not seen.
 """
 
 from __future__ import annotations
@@ -10,6 +16,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class PartsCache:
@@ -19,6 +28,12 @@ class PartsCache:
         self._lock = threading.Lock()
         self._parts: dict[Hashable, bytes] = {}
         self._used: dict[Hashable, bytes] | None = None
+        # (id(record), tag) -> (record, key, bytes): the parts of the records of the last build.
+        self._by_record: dict[tuple[int, Hashable], tuple[object, Hashable, bytes]] = {}
+        self._by_record_used: dict[tuple[int, Hashable], tuple[object, Hashable, bytes]] | None = None
+        # name -> (key, file): whole files kept between builds (the sitemap's parts), compared by key.
+        self._files: dict[str, tuple[object, object]] = {}
+        self._files_used: dict[str, tuple[object, object]] | None = None
         self.rendered = 0
         self.reused = 0
 
@@ -34,6 +49,7 @@ class PartsCache:
         """Keep these parts, as if an earlier build had rendered them (a worker's cache kept on disk)."""
         with self._lock:
             self._parts = dict(items)
+            self._by_record, self._files = {}, {}
 
     def get(self, key: Hashable, render: Callable[[], bytes]) -> bytes:
         """The part's bytes: kept from an earlier build, or rendered now (and kept)."""
@@ -49,13 +65,57 @@ class PartsCache:
             self._parts[key] = found
         return found
 
+    def get_for(self, record: object, tag: Hashable, key: Callable[[], Hashable], render: Callable[[], bytes]) -> bytes:
+        """get(key(), render), where the key is made of `record` and `tag` only: found by the record's
+        identity when an earlier build used this very object with this tag."""
+        slot = (id(record), tag)
+        held = self._by_record.get(slot)
+        if held is not None and held[0] is record:
+            made, found = held[1], held[2]
+            self.reused += 1
+            if self._used is not None:
+                self._used[made] = found
+            else:
+                self._parts[made] = found
+        else:
+            made = key()
+            found = self.get(made, render)
+        if self._by_record_used is not None:
+            self._by_record_used[slot] = (record, made, found)
+        return found
+
+    def file(self, name: str, key: object, render: Callable[[], T]) -> T:
+        """The file an earlier build rendered as `name` under a key equal to `key`, else render() (kept
+        for the next build: a file stays only while each build uses it)."""
+        held = self._files.get(name)
+        found: T = held[1] if held is not None and held[0] == key else render()  # type: ignore[assignment]
+        if self._files_used is not None:
+            self._files_used[name] = (key, found)
+        else:
+            self._files[name] = (key, found)
+        return found
+
     @contextmanager
     def building(self) -> Iterator[PartsCache]:
         """One build at a time; afterwards only the parts this build used are kept."""
         with self._lock:
             self._used, self.rendered, self.reused = {}, 0, 0
+            self._by_record_used = {}
             try:
                 yield self
                 self._parts = self._used
+                self._by_record = self._by_record_used
             finally:
                 self._used = None
+                self._by_record_used = None
+
+    @contextmanager
+    def building_files(self) -> Iterator[PartsCache]:
+        """One build's files at a time; afterwards only the files this build used are kept."""
+        with self._lock:
+            self._files_used = {}
+            try:
+                yield self
+                self._files = self._files_used
+            finally:
+                self._files_used = None

@@ -42,7 +42,7 @@ from knowledge.retrieval.render.markdown import render_index_md
 from knowledge.retrieval.render.parts import PartsCache
 from knowledge.retrieval.render.policy import render_ai_policy_json, render_ai_txt, render_robots_txt
 from knowledge.retrieval.render.site import render_protected_json, render_site_json
-from knowledge.retrieval.render.sitemap import render_sitemaps
+from knowledge.retrieval.render.sitemap import SitemapFile, sitemap_files
 from knowledge.retrieval.render.themes import render_theme_md, theme_file
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
 from knowledge.retrieval.tiers import (
@@ -262,6 +262,22 @@ def _context_json(public: Snapshot, stamp: ReleaseStamp, parts: PartsCache | Non
 Progress = Callable[[str], None]
 
 
+def _sitemap_artifact(file: SitemapFile) -> RenderedArtifact:
+    return RenderedArtifact.written(file.name, XML, [file.render()])
+
+
+def _sitemaps(public: Snapshot, stamp: ReleaseStamp, parts: PartsCache | None) -> Iterator[RenderedArtifact]:
+    """The sitemap's files; with `parts`, a part whose key is unchanged since the last build is that
+    build's very file (its bytes and ETag), not rendered and hashed again."""
+    if parts is None:
+        yield from (_sitemap_artifact(file) for file in sitemap_files(public, stamp))
+        return
+    with parts.building_files():
+        for file in sitemap_files(public, stamp):
+            make = partial(_sitemap_artifact, file)
+            yield make() if file.key is None else parts.file(file.name, file.key, make)
+
+
 def render_release(
     snapshot: Snapshot,
     stamp: ReleaseStamp,
@@ -287,10 +303,13 @@ def render_release(
     public = visible(snapshot, PUBLIC)
     written: dict[str, RenderedArtifact] = {}
 
-    def write(name: str, content_type: str, pieces: Iterable[bytes | memoryview]) -> None:
-        written[name] = RenderedArtifact.written(name, content_type, pieces)
+    def keep(artifact: RenderedArtifact) -> None:
+        written[artifact.name] = artifact
         if progress is not None:
-            progress(name)
+            progress(artifact.name)
+
+    def write(name: str, content_type: str, pieces: Iterable[bytes | memoryview]) -> None:
+        keep(RenderedArtifact.written(name, content_type, pieces))
 
     levels = tier_levels(snapshot)
     for level in levels:
@@ -308,9 +327,9 @@ def render_release(
     write(AI_TXT, TEXT, [render_ai_txt(public, stamp)])
     write(AI_POLICY_JSON, JSON, [render_ai_policy_json(public, stamp)])
     sitemaps = []
-    for name, body in render_sitemaps(public, stamp):
-        sitemaps.append(name)
-        write(name, XML, [body])
+    for artifact in _sitemaps(public, stamp, parts):
+        sitemaps.append(artifact.name)
+        keep(artifact)
     variants = []
     for slug, short, full in render_category_variants(public, stamp):
         for kind, body in (("llms", short), ("llms-full", full)):

@@ -8,6 +8,9 @@ as the single file would list them). Smaller namespaces keep the single file, by
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from xml.sax.saxutils import escape
 
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
@@ -33,16 +36,21 @@ def _entry_lines(base: str, entry: EntryRecord) -> tuple[str, str]:
     return _line("url", page, entry.updated), _line("url", page + ".md", entry.updated)
 
 
-def _lines(snapshot: Snapshot, stamp: ReleaseStamp) -> list[str]:
-    """The urlset's lines in order: the static files, two per entry, the docs."""
-    ns = snapshot.namespace
-    base = ns.url("")
-    lines = [_line("url", ns.url(path), stamp.revision) for path in STATIC_PATHS]
-    for entry in snapshot.entries:
-        lines += _entry_lines(base, entry)
-    for doc in snapshot.docs:
-        lines.append(_line("url", ns.url(f"docs/{doc.slug}"), stamp.revision))
-        lines.append(_line("url", ns.url(f"docs/{doc.slug}.md"), stamp.revision))
+def _part_lines(snapshot: Snapshot, stamp: ReleaseStamp, start: int, stop: int) -> list[str]:
+    """Lines `start` to `stop` of the urlset, in order: the static files, two per entry, the docs."""
+    ns, entries, docs = snapshot.namespace, snapshot.entries, snapshot.docs
+    static = len(STATIC_PATHS)
+    lines = [_line("url", ns.url(path), stamp.revision) for path in STATIC_PATHS[start:stop]]
+    low, high = max(start, static) - static, min(stop, static + 2 * len(entries)) - static
+    if high > low:
+        base, first = ns.url(""), low // 2
+        pairs = [line for entry in entries[first : (high + 1) // 2] for line in _entry_lines(base, entry)]
+        lines += pairs[low - 2 * first : high - 2 * first]
+    after = static + 2 * len(entries)
+    low, high = max(start, after) - after, min(stop, after + 2 * len(docs)) - after
+    for number in range(low, high):
+        doc = docs[number // 2]
+        lines.append(_line("url", ns.url(f"docs/{doc.slug}" + ("" if number % 2 == 0 else ".md")), stamp.revision))
     return lines
 
 
@@ -50,12 +58,48 @@ def _document(root: str, lines: list[str]) -> bytes:
     return "\n".join([HEAD, f'<{root} xmlns="{XMLNS}">', *lines, f"</{root}>", ""]).encode()
 
 
+@dataclass(frozen=True)
+class SitemapFile:
+    """One file of the sitemap. `key`: all its bytes depend on, compared with == (None: not kept), so
+    a build may reuse the file an earlier build rendered under an equal key (a one-entry publish at
+    100,000 entries renders one part of 50,000 URLs, not four)."""
+
+    name: str
+    key: tuple[object, ...] | None
+    render: Callable[[], bytes]
+
+
+def _urlset(snapshot: Snapshot, stamp: ReleaseStamp, start: int, stop: int) -> bytes:
+    return _document("urlset", _part_lines(snapshot, stamp, start, stop))
+
+
+def _part_key(snapshot: Snapshot, stamp: ReleaseStamp, start: int, stop: int) -> tuple[object, ...]:
+    """What lines `start` to `stop` depend on: the entries they list (records compare by identity
+    first, so an unchanged part costs a pass over references), where they sit and the rest."""
+    static, entries = len(STATIC_PATHS), snapshot.entries
+    first, last = max(0, (start - static) // 2), max(0, (stop - static + 1) // 2)
+    held = tuple(entries[first:last])
+    return (start, stop, len(entries), snapshot.namespace, stamp.revision, snapshot.docs, held)
+
+
+def sitemap_files(snapshot: Snapshot, stamp: ReleaseStamp) -> list[SitemapFile]:
+    """sitemap.xml, and its parts when it is an index, each to render when its key is new."""
+    total = len(STATIC_PATHS) + 2 * len(snapshot.entries) + 2 * len(snapshot.docs)
+    spans = [(start, min(start + SITEMAP_MAX_URLS, total)) for start in range(0, total, SITEMAP_MAX_URLS)] or [(0, 0)]
+    files = [
+        SitemapFile(
+            SITEMAP_XML if len(spans) == 1 else sitemap_part(number),
+            _part_key(snapshot, stamp, start, stop),
+            partial(_urlset, snapshot, stamp, start, stop),
+        )
+        for number, (start, stop) in enumerate(spans, start=1)
+    ]
+    if len(files) == 1:
+        return files
+    index = [_line("sitemap", snapshot.namespace.url(f.name), stamp.revision) for f in files]
+    return [SitemapFile(SITEMAP_XML, None, partial(_document, "sitemapindex", index)), *files]
+
+
 def render_sitemaps(snapshot: Snapshot, stamp: ReleaseStamp) -> list[tuple[str, bytes]]:
     """(name, bytes) of sitemap.xml, and of its parts when it is an index."""
-    lines = _lines(snapshot, stamp)
-    if len(lines) <= SITEMAP_MAX_URLS:
-        return [(SITEMAP_XML, _document("urlset", lines))]
-    chunks = [lines[start : start + SITEMAP_MAX_URLS] for start in range(0, len(lines), SITEMAP_MAX_URLS)]
-    files = [(sitemap_part(number), _document("urlset", chunk)) for number, chunk in enumerate(chunks, start=1)]
-    index = [_line("sitemap", snapshot.namespace.url(name), stamp.revision) for name, _ in files]
-    return [(SITEMAP_XML, _document("sitemapindex", index)), *files]
+    return [(f.name, f.render()) for f in sitemap_files(snapshot, stamp)]
