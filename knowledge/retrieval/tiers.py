@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from operator import attrgetter
 
 from knowledge.retrieval.contract.records import INTERNAL, PUBLIC, RESTRICTED, clears
 from knowledge.retrieval.contract.shapes import is_stale
@@ -63,20 +64,31 @@ def expired_on(valid_until: str | None, *, revision: str) -> bool:
     return valid_until is not None and valid_until < revision
 
 
+_VALID_UNTIL = attrgetter("valid_until")
+
+
 def packable(entries: Sequence[EntryRecord], *, revision: str) -> Sequence[EntryRecord]:
     """The entries a pack may hold: every one but those past valid-until (index positions follow this order).
 
     `entries` itself when none has expired, so a served release's entry table stays unparsed."""
-    if not any(expired(e, revision=revision) for e in entries):
+    dated = [day for day in map(_VALID_UNTIL, entries) if day is not None]  # one C pass, few are dated
+    if not dated or min(dated) >= revision:
         return entries
     return tuple(e for e in entries if not expired(e, revision=revision))
 
 
 def freshness_counts(entries: Sequence[EntryRecord], *, revision: str) -> dict[str, int]:
     """For metrics: how many entries are stale (past review-by, or `updated` over a year old) and expired."""
-    stale = sum(1 for e in entries if is_stale(e.updated, revision=revision, review_by=e.review_by))
-    return {
-        "entries": len(entries),
-        "stale": stale,
-        "expired": sum(1 for e in entries if expired(e, revision=revision)),
-    }
+    by_date: dict[str, bool] = {}  # is_stale of each `updated`: entries share a few hundred dates
+    stale = expired_count = 0
+    for entry in entries:
+        review_by, valid_until = entry.review_by, entry.valid_until
+        if review_by is not None and review_by < revision:
+            stale += 1
+        else:
+            old = by_date.get(entry.updated)
+            if old is None:
+                old = by_date[entry.updated] = is_stale(entry.updated, revision=revision)
+            stale += old
+        expired_count += valid_until is not None and valid_until < revision  # expired_on
+    return {"entries": len(entries), "stale": stale, "expired": expired_count}

@@ -6,6 +6,7 @@ import re
 from dataclasses import replace
 from typing import Any
 from xml.etree import ElementTree
+from xml.sax.saxutils import escape
 
 import pytest
 
@@ -80,3 +81,15 @@ def test_a_part_keeps_its_key_when_an_entry_of_another_part_changes(demo: Any, m
     changed = [name for name in after if after[name] != before[name]]
     assert after[SITEMAP_XML] is None  # the index is rendered every time
     assert changed == [sitemap_part(len(after) - 1)]
+
+
+@pytest.mark.parametrize("entry_id", ["EG-101", "A&B<C>", "x&amp;y"])
+def test_an_entry_line_is_the_escaped_url_of_its_page(demo: Any, entry_id: str) -> None:
+    snapshot, _ = demo
+    entry = replace(snapshot.entries[0], id=entry_id)
+    base = "https://example.com/a&b/"
+
+    lines = sitemap._entry_lines(escape(base), entry)
+
+    page = f"{base}entries/{entry_id}"
+    assert lines == (sitemap._line("url", page, entry.updated), sitemap._line("url", page + ".md", entry.updated))

@@ -17,7 +17,15 @@ from knowledge.retrieval.payload import ContextQuery, ReleaseView, context_build
 from knowledge.retrieval.render.llms import render_llms_full_txt
 from knowledge.retrieval.render.release import render_release
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
-from knowledge.retrieval.tiers import PROTECTED_JSON, index_name, packable, tier_for, tier_levels, visible
+from knowledge.retrieval.tiers import (
+    PROTECTED_JSON,
+    freshness_counts,
+    index_name,
+    packable,
+    tier_for,
+    tier_levels,
+    visible,
+)
 from knowledge.retrieval.tokens import estimate_tokens
 from tests.retrieval.helpers import demo_namespace, demo_records
 
@@ -144,6 +152,26 @@ def test_past_valid_until_leaves_the_packs_and_past_review_by_is_stale() -> None
     assert packable((expired, current), revision=STAMP.revision) == (current,)
     assert is_stale("2026-08-01", revision="2026-09-02", review_by="2026-09-01") is True
     assert is_stale("2026-08-01", revision="2026-09-02", review_by="2026-09-02") is False
+
+
+def test_freshness_counts_each_entry_by_the_staleness_and_expiry_rules() -> None:
+    days = [None, "", "2025-09-01", "2025-09-02", "2025-09-03", "2026-09-01", "2026-09-02", "2026-13-40", "soon"]
+    base = demo_records()[0]
+    entries = [
+        replace(base, id=f"EG-{n:03d}", updated=updated or "2026-01-01", review_by=review_by, valid_until=valid_until)
+        for n, (updated, review_by, valid_until) in enumerate(
+            zip(days, days[3:] + days[:3], days[5:] + days[:5], strict=True)
+        )
+    ] * 2
+
+    counts = freshness_counts(entries, revision=STAMP.revision)
+
+    stale = sum(is_stale(e.updated, revision=STAMP.revision, review_by=e.review_by) for e in entries)
+    expired = sum(e.valid_until is not None and e.valid_until < STAMP.revision for e in entries)
+    assert counts == {"entries": len(entries), "stale": stale, "expired": expired}
+    assert packable(entries, revision=STAMP.revision) == tuple(
+        e for e in entries if not (e.valid_until is not None and e.valid_until < STAMP.revision)
+    )
 
 
 def _payload_tokens_by_serializing_each_round(document: dict[str, Any]) -> int:

@@ -32,8 +32,11 @@ def _line(item: str, loc: str, lastmod: str) -> str:
 
 
 def _entry_lines(base: str, entry: EntryRecord) -> tuple[str, str]:
-    page = f"{base}entries/{entry.id}"  # ns.url(f"entries/{entry.id}"), without its strips per entry
-    return _line("url", page, entry.updated), _line("url", page + ".md", entry.updated)
+    """_line("url", …) of the entry's page and its Markdown mirror. `base`: ns.url(""), escaped (escape
+    replaces character by character, so escaping the parts is escaping the whole)."""
+    page = f"  <url><loc>{base}entries/{escape(entry.id)}"  # ns.url(f"entries/{entry.id}") without its strips
+    tail = f"</loc><lastmod>{entry.updated}</lastmod></url>"
+    return page + tail, page + ".md" + tail
 
 
 def _part_lines(snapshot: Snapshot, stamp: ReleaseStamp, start: int, stop: int) -> list[str]:
@@ -43,7 +46,7 @@ def _part_lines(snapshot: Snapshot, stamp: ReleaseStamp, start: int, stop: int) 
     lines = [_line("url", ns.url(path), stamp.revision) for path in STATIC_PATHS[start:stop]]
     low, high = max(start, static) - static, min(stop, static + 2 * len(entries)) - static
     if high > low:
-        base, first = ns.url(""), low // 2
+        base, first = escape(ns.url("")), low // 2
         pairs = [line for entry in entries[first : (high + 1) // 2] for line in _entry_lines(base, entry)]
         lines += pairs[low - 2 * first : high - 2 * first]
     after = static + 2 * len(entries)
