@@ -34,6 +34,7 @@ from knowledge.retrieval.postings import (
     FIELDS,
     Analyze,
     BM25FParams,
+    Occurrences,
     PostingRows,
     Postings,
     ReferenceStats,
@@ -194,6 +195,92 @@ def _merged(old: dict[str, np.ndarray], new: PostingRows, count: int) -> Posting
     return PostingRows(**{name: np.insert(old.pop(name), at, getattr(new, name)[order]) for name in _COLUMNS})
 
 
+@dataclass(frozen=True)
+class _Splice:
+    """Old rows without `removed` (sorted), new rows placed before the old row each `at` names (sorted):
+    as slices copied once per column, not a boolean copy and an insert of each whole column."""
+
+    segments: list[tuple[int, int, int]]  # (old start, old stop, output start)
+    placed: np.ndarray  # int64 output position of each new row
+    size: int
+
+    @classmethod
+    def of(cls, count: int, removed: np.ndarray, at: np.ndarray) -> _Splice:
+        events = sorted([(int(x), 0, i) for i, x in enumerate(at)] + [(int(x), 1, 0) for x in removed])
+        segments, placed = [], np.empty(len(at), dtype=np.int64)
+        source = output = 0
+        for where, kind, number in events:
+            if where > source:
+                segments.append((source, where, output))
+                output += where - source
+                source = where
+            if kind == 0:
+                placed[number] = output
+                output += 1
+            else:
+                source = where + 1
+        if count > source:
+            segments.append((source, count, output))
+            output += count - source
+        return cls(segments, placed, output)
+
+    def apply(self, column: np.ndarray, new: np.ndarray) -> np.ndarray:
+        out = np.empty(self.size, dtype=column.dtype)
+        for start, stop, to in self.segments:
+            out[to : to + stop - start] = column[start:stop]
+        out[self.placed] = new
+        return out
+
+
+def _patched_in_place(
+    previous: PreviousIndex, entries: _Entries, found: Occurrences, params: BM25FParams
+) -> Postings | None:
+    """patched_postings when every unchanged entry keeps its position (an edit, the usual publish): the
+    kept rows keep their doc numbers, so only the changed entries' rows are found, dropped and placed,
+    and each term's document frequency follows from the old one (no pass makes a term per row)."""
+    docs, offsets = previous.docs, previous.offsets
+    if len(entries.changed) <= 8:
+        gone = np.zeros(len(docs), dtype=bool)
+        for position in entries.changed:
+            gone |= docs == position
+    else:
+        gone = np.isin(docs, entries.changed)
+    removed = np.flatnonzero(gone)
+    del gone
+    old_freq = np.diff(offsets)
+    removed_freq = np.bincount(np.searchsorted(offsets, removed, side="right") - 1, minlength=len(old_freq))
+    terms = _terms(previous, old_freq > removed_freq, found.terms)
+    if terms is None:
+        return None
+    local = posting_rows([found], np.arange(len(found.terms), dtype=np.int64), previous.reference, params)
+    final = terms.local_to_final[local.terms]
+    order = np.lexsort((entries.changed[local.docs], final))
+    final, new_docs = final[order], entries.changed[local.docs][order]
+
+    # Each new row's place among the old rows: the start of its term's rows (or of the next kept term's,
+    # for a new term), then its doc among that term's docs.
+    filled = np.maximum.accumulate(terms.old_to_final)
+    old_term = np.searchsorted(filled, final, side="left")
+    at = offsets[old_term].astype(np.int64)
+    for row in np.flatnonzero(old_term < len(old_freq)):
+        term = int(old_term[row])
+        if terms.old_to_final[term] == final[row]:
+            at[row] += int(np.searchsorted(docs[offsets[term] : offsets[term + 1]], new_docs[row]))
+    splice = _Splice.of(len(docs), removed, at)
+    rows = PostingRows(
+        terms=final,  # the new rows' only: assemble_postings is given the document frequencies
+        docs=splice.apply(docs, new_docs.astype(docs.dtype)),
+        saturation=splice.apply(previous.saturation, local.saturation[order]),
+        seed=splice.apply(previous.seed, local.seed[order]),
+        blocks=splice.apply(previous.blocks, local.blocks[order]),
+    )
+    doc_freq = np.bincount(final, minlength=len(terms.vocabulary)).astype(np.int64)
+    kept = terms.old_to_final >= 0
+    doc_freq[terms.old_to_final[kept]] += (old_freq - removed_freq)[kept]
+    logger.info("Index patched: %d of %d entries compiled again", len(entries.changed), len(entries.moved))
+    return assemble_postings(terms.vocabulary, terms.order, rows, previous.reference, params, doc_freq=doc_freq)
+
+
 def patched_postings(
     previous: PreviousIndex,
     documents: Sequence[Document],
@@ -215,6 +302,10 @@ def patched_postings(
     if previous.reference.kept_for(ReferenceStats.measured(lengths)) != previous.reference:
         return None  # drifted: a re-freeze, which is a full compile
 
+    kept = entries.moved >= 0
+    if len(entries.moved) == count and np.array_equal(entries.moved[kept], np.flatnonzero(kept)):
+        in_place = _patched_in_place(previous, entries, found, params)
+        return None if in_place is None else (in_place, lengths)
     moved = entries.moved.astype(np.int32)  # int32 like the postings' docs: 4 bytes per posting below, not 8
     kept_rows = moved[previous.docs] >= 0
     kept_before = np.concatenate([[0], np.cumsum(kept_rows)])

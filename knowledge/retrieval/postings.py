@@ -355,11 +355,19 @@ def _merged_runs(runs: list[dict[str, np.ndarray]], term_count: int) -> PostingR
 
 
 def assemble_postings(
-    vocabulary: Vocabulary, order: np.ndarray, rows: PostingRows, reference: ReferenceStats, params: BM25FParams
+    vocabulary: Vocabulary,
+    order: np.ndarray,
+    rows: PostingRows,
+    reference: ReferenceStats,
+    params: BM25FParams,
+    *,
+    doc_freq: np.ndarray | None = None,
 ) -> Postings:
     """Postings from rows numbered by `vocabulary`'s term ids: idf and impacts from each term's document
-    frequency and the reference count (`order`: the term ids in string order)."""
-    doc_freq = np.bincount(rows.terms, minlength=len(vocabulary))
+    frequency and the reference count (`order`: the term ids in string order). `doc_freq`: each term's
+    row count (int64) when the caller knows it, so `rows.terms` is not read."""
+    if doc_freq is None:
+        doc_freq = np.bincount(rows.terms, minlength=len(vocabulary))
     offsets = np.zeros(len(vocabulary) + 1, dtype=np.int64)
     np.cumsum(doc_freq, out=offsets[1:])
     impacts = np.repeat(ranking_idf(doc_freq, reference.documents, params.idf_floor), doc_freq)

@@ -8,10 +8,12 @@ from __future__ import annotations
 import logging
 import random
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pytest
 
+from knowledge.retrieval import patching
 from knowledge.retrieval.chunks import INDEX_CHUNKS, chunks_of
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.index import SearchIndex
@@ -172,3 +174,33 @@ def test_a_new_terms_hash_the_vocabulary_holds_is_found_as_np_isin_finds_it() ->
         new = np.array(hashes, dtype=np.uint64)
         assert _any_known(known, new) == bool(np.isin(new, known).any())
     assert not _any_known(np.array([], dtype=np.uint64), np.array([5], dtype=np.uint64))
+
+
+@pytest.mark.parametrize("positions", [[0], [SIZE - 1], [7], [3, 4, 200], list(range(0, SIZE, 37))])
+def test_edits_in_place_patch_to_a_full_compiles_bytes(
+    documents: list[Document], previous: SearchIndex, positions: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Edits that keep every entry's place take the in-place path (rows found by doc and spliced), with
+    terms only the edited entries held gone and new ones made, up to more edits than one mask each."""
+    in_place: list[object] = []
+    original = patching._patched_in_place
+
+    def spy(*args: Any) -> object:
+        in_place.append(args)
+        return original(*args)
+
+    monkeypatch.setattr(patching, "_patched_in_place", spy)
+    rng = random.Random(len(positions))
+    changed = list(documents)
+    for number, position in enumerate(positions):
+        words = " ".join(rng.choice(WORDS) for _ in range(len(changed[position].body.split()) - 3))
+        body = f"{words} only{number}here zz{position}top a{number}a."  # as long: the statistics hold
+        changed[position] = replace(changed[position], body=body)
+    changed[positions[0]] = replace(changed[positions[0]], tags=("onlytagx",))
+
+    patched, full = patched_and_full(previous, changed)
+
+    assert in_place
+    assert patched == full
+    again, full_again = patched_and_full(SearchIndex.from_bytes(patched), documents)
+    assert again == full_again
