@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from knowledge.models import Artifact, Namespace, Release
 from knowledge.retrieval import postings
 from knowledge.retrieval.analysis import AnalyzerConfig
-from knowledge.retrieval.render import sitemap
+from knowledge.retrieval.render import context_json, sitemap
 from knowledge.retrieval.render.parts import PartsCache
 from knowledge.retrieval.render.release import AnalysisCache, references_from, render_release
 from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
@@ -122,13 +122,17 @@ def apply(entries: list[EntryRecord], edit: tuple[str, int, str], serial: int) -
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(edits(), st.sampled_from([9, 12, 50_000]))
-def test_any_sequence_of_edits_builds_the_same_bytes_incrementally_as_in_full(sequence: list[Any], limit: int) -> None:
-    """With the analysis and the parts kept (context.json's entries, the sitemap's files, here of `limit` URLs)."""
+@given(edits(), st.sampled_from([9, 12, 50_000]), st.sampled_from([1, 3, 256]))
+def test_any_sequence_of_edits_builds_the_same_bytes_incrementally_as_in_full(
+    sequence: list[Any], limit: int, group: int
+) -> None:
+    """With the analysis and the parts kept (context.json's entries, `group` at a time, and the sitemap's
+    files, here of `limit` URLs)."""
     cache, parts = AnalysisCache(), PartsCache()
     entries = list(DEMO)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sitemap, "SITEMAP_MAX_URLS", limit)
+        patch.setattr(context_json, "GROUP", group)
         rendered(snapshot_of(tuple(entries)), cache, parts)
         for serial, edit in enumerate(sequence):
             entries = apply(entries, edit, serial)

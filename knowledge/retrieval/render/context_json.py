@@ -14,11 +14,12 @@ from functools import partial
 import orjson
 
 from knowledge.retrieval.contract.shapes import ENTRY, KNOWLEDGE, Knowledge, Served
-from knowledge.retrieval.render.parts import PartsCache
+from knowledge.retrieval.render.parts import KeptGroup, PartsCache
 from knowledge.retrieval.snapshot import EntryRecord, NamespaceInfo, ReleaseStamp, Snapshot
 
 _ENTRIES = b'"entries":[]'  # a key, so it cannot occur inside a string (its quotes would be escaped)
-PIECE_BYTES = 256 * 1024
+GROUP = 256  # entries per piece: a few hundred KB
+CONTEXT_GROUPS = "context.json/"  # kept groups' names in a PartsCache
 
 
 def _entry_json(served: Served) -> bytes:
@@ -43,25 +44,53 @@ def context_json_pieces(snapshot: Snapshot, stamp: ReleaseStamp, *, parts: Parts
     at = frame.index(_ENTRIES) + len(_ENTRIES) - 1
     ns = snapshot.namespace
     yield frame[:at]
-    # The entries go out joined a few hundred KB at a time: one piece per entry cost a write and a
-    # hash update per entry downstream (RenderedArtifact.written), more than joining them does.
-    batch: list[bytes] = []
-    held, first = 0, True
-    base_url = ns.base_url
+    # The entries go out joined GROUP at a time: one piece per entry cost a write and a hash update per
+    # entry downstream (RenderedArtifact.written), more than joining them does. With `parts`, a group
+    # whose records are the very ones of the last build's group at its place is that group's bytes
+    # (a tuple comparison, identity first), so a one-entry build touches one group's entries.
+    entries, base_url, first = snapshot.entries, ns.base_url, True
     tag = ("context.json", base_url)
-    for entry in snapshot.entries:
-        render = partial(_served_json, entry, ns, stamp)
+    for start in range(0, len(entries), GROUP):
+        group = tuple(entries[start : start + GROUP])
         if parts is None:
-            batch.append(render())
+            joined = b",".join([_served_json(entry, ns, stamp) for entry in group])
         else:
-            key = partial(_part_key, entry, base_url)
-            batch.append(parts.get_for(entry, tag, key, render))
-        held += len(batch[-1])
-        if held >= PIECE_BYTES:
-            yield from _joined(batch, first=first)
-            batch, held, first = [], 0, False
-    yield from _joined(batch, first=first)
+            name = f"{CONTEXT_GROUPS}{start}"
+            near = [parts.file_held(f"{CONTEXT_GROUPS}{place}") for place in (start - GROUP, start, start + GROUP)]
+            render = partial(_group, group, ns, stamp, parts, tag, near)
+            joined = parts.file(name, (base_url, group), render).joined()
+        if not first:
+            yield b","
+        yield joined
+        first = False
     yield frame[at:]
+
+
+def _group(
+    group: tuple[EntryRecord, ...],
+    ns: NamespaceInfo,
+    stamp: ReleaseStamp,
+    parts: PartsCache,
+    tag: tuple[str, str],
+    near: list[object | None],
+) -> KeptGroup:
+    """The group's parts: an entry the last build's groups at and beside this place held (the same
+    record: an edit, or entries shifted by fewer than a group) takes its part from there, any other
+    one from the per-entry cache, or is rendered."""
+    held: dict[int, tuple[object, bytes]] = {}
+    for before in near:
+        if isinstance(before, KeptGroup) and before.tag == tag:
+            held.update((id(e), (e, part)) for e, part in zip(before.entries, before.parts, strict=True))
+    pieces = []
+    for entry in group:
+        found = held.get(id(entry))
+        if found is not None and found[0] is entry:
+            pieces.append(found[1])
+            parts.reused += 1
+            continue
+        render = partial(_served_json, entry, ns, stamp)
+        pieces.append(parts.get_for(entry, tag, partial(_part_key, entry, tag[1]), render))
+    return KeptGroup(tag, group, pieces)
 
 
 def _served_json(entry: EntryRecord, ns: NamespaceInfo, stamp: ReleaseStamp) -> bytes:
@@ -70,10 +99,3 @@ def _served_json(entry: EntryRecord, ns: NamespaceInfo, stamp: ReleaseStamp) -> 
 
 def _part_key(entry: object, base_url: str) -> tuple[str, object, str]:
     return ("context.json", entry, base_url)
-
-
-def _joined(parts: list[bytes], *, first: bool) -> Iterator[bytes]:
-    if parts:
-        if not first:
-            yield b","
-        yield b",".join(parts)

@@ -16,16 +16,30 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TypeVar
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class KeptGroup:
+    """A run of entries' parts kept as one file (context.json's entries, a few hundred at a time): the
+    parts are the same bytes objects the per-entry cache held, so keeping both costs no copy."""
+
+    tag: tuple[str, str]  # (part kind, base URL): each part's key is (kind, entry, base URL)
+    entries: tuple[object, ...]
+    parts: list[bytes]
+
+    def joined(self) -> bytes:
+        return b",".join(self.parts)
 
 
 class PartsCache:
     """Rendered bytes by key, for one namespace; `rendered`/`reused` count the last build's parts."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # a build's files are kept within its parts' building()
         self._parts: dict[Hashable, bytes] = {}
         self._used: dict[Hashable, bytes] | None = None
         # (id(record), tag) -> (record, key, bytes): the parts of the records of the last build.
@@ -41,9 +55,16 @@ class PartsCache:
         return len(self._parts)
 
     def items(self) -> list[tuple[Hashable, bytes]]:
-        """The kept parts (for keeping them on disk)."""
+        """The kept parts (for keeping them on disk), those of kept groups included."""
         with self._lock:
-            return list(self._parts.items())
+            found = list(self._parts.items())
+            for _, held in self._files.values():
+                if isinstance(held, KeptGroup):
+                    found += [
+                        ((held.tag[0], entry, held.tag[1]), part)
+                        for entry, part in zip(held.entries, held.parts, strict=True)
+                    ]
+            return found
 
     def restore(self, items: Iterable[tuple[Hashable, bytes]]) -> None:
         """Keep these parts, as if an earlier build had rendered them (a worker's cache kept on disk)."""
@@ -109,13 +130,19 @@ class PartsCache:
                 self._used = None
                 self._by_record_used = None
 
+    def file_held(self, name: str) -> object | None:
+        """What the last build kept as `name` (None: nothing)."""
+        held = self._files.get(name)
+        return None if held is None else held[1]
+
     @contextmanager
-    def building_files(self) -> Iterator[PartsCache]:
-        """One build's files at a time; afterwards only the files this build used are kept."""
+    def building_files(self, prefix: str) -> Iterator[PartsCache]:
+        """One build's files named `prefix`… at a time; afterwards only those this build used are kept."""
         with self._lock:
             self._files_used = {}
             try:
                 yield self
-                self._files = self._files_used
+                others = {name: held for name, held in self._files.items() if not name.startswith(prefix)}
+                self._files = others | self._files_used
             finally:
                 self._files_used = None

@@ -31,7 +31,7 @@ from knowledge.retrieval.postings import Analyze, Collect, ReferenceStats, analy
 from knowledge.retrieval.ranking import SearchOptions
 from knowledge.retrieval.render.analysis_cache import AnalysisCache
 from knowledge.retrieval.render.artifact import RenderedArtifact, etag_of  # noqa: F401 (served code imports it here)
-from knowledge.retrieval.render.context_json import context_json_pieces
+from knowledge.retrieval.render.context_json import CONTEXT_GROUPS, context_json_pieces
 from knowledge.retrieval.render.llms import (
     category_file,
     render_category_variants,
@@ -255,7 +255,7 @@ def _context_json(public: Snapshot, stamp: ReleaseStamp, parts: PartsCache | Non
     if parts is None:
         yield from context_json_pieces(public, stamp)
         return
-    with parts.building():
+    with parts.building(), parts.building_files(CONTEXT_GROUPS):
         yield from context_json_pieces(public, stamp, parts=parts)
 
 
@@ -272,7 +272,7 @@ def _sitemaps(public: Snapshot, stamp: ReleaseStamp, parts: PartsCache | None) -
     if parts is None:
         yield from (_sitemap_artifact(file) for file in sitemap_files(public, stamp))
         return
-    with parts.building_files():
+    with parts.building_files(SITEMAP_XML.removesuffix(".xml")):
         for file in sitemap_files(public, stamp):
             make = partial(_sitemap_artifact, file)
             yield make() if file.key is None else parts.file(file.name, file.key, make)
