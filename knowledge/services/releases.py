@@ -59,7 +59,7 @@ from knowledge.selectors.release_notices import release_switch_announce
 from knowledge.selectors.snapshots import RecordKey, snapshot_read
 from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
-from knowledge.services.build_cache import build_cache_load, build_cache_save
+from knowledge.services.build_cache import build_cache_bases_clear, build_cache_load, build_cache_save
 from knowledge.services.build_queue import (
     build_pending_key_clear,
     build_requests_ask_rollback,
@@ -187,6 +187,7 @@ def release_analysis_caches_clear() -> None:
     """Forget every namespace's analysed terms: the next builds in this process are full ones."""
     with _analysis_lock:
         _analysis_caches.clear()
+    build_cache_bases_clear()  # and which cache files on disk it wrote: as after a restart
 
 
 class ReleaseValidationError(Exception):

@@ -69,3 +69,98 @@ def test_a_cache_that_does_not_apply_means_a_full_build_that_stores_the_same_byt
 
     assert caches.analysis.reused == 0 and caches.parts.reused == 0
     assert_stored_as_a_full_rebuild(ns_a)
+
+
+def publish_an_edit(namespace: Namespace, row: int, body: str, hour: int) -> None:
+    rows = alpha_rows()
+    rows[row]["body"] = body
+    publish(namespace, [rows[row]], now=BUILT_AT.replace(hour=hour))
+
+
+@pytest.fixture
+def deltas(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A delta however much changed (the test namespace has a handful of entries, not thousands)."""
+    monkeypatch.setattr(build_cache, "DELTA_SHARE", 1)
+
+
+def test_a_later_build_writes_only_what_changed_and_a_restart_reads_the_base_and_its_delta(
+    ns_a: Namespace, cache_dir: Path, deltas: None
+) -> None:
+    publish(ns_a, alpha_rows())
+    base = build_cache.cache_path(ns_a.pk)
+    written = base.read_bytes()
+    assert not build_cache.delta_path(ns_a.pk).exists()
+
+    publish_an_edit(ns_a, 2, "Alpha's changelog moved to the docs site.", hour=11)
+
+    assert base.read_bytes() == written  # the base file is not written again
+    assert build_cache.delta_path(ns_a.pk).stat().st_size < len(written) // 2
+    caches = restart_and_publish_an_edit(ns_a)  # the edit of the delta is reused, not analysed again
+    assert caches.analysis.analysed == 1 and caches.analysis.reused == len(alpha_rows()) - 1
+    assert caches.parts.rendered == 1 and caches.parts.reused == len(alpha_rows()) - 1
+    assert_stored_as_a_full_rebuild(ns_a)
+
+
+def test_a_delta_of_too_much_writes_the_base_again_and_removes_the_delta(ns_a: Namespace, cache_dir: Path) -> None:
+    publish(ns_a, alpha_rows())
+    base = build_cache.cache_path(ns_a.pk)
+    written = base.read_bytes()
+
+    publish_an_edit(ns_a, 2, "Alpha's changelog moved to the docs site.", hour=11)  # 1 of 3 > a tenth
+
+    assert base.read_bytes() != written and not build_cache.delta_path(ns_a.pk).exists()
+
+
+class Killed(BaseException):
+    """A worker killed at this point (SIGKILL): nothing after it runs, the temporary file stays."""
+
+
+@pytest.mark.parametrize("killed", ["writing the delta", "renaming the delta", "writing the base", "removing the delta"])
+def test_a_worker_killed_while_saving_leaves_caches_that_start_a_consistent_build(
+    ns_a: Namespace, cache_dir: Path, deltas: None, monkeypatch: pytest.MonkeyPatch, killed: str
+) -> None:
+    publish(ns_a, alpha_rows())
+    publish_an_edit(ns_a, 2, "Alpha's changelog moved to the docs site.", hour=11)  # a delta on disk
+    if killed.endswith("the base"):
+        monkeypatch.setattr(build_cache, "DELTA_SHARE", 10)
+    if killed.startswith("writing"):
+
+        def pieces(meta: Any, arrays: Any) -> Any:
+            yield b"EGIX"
+            raise Killed
+
+        monkeypatch.setattr(build_cache, "pack_pieces", pieces)
+    elif killed == "renaming the delta":
+        monkeypatch.setattr(build_cache.os, "replace", lambda *_: (_ for _ in ()).throw(Killed()))
+    else:  # the new base is in place, the delta of the old one is still there
+        monkeypatch.setattr(build_cache, "DELTA_SHARE", 10)
+        monkeypatch.setattr(Path, "unlink", lambda *_, **__: (_ for _ in ()).throw(Killed()))
+    with pytest.raises(Killed):
+        publish_an_edit(ns_a, 0, "Alpha ships every Wednesday now.", hour=12)
+    monkeypatch.undo()
+
+    caches = restart_and_publish_an_edit(ns_a)
+
+    assert caches.analysis.reused >= len(alpha_rows()) - 2  # what the caches on disk held still applies
+    assert_stored_as_a_full_rebuild(ns_a)
+
+
+@pytest.mark.parametrize("spoil", ["damaged", "of another base"])
+def test_a_delta_that_does_not_apply_leaves_the_base_alone_and_the_build_consistent(
+    ns_a: Namespace, cache_dir: Path, deltas: None, spoil: str
+) -> None:
+    publish(ns_a, alpha_rows())
+    publish_an_edit(ns_a, 2, "Alpha's changelog moved to the docs site.", hour=11)
+    delta = build_cache.delta_path(ns_a.pk)
+    if spoil == "damaged":
+        delta.write_bytes(delta.read_bytes()[: delta.stat().st_size // 2])
+    else:  # a base written by another process meanwhile
+        base = build_cache.cache_path(ns_a.pk)
+        token = build_cache._base_token_on_disk(ns_a.pk)
+        assert token is not None
+        base.write_bytes(base.read_bytes().replace(token.encode(), token[::-1].upper().encode(), 1))
+
+    caches = restart_and_publish_an_edit(ns_a)
+
+    assert caches.analysis.reused == len(alpha_rows()) - 2  # the base's, not the delta's edit
+    assert_stored_as_a_full_rebuild(ns_a)

@@ -12,7 +12,7 @@ index is byte-identical to a full build's (tests/knowledge/test_incremental_rele
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from itertools import pairwise
@@ -209,21 +209,44 @@ class AnalysisCache:
         self._hashes = [self._hashes[i] for i in used.tolist()]
         self._ids = {term: i for i, term in enumerate(self._terms)}
 
-    def export(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-        """The cache as metadata and arrays (for container.pack_pieces): what `restore` takes back."""
+    def document_keys(self) -> list[bytes]:
+        """The kept documents' keys (document digests), in the order `export` writes them."""
+        with self._lock:
+            return list(self._entries)
+
+    def config(self) -> dict[str, Any] | None:
+        """The analyzer configuration the kept analyses were made with, as `export` records it."""
+        with self._lock:
+            return asdict(self._config) if self._config is not None else None
+
+    def export(self, only: Collection[bytes] | None = None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """The cache as metadata and arrays (for container.pack_pieces): what `restore` takes back.
+
+        `only`: just these documents (those kept), with a term table of the terms they use alone
+        (a worker's delta of its caches on disk, knowledge.services.build_cache)."""
         with self._build_lock, self._lock:
-            kept = list(self._entries.items())
+            kept = (
+                list(self._entries.items()) if only is None else [(k, a) for k, a in self._entries.items() if k in only]
+            )
             analysed = [a for _, a in kept]
-            blob, offsets = pack_strings(self._terms)
             meta = {"config": asdict(self._config) if self._config is not None else None}
 
             def joined(name: str, dtype: type) -> np.ndarray:
                 parts = [getattr(a, name) for a in analysed]
                 return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype=dtype)
 
+            ids = joined("ids", np.int32)
+            if only is None:
+                terms, hashes = self._terms, np.array(self._hashes, dtype=np.uint64)
+            else:  # renumbered into a table of the terms these documents use
+                used, ids = np.unique(ids, return_inverse=True)
+                ids = ids.astype(np.int32, copy=False)
+                terms = [self._terms[i] for i in used.tolist()]
+                hashes = np.array([self._hashes[i] for i in used.tolist()], dtype=np.uint64)
+            blob, offsets = pack_strings(terms)
             arrays = {
                 "keys": np.frombuffer(b"".join(key for key, _ in kept), dtype=np.uint8),
-                "ids": joined("ids", np.int32),
+                "ids": ids,
                 "id_counts": np.array([len(a.ids) for a in analysed], dtype=np.int64),
                 "part_lengths": joined("part_lengths", np.int32),
                 "part_sentences": joined("part_sentences", np.int32),
@@ -232,17 +255,49 @@ class AnalysisCache:
                 "sentence_counts": np.array([a.sentence_count for a in analysed], dtype=np.int64),
                 "term_blob": blob,
                 "term_offsets": offsets,
-                "term_hashes": np.array(self._hashes, dtype=np.uint64),
+                "term_hashes": hashes,
             }
             return meta, arrays
 
-    def restore(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+    def restore(self, meta: dict[str, Any], arrays: dict[str, np.ndarray], *, live: np.ndarray | None = None) -> None:
         """Take back what `export` gave (a worker's cache kept on disk): every document's analysis
-        is keyed by its digest, so a document that changed meanwhile is analysed again."""
+        is keyed by its digest, so a document that changed meanwhile is analysed again. `live`: a
+        mask of the documents to take (the others are left out)."""
         config = AnalyzerConfig(**meta["config"]) if meta.get("config") is not None else None
         blob, bounds = arrays["term_blob"].tobytes(), arrays["term_offsets"].tolist()
         terms = [blob[a:b].decode() for a, b in pairwise(bounds)]
-        keys = arrays["keys"].tobytes()
+        entries = self._unpacked(arrays, live)
+        with self._build_lock, self._lock:
+            self._config, self._entries = config, entries
+            self._terms, self._hashes = terms, arrays["term_hashes"].tolist()
+            self._ids = {term: i for i, term in enumerate(terms)}
+
+    def add(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> bool:
+        """Add what `export(only=...)` gave to what `restore` took back (their term tables merged);
+        False, adding nothing, when it was made with another analyzer configuration."""
+        config = AnalyzerConfig(**meta["config"]) if meta.get("config") is not None else None
+        blob, bounds = arrays["term_blob"].tobytes(), arrays["term_offsets"].tolist()
+        terms = [blob[a:b].decode() for a, b in pairwise(bounds)]
+        hashes = arrays["term_hashes"].tolist()
+        with self._build_lock, self._lock:
+            if config != self._config:
+                return False
+            table = np.zeros(len(terms), dtype=np.int32)
+            for n, term in enumerate(terms):
+                found = self._ids.get(term)
+                if found is None:
+                    found = self._ids[term] = len(self._terms)
+                    self._terms.append(term)
+                    self._hashes.append(hashes[n])
+                table[n] = found
+            mapped = dict(arrays, ids=table[arrays["ids"]])
+            self._entries.update(self._unpacked(mapped, None))
+        return True
+
+    @staticmethod
+    def _unpacked(arrays: dict[str, np.ndarray], live: np.ndarray | None) -> dict[bytes, _Analysed]:
+        raw = arrays["keys"].tobytes()
+        keys = [raw[n : n + 16] for n in range(0, len(raw), 16)]
         # One copy of each array, which the documents' views share: views of `arrays` would keep the
         # whole buffer they came from (a cache file also holds records and parts) alive.
         ids, part_lengths, part_sentences, lengths = (
@@ -251,22 +306,23 @@ class AnalysisCache:
         id_ends = np.cumsum(arrays["id_counts"]).tolist()
         part_counts = arrays["field_parts"].sum(axis=1)
         part_ends = np.cumsum(part_counts).tolist()
+        field_parts = arrays["field_parts"].tolist()
+        sentence_counts = arrays["sentence_counts"].tolist()
+        taken = [True] * len(keys) if live is None else live.tolist()
         entries: dict[bytes, _Analysed] = {}
         id_start = part_start = 0
         for n, (id_end, part_end) in enumerate(zip(id_ends, part_ends, strict=True)):
-            entries[keys[16 * n : 16 * n + 16]] = _Analysed(
-                ids=ids[id_start:id_end],
-                part_lengths=part_lengths[part_start:part_end],
-                part_sentences=part_sentences[part_start:part_end],
-                field_parts=tuple(arrays["field_parts"][n].tolist()),
-                lengths=lengths[n],
-                sentence_count=int(arrays["sentence_counts"][n]),
-            )
+            if taken[n]:
+                entries[keys[n]] = _Analysed(
+                    ids=ids[id_start:id_end],
+                    part_lengths=part_lengths[part_start:part_end],
+                    part_sentences=part_sentences[part_start:part_end],
+                    field_parts=tuple(field_parts[n]),
+                    lengths=lengths[n],
+                    sentence_count=sentence_counts[n],
+                )
             id_start, part_start = id_end, part_end
-        with self._build_lock, self._lock:
-            self._config, self._entries = config, entries
-            self._terms, self._hashes = terms, arrays["term_hashes"].tolist()
-            self._ids = {term: i for i, term in enumerate(terms)}
+        return entries
 
     @contextmanager
     def building(self) -> Iterator[None]:
