@@ -115,13 +115,16 @@ class Killed(BaseException):
     """A worker killed at this point (SIGKILL): nothing after it runs, the temporary file stays."""
 
 
-@pytest.mark.parametrize("killed", ["writing the delta", "renaming the delta", "writing the base", "removing the delta"])
+KILLED = ("writing the delta", "renaming the delta", "writing the base", "removing the old delta")
+
+
+@pytest.mark.parametrize("killed", KILLED)
 def test_a_worker_killed_while_saving_leaves_caches_that_start_a_consistent_build(
     ns_a: Namespace, cache_dir: Path, deltas: None, monkeypatch: pytest.MonkeyPatch, killed: str
 ) -> None:
     publish(ns_a, alpha_rows())
     publish_an_edit(ns_a, 2, "Alpha's changelog moved to the docs site.", hour=11)  # a delta on disk
-    if killed.endswith("the base"):
+    if killed in ("writing the base", "removing the old delta"):  # 1 of 3 entries changed: the base again
         monkeypatch.setattr(build_cache, "DELTA_SHARE", 10)
     if killed.startswith("writing"):
 
@@ -133,11 +136,18 @@ def test_a_worker_killed_while_saving_leaves_caches_that_start_a_consistent_buil
     elif killed == "renaming the delta":
         monkeypatch.setattr(build_cache.os, "replace", lambda *_: (_ for _ in ()).throw(Killed()))
     else:  # the new base is in place, the delta of the old one is still there
-        monkeypatch.setattr(build_cache, "DELTA_SHARE", 10)
-        monkeypatch.setattr(Path, "unlink", lambda *_, **__: (_ for _ in ()).throw(Killed()))
+        unlink = Path.unlink
+
+        def killed_at_the_delta(path: Path, *args: Any, **kwargs: Any) -> None:
+            if path == build_cache.delta_path(ns_a.pk):
+                raise Killed
+            unlink(path, *args, **kwargs)
+
+        monkeypatch.setattr(Path, "unlink", killed_at_the_delta)
     with pytest.raises(Killed):
         publish_an_edit(ns_a, 0, "Alpha ships every Wednesday now.", hour=12)
     monkeypatch.undo()
+    assert build_cache.delta_path(ns_a.pk).is_file()  # the last delta, or one of the base before
 
     caches = restart_and_publish_an_edit(ns_a)
 
