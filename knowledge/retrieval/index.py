@@ -7,7 +7,7 @@ import mmap
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, replace
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -298,6 +298,10 @@ class SearchIndex:
         meta, arrays = unpack_arrays(data)
         if meta.get("format") not in FORMATS:
             raise ContainerError(f"index format {meta.get('format')!r} is not one of {sorted(FORMATS)}")
+        if isinstance(data, mmap.mmap) and ROWS in arrays:
+            # A mapped format 4 index (a build's spooled copy): the mapping's pages let go as its rows
+            # are taken apart, so the rows are never resident whole beside the columns made of them.
+            arrays = searched_arrays(meta, arrays, release=partial(data.madvise, mmap.MADV_DONTNEED))
         return cls(meta, arrays)
 
     def __len__(self) -> int:

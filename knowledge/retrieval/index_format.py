@@ -54,6 +54,7 @@ SATURATION, MAX_SATURATION = "post_saturation", "term_max_saturation"
 ROWS = "post_rows"
 ROW_COLUMNS = (("post_docs", "<i4"), (SATURATION, "<f4"), ("post_blocks", "<u4"), ("post_seed", "|u1"))
 ROW_BYTES = sum(np.dtype(dtype).itemsize for _, dtype in ROW_COLUMNS)
+BLOCK_ROWS = 1 << 16  # rows taken apart at a time (_columns): 832 KiB of them
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -112,10 +113,9 @@ def _rows(stored: dict[str, np.ndarray]) -> None:
     stored[ROWS] = rows
 
 
-def _column(rows: np.ndarray, name: str) -> np.ndarray:
-    """One posting column of format 4's rows (a contiguous copy, as compile made it): the rows seen as
-    records, the field copied out (a copy of byte slices takes several times as long)."""
-    record = np.dtype(
+def _record_dtype() -> np.dtype:
+    """Format 4's row as a record of its columns."""
+    return np.dtype(
         {
             "names": [column for column, _ in ROW_COLUMNS],
             "formats": [dtype for _, dtype in ROW_COLUMNS],
@@ -123,14 +123,30 @@ def _column(rows: np.ndarray, name: str) -> np.ndarray:
             "itemsize": ROW_BYTES,
         }
     )
-    records = np.ascontiguousarray(rows).reshape(-1).view(record)
+
+
+def _column(rows: np.ndarray, name: str) -> np.ndarray:
+    """One posting column of format 4's rows (a contiguous copy, as compile made it): the rows seen as
+    records, the field copied out (a copy of byte slices takes several times as long)."""
+    records = np.ascontiguousarray(rows).reshape(-1).view(_record_dtype())
     column = np.empty(len(records), dtype=dict(ROW_COLUMNS)[name])
     column[...] = records[name]
     return _frozen(column)
 
 
-def _columns(rows: np.ndarray) -> dict[str, np.ndarray]:
-    return {name: _column(rows, name) for name, _ in ROW_COLUMNS}
+def _columns(rows: np.ndarray, release: Callable[[], None] | None = None) -> dict[str, np.ndarray]:
+    """Every posting column of format 4's rows (as _column makes each), BLOCK_ROWS rows at a time, with
+    `release` called after each block: rows mapped from a file (a build reading its spooled index)
+    then hold no more than a block's pages resident, not the whole array beside its columns."""
+    records = np.ascontiguousarray(rows).reshape(-1).view(_record_dtype())
+    columns = {name: np.empty(len(records), dtype=dtype) for name, dtype in ROW_COLUMNS}
+    for start in range(0, len(records), BLOCK_ROWS):
+        block = records[start : start + BLOCK_ROWS]
+        for name, column in columns.items():
+            column[start : start + len(block)] = block[name]
+        if release is not None:
+            release()
+    return {name: _frozen(column) for name, column in columns.items()}
 
 
 Lazy = tuple[str, tuple[int, ...], Callable[[], np.ndarray]]  # dtype, shape, what makes the array
@@ -194,13 +210,16 @@ def served_arrays(meta: Mapping[str, Any], searched: Mapping[str, np.ndarray]) -
     return served
 
 
-def searched_arrays(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """`arrays` with those a format 2 index derives (those present are kept as they are)."""
+def searched_arrays(
+    meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray], release: Callable[[], None] | None = None
+) -> dict[str, np.ndarray]:
+    """`arrays` with those a format 2 index derives (those present are kept as they are); `release` is
+    called as format 4's rows are taken apart (_columns)."""
     found = dict(arrays)
     if "post_counts" not in found:
         return found  # format 1
     if ROWS in found and SATURATION not in found:
-        found.update(_columns(found.pop(ROWS)))
+        found.update(_columns(found.pop(ROWS), release))
     for absolute, lengths in LENGTHS.items():
         if absolute not in found and lengths in found:
             offsets = np.zeros(len(found[lengths]) + 1, dtype=np.int64)

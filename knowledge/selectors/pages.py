@@ -143,7 +143,7 @@ def release_metrics_measure(
     return measure_release(
         snapshot,
         stamp,
-        index=SearchIndex.from_bytes(by_name[SEARCH_INDEX].content),
+        index=SearchIndex.from_bytes(by_name[SEARCH_INDEX].mapped()),
         index_html=index_page_render(snapshot, stamp),
         index_md=by_name[INDEX_MD].content.decode(),
         llms_full_txt=by_name[LLMS_FULL_TXT].content.decode(),

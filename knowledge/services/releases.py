@@ -267,7 +267,7 @@ def release_validate(snapshot: Snapshot, stamp: ReleaseStamp, artifacts: list[Re
     public = visible(snapshot, PUBLIC)
     if _context_ids(by_name[CONTEXT_JSON].content) != [e.id for e in public.entries]:
         raise ReleaseValidationError("context.json does not list exactly the snapshot's public entries.")
-    index = SearchIndex.from_bytes(by_name[SEARCH_INDEX].content)
+    index = SearchIndex.from_bytes(by_name[SEARCH_INDEX].mapped())
     browse = index.search("")
     if browse.total != len(packable(public.entries, revision=stamp.revision)):
         raise ReleaseValidationError("The compiled index does not hold every public entry that may be packed.")

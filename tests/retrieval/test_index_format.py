@@ -4,11 +4,13 @@ and answer the same."""
 
 from __future__ import annotations
 
+import mmap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from knowledge.retrieval import index_format
 from knowledge.retrieval.container import pack_arrays, unpack_arrays
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.index_format import (
@@ -102,6 +104,24 @@ def test_format_4_derives_the_impacts_and_columns_compile_made_bit_for_bit(index
         assert derived.dtype == compiled.dtype and derived.flags.c_contiguous, name
         assert derived.tobytes() == np.ascontiguousarray(compiled).tobytes(), name
     assert answers(loaded) == answers(index)
+
+
+def test_a_mapped_format_4_index_takes_its_rows_apart_a_block_at_a_time_into_the_same_columns(
+    index: SearchIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build reads its spooled index mapped (RenderedArtifact.mapped), the pages let go after each block."""
+    monkeypatch.setattr(index_format, "BLOCK_ROWS", 7)  # many blocks, the last one short
+    path = tmp_path / "index.bin"
+    path.write_bytes(index.to_bytes())
+    with open(path, "rb") as file:
+        data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    mapped = SearchIndex.from_bytes(data)
+    for name in (IMPACTS, MAX_IMPACTS, *(name for name, _ in ROW_COLUMNS)):
+        compiled, derived = index._arrays[name], mapped._arrays[name]
+        assert derived.dtype == compiled.dtype and derived.flags.c_contiguous, name
+        assert derived.tobytes() == np.ascontiguousarray(compiled).tobytes(), name
+    assert answers(mapped) == answers(index)
+    assert b"".join(bytes(piece) for piece in mapped.to_pieces()) == index.to_bytes()
 
 
 def test_impacts_the_saturations_do_not_give_back_stay_stored(index: SearchIndex) -> None:

@@ -25,9 +25,11 @@ def test_a_file_written_in_pieces_reads_back_whole_with_the_etag_and_size_of_its
     assert written.spooled
     assert (written.content, written.size, written.etag) == (whole, len(whole), etag_of(whole))
     assert b"".join(written.slices(4)) == whole and all(len(s) == 4 for s in list(written.slices(4))[:-1])
+    assert written.mapped()[:] == whole  # mapped read-only (validation and metrics load the index so)
 
     small = RenderedArtifact.written("g.txt", "text/plain", [b"abc"])
     assert not small.spooled and small.content == b"abc" and small.etag == RenderedArtifact("g", "t", b"abc").etag
+    assert small.mapped() == b"abc"
 
 
 def test_an_index_packed_a_piece_at_a_time_is_the_packed_index() -> None:

@@ -10,6 +10,7 @@ slice or a file at a time. The SHA-256 (the ETag) and the size are computed whil
 from __future__ import annotations
 
 import hashlib
+import mmap
 import os
 import tempfile
 import weakref
@@ -77,6 +78,14 @@ class RenderedArtifact:
         if self._inline is not None:
             return self._inline
         return self._read(0, self.size)
+
+    def mapped(self) -> bytes | mmap.mmap:
+        """The file mapped read-only (a spooled one; else its bytes): its pages are resident only once
+        read, and can be let go (madvise) where a fresh read (`content`) would hold all of them."""
+        if self._inline is not None:
+            return self._inline
+        assert self._file is not None
+        return mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
 
     def _read(self, start: int, count: int) -> bytes:
         assert self._file is not None
