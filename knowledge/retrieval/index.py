@@ -129,8 +129,9 @@ class SearchIndex:
         try:
             self._meta = meta
             arrays = self._arrays = searched_arrays(meta, arrays)
-            # Indexes compiled before code-aware analysis cut words at punctuation.
-            self.analyzer = AnalyzerConfig(**{"code_aware": False, **meta["analyzer"]})
+            # Indexes compiled before code-aware analysis cut words at punctuation (and before dotted
+            # names, did not keep their names whole).
+            self.analyzer = AnalyzerConfig.from_meta(meta["analyzer"])
             self.options = SearchOptions(**meta["options"])
             self.categories: list[str] = list(meta["categories"])
             self.vocabulary = Vocabulary(arrays["term_hashes"], arrays["term_blob"], arrays["term_offsets"])

@@ -100,3 +100,25 @@ def test_without_code_aware_analysis_words_split_at_punctuation() -> None:
 def test_question_filler_is_a_stopword_only_in_the_full_list() -> None:
     assert analyze_text("has anyone any papers on flow", CONFIG) == ["flow"]
     assert "anyon" in analyze_text("has anyone any papers on flow", AnalyzerConfig(stopwords="function"))
+
+
+def test_a_dotted_name_keeps_each_of_its_compound_names_whole() -> None:
+    assert analyze_text("django.utils.safestring.mark_safe", CONFIG) == [
+        "django.utils.safestring.mark_safe",
+        "django",
+        "util",
+        "safestr",
+        "mark_safe",
+        "mark",
+        "safe",
+    ]
+    assert analyze_text("QuerySet.bulk_create()", CONFIG)[:3] == ["queryset.bulk_create", "queryset", "queri"]
+    assert "__getattr__" in analyze_text("module.__getattr__", CONFIG)
+    assert analyze_text("django.utils.text", CONFIG) == ["django.utils.text", "django", "util", "text"]
+
+
+def test_before_dotted_names_a_dotted_name_was_only_its_words() -> None:
+    before = AnalyzerConfig(dotted_names=False)
+
+    assert "mark_safe" not in analyze_text("django.utils.safestring.mark_safe", before)
+    assert analyze_text("mark_safe", before) == analyze_text("mark_safe", CONFIG)

@@ -12,8 +12,9 @@ import pytest
 
 from bench.datasets import load_dev_queries, load_documents
 from bench.quality import Collection, Config
+from knowledge.retrieval.analysis import AnalyzerConfig
 from knowledge.retrieval.documents import Document
-from knowledge.retrieval.index import SearchIndex
+from knowledge.retrieval.index import SearchIndex, SearchOptions
 from knowledge.retrieval.postings import BM25FParams, bm25_idf, ranking_idf
 
 
@@ -44,6 +45,47 @@ def test_an_index_compiled_before_the_idf_was_recorded_keeps_lucenes() -> None:
     assert SearchIndex(meta, index._arrays).params.idf_floor is None  # not today's default
 
 
+def _entry(key: str, title: str, body: str) -> Document:
+    return Document(id=key, category="fact", title=title, summary="", body=body, tags=(), confidence=1.0, tokens=20)
+
+
+MARK_SAFE = [
+    _entry(
+        "PY-1",
+        "django.utils.safestring.mark_safe",
+        "Explicitly mark a string as safe for HTML output. The returned object can be used everywhere a string is"
+        " appropriate.",
+    ),
+    _entry(
+        "PY-2",
+        "django.utils.html.format_html",
+        "Like str.format, but escaping every argument: a string built with it needs no mark_safe(). Prefer it to"
+        " mark_safe() on a string of HTML.",
+    ),
+    _entry("PY-3", "django.utils.html.escape", "Return the given text with ampersands, quotes and brackets encoded."),
+    _entry("PY-4", "django.utils.html.conditional_escape", "Like escape(), except that a string marked safe is kept."),
+    _entry("PY-5", "django.utils.safestring.SafeString", "A str subclass specifically marked as safe for HTML output."),
+]
+
+
+def test_a_question_naming_the_last_name_of_a_dotted_name_finds_that_entry_first() -> None:
+    question = "mark_safe: tell Django a string needs no escaping"
+    best = SearchIndex.compile(MARK_SAFE).search(question, options=SearchOptions(match_threshold=-np.inf))
+    split = SearchIndex.compile(MARK_SAFE, analyzer=AnalyzerConfig(dotted_names=False))
+    before = split.search(question, options=SearchOptions(match_threshold=-np.inf))
+
+    assert MARK_SAFE[next(iter(best)).position].id == "PY-1"
+    assert MARK_SAFE[next(iter(before)).position].id == "PY-2"  # format_html, which mentions mark_safe() twice
+
+
+def test_an_index_compiled_before_dotted_names_keeps_analysing_them_as_it_did() -> None:
+    index = SearchIndex.compile(MARK_SAFE)
+    meta = {**index._meta, "analyzer": {k: v for k, v in index._meta["analyzer"].items() if k != "dotted_names"}}
+
+    assert SearchIndex.from_bytes(index.to_bytes()).analyzer.dotted_names is True
+    assert SearchIndex(meta, index._arrays).analyzer.dotted_names is False  # not today's default
+
+
 @pytest.fixture(scope="module")
 def pylibs() -> Collection:
     return Collection("pylibs", load_documents("pylibs"), load_dev_queries("pylibs"))
@@ -54,6 +96,6 @@ def test_pylibs_dev_ndcg_holds_its_floor_and_the_default_idf_ranks_better_than_l
     default = pylibs.ndcg(pylibs.compile(Config("default")))
     lucene = pylibs.ndcg(pylibs.compile(Config("lucene", params=replace(BM25FParams(), idf_floor=None))))
 
-    assert default >= 0.835  # 0.840 (the floored RSJ idf); bm25s 0.809
-    assert lucene >= 0.825  # 0.830
+    assert default >= 0.845  # 0.847 (the floored RSJ idf, dotted names' compound names whole); bm25s 0.809
+    assert lucene >= 0.832  # 0.837
     assert default > lucene + 0.005

@@ -263,7 +263,7 @@ class AnalysisCache:
         """Take back what `export` gave (a worker's cache kept on disk): every document's analysis
         is keyed by its digest, so a document that changed meanwhile is analysed again. `live`: a
         mask of the documents to take (the others are left out)."""
-        config = AnalyzerConfig(**meta["config"]) if meta.get("config") is not None else None
+        config = AnalyzerConfig.from_meta(meta["config"]) if meta.get("config") is not None else None
         blob, bounds = arrays["term_blob"].tobytes(), arrays["term_offsets"].tolist()
         terms = [blob[a:b].decode() for a, b in pairwise(bounds)]
         entries = self._unpacked(arrays, live)
@@ -275,7 +275,7 @@ class AnalysisCache:
     def add(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> bool:
         """Add what `export(only=...)` gave to what `restore` took back (their term tables merged);
         False, adding nothing, when it was made with another analyzer configuration."""
-        config = AnalyzerConfig(**meta["config"]) if meta.get("config") is not None else None
+        config = AnalyzerConfig.from_meta(meta["config"]) if meta.get("config") is not None else None
         blob, bounds = arrays["term_blob"].tobytes(), arrays["term_offsets"].tolist()
         terms = [blob[a:b].decode() for a, b in pairwise(bounds)]
         hashes = arrays["term_hashes"].tolist()
