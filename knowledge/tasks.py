@@ -11,8 +11,10 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from knowledge.models import Namespace
+from knowledge.selectors.release_files import release_files_sweep
 from knowledge.services.a2a_tasks import a2a_task_limits, a2a_tasks_prune
 from knowledge.services.actors import system_actor
+from knowledge.services.build_cache import build_cache_sweep
 from knowledge.services.build_queue import build_requests_reconcile
 from knowledge.services.freshness import freshness_sweep
 from knowledge.services.gaps import gaps_digest
@@ -55,6 +57,15 @@ def _heap_mmap_threshold_when_a_worker_starts(sender: Any = None, **kwargs: Any)
     """Builds run here: their large buffers are mapped and unmapped, not left free in the heap (issue 18 §3).
     The pool's forked processes inherit it from the worker; set again in each for any that were not forked."""
     heap_mmap_threshold_set()
+
+
+@worker_init.connect
+@worker_process_init.connect
+def _partials_sweep_when_a_worker_starts(sender: Any = None, **kwargs: Any) -> None:
+    """A pool process killed while writing a build cache or a release file (the OOM killer, a time limit)
+    left its temporary file: the process that replaces it removes it (knowledge.partial_files)."""
+    build_cache_sweep()
+    release_files_sweep()
 
 
 @worker_ready.connect

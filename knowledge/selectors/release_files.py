@@ -10,7 +10,8 @@ processes mapping them, instead of a private copy in each.
 
 Files untouched for PRUNE_AFTER_SECONDS are removed when a new one is written: a process that still
 maps one keeps reading it (an unlinked file lives until its last mapping goes), and one that needs
-it again makes it again.
+it again makes it again. What a writer killed half-way left aside is removed then too, and when a
+worker starts (knowledge.partial_files: never what a live writer holds).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from knowledge.partial_files import is_partial, partial_path, partials_sweep, path_remove
 from knowledge.retrieval.entry_table import TABLE_LAYOUT
 
 PRUNE_AFTER_SECONDS = 24 * 3600
@@ -58,7 +60,7 @@ def release_file_made(*, name: str, produce: Callable[[Path], None]) -> Path:
         with open(directory / ".lock", "a+b") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not path.exists():
-                partial = path.with_name(f".{path.name}.{os.getpid()}")
+                partial = partial_path(path)
                 try:
                     produce(partial)
                     os.replace(partial, path)
@@ -75,8 +77,14 @@ def release_file_mapped(*, name: str, produce: Callable[[Path], None]) -> mmap.m
         return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
 
 
+def release_files_sweep() -> None:
+    """Remove what writers killed half-way left in the directory (when a worker starts)."""
+    partials_sweep(settings.EVERGREEN.release_files_dir)
+
+
 def _prune(directory: Path, *, keep: Path) -> None:
+    partials_sweep(directory)
     cutoff = time.time() - PRUNE_AFTER_SECONDS
-    for path in directory.iterdir():  # the files and what killed writers left aside; never the lock
-        if path != keep and path.name != ".lock" and path.stat().st_mtime < cutoff:
-            path.unlink(missing_ok=True)
+    for path in directory.iterdir():  # the files (and scratch of older versions), never the lock
+        if path != keep and path.name != ".lock" and not is_partial(path.name) and path.stat().st_mtime < cutoff:
+            path_remove(path)

@@ -326,7 +326,8 @@ def _mapped_snapshot(
     it is never this worker's memory."""
 
     def produce(table: Path) -> None:
-        with tempfile.TemporaryDirectory(dir=table.parent) as directory:
+        # Named after the table's partial name, so what a killed worker leaves is its (partial_files).
+        with tempfile.TemporaryDirectory(dir=table.parent, prefix=f"{table.name}.") as directory:
             site, context = Path(directory) / SITE_JSON, Path(directory) / CONTEXT_JSON
             site.write_bytes(site_json)
             copy(CONTEXT_JSON, context)

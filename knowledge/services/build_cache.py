@@ -12,7 +12,8 @@ took about 7 s per publish at 100,000 entries, a fifth of the worker's CPU); the
 when the delta grows past a DELTA_SHARE-th of it. Each file is written to a temporary name and
 renamed, and the delta is removed after a new base is in place, so a worker killed at any point
 leaves a base and either its own delta or one naming another base, which is left out (the base alone
-is an older cache, still consistent). What is read back is only ever used where it provably applies:
+is an older cache, still consistent). The temporary file it leaves is removed when a worker starts or
+saves next (build_cache_sweep). What is read back is only ever used where it provably applies:
 
 - entry records by their key (the live version's id, its modified_at, ID and category), as in memory;
 - analysed terms by a digest of the whole document;
@@ -32,8 +33,9 @@ import hashlib
 import logging
 import mmap
 import os
-import tempfile
+import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, fields
@@ -47,6 +49,7 @@ import orjson
 from django.conf import settings
 from django.db import connection
 
+from knowledge.partial_files import FOREIGN_AFTER_SECONDS, partial_path, partials_sweep, path_remove
 from knowledge.retrieval.container import pack_pieces, unpack_arrays
 from knowledge.retrieval.render.analysis_cache import AnalysisCache
 from knowledge.retrieval.render.parts import PartsCache
@@ -60,6 +63,7 @@ DELTA_SHARE = 10  # a delta of more than a tenth of the base's rows means writin
 BASES_MAX = 8  # namespaces whose base file a process remembers (as releases.ANALYSIS_CACHES_MAX)
 _CODE = ("knowledge/retrieval", "knowledge/selectors/snapshots.py", "knowledge/services/build_cache.py")
 _ROOT = Path(__file__).resolve().parents[2]
+_UNNAMED_PARTIAL = re.compile(r"^namespace-\d+\.(cache|delta)[a-z0-9_]{8}$")  # tempfile's, before partial_path
 
 
 @cache
@@ -195,16 +199,31 @@ def _record_arrays(
 
 
 def _write(path: Path, pieces: Iterable[bytes | memoryview]) -> None:
-    """Write a file under a temporary name and rename it: a reader sees the old file or the new, whole."""
+    """Write a file under a temporary name and rename it: a reader sees the old file or the new, whole.
+    The name is its writer's (knowledge.partial_files): a killed writer's is removed by build_cache_sweep."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, delete=False) as file:
-        try:
+    partial = partial_path(path)
+    try:
+        with open(partial, "wb") as file:
             for piece in pieces:
                 file.write(piece)
-        except BaseException:
-            os.unlink(file.name)
-            raise
-    os.replace(file.name, path)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def build_cache_sweep() -> None:
+    """Remove the temporary files of writers killed before they renamed them (when a worker starts and
+    before each save), and those of versions that did not name them by writer, once a day old."""
+    directory: Path = settings.EVERGREEN.build_cache_dir
+    try:
+        partials_sweep(directory)
+        cutoff = time.time() - FOREIGN_AFTER_SECONDS
+        for path in directory.glob("namespace-*"):
+            if _UNNAMED_PARTIAL.match(path.name) and path.stat().st_mtime < cutoff:
+                path_remove(path)
+    except OSError as error:
+        logger.warning("What killed writers left in %s was not all removed: %s", directory, error)
 
 
 def build_cache_save(
@@ -217,6 +236,7 @@ def build_cache_save(
     base's rows still apply; once the delta would hold more than a DELTA_SHARE-th of the base's rows or
     most of those rows no longer apply, the whole base is written again and the delta removed."""
     try:
+        build_cache_sweep()
         keyed = list(records.items())
         by_record = _parts_of(keyed, parts)
         with _bases_lock:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from knowledge.selectors.release_files import release_file_mapped
+from knowledge.selectors.release_files import PRUNE_AFTER_SECONDS, release_file_mapped
 
 
 @pytest.fixture
@@ -72,3 +74,18 @@ def test_a_file_another_process_makes_is_mapped_here_not_made_again(files: Path)
     assert release_file_mapped(name="shared.index", produce=never)[:] == b"made by the other process"
     other.join(60)
     assert other.exitcode == 0
+
+
+def test_an_old_scratch_directory_is_removed_with_the_old_files_and_breaks_nothing(files: Path) -> None:
+    files.mkdir(parents=True)
+    scratch = files / "tmpk3j2x9"  # what a worker killed while making an entry table left, before partials
+    scratch.mkdir()
+    (scratch / "context.json").write_bytes(b"{}")
+    os.utime(scratch, (time.time() - PRUNE_AFTER_SECONDS - 60,) * 2)
+
+    def produce(path: Path) -> None:
+        path.write_bytes(b"index bytes")
+
+    release_file_mapped(name="abc.index", produce=produce)
+
+    assert sorted(os.listdir(files)) == [".lock", "abc.index"]
