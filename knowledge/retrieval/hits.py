@@ -21,6 +21,9 @@ from knowledge.retrieval.scoring import QueryPlan
 # Below this share of postings per document, sorting the touched postings finds the hit set
 # faster than scanning the whole accumulator.
 SORT_SHARE = 1 / 8
+# From one hit per this many documents, zeroing the whole accumulator (a memset of 4 bytes per
+# document) costs fewer instructions than writing a zero to each hit (a scatter, about 20 each).
+ZERO_ALL_SHARE = 32
 
 
 def term_min_tokens(*, offsets: np.ndarray, docs: np.ndarray, tokens: np.ndarray) -> np.ndarray:
@@ -174,7 +177,10 @@ class QueryHits:
             else:
                 positions = (accumulator > 0).nonzero()[0]  # impacts are > 0: touched means positive
             raw = accumulator[positions]
-            accumulator[positions] = 0.0
+            if len(positions) * ZERO_ALL_SHARE >= len(accumulator):
+                accumulator.fill(0.0)  # a memset: far cheaper than scattering zeros to this many hits
+            else:
+                accumulator[positions] = 0.0
         except BaseException:
             accumulator[:] = 0.0  # the next query on this thread must start from zeros
             raise

@@ -112,6 +112,17 @@ def test_any_corpus_and_topic_rank_as_the_dense_evaluation(bodies: list[list[str
         assert ranking.mode == "fallback"
 
 
+@pytest.mark.parametrize("topic", ["wing", "zeppelin"])  # hits on most entries (zeroed at once); on one
+def test_the_accumulator_is_zero_after_a_query_whichever_way_it_is_cleared(topic: str) -> None:
+    index = SearchIndex.compile([*corpus(600, seed=3), make_document("EG-99999", "zeppelin", body="zeppelin")])
+
+    first = [(h.position, h.score) for h in index.search(topic, options=UNGATED)]
+
+    assert first == reference_ranking(index, index.plan(topic, "bm25f"))
+    assert not index._accumulators.get(index.count).any()
+    assert [(h.position, h.score) for h in index.search(topic, options=UNGATED)] == first
+
+
 def test_concurrent_threads_do_not_share_a_dirty_accumulator(large_index: SearchIndex) -> None:
     topics = ["wing", "flow heat", "预算 token", "mach layer", "shock"] * 8
     expected = {t: reference_ranking(large_index, large_index.plan(t, "bm25f")) for t in set(topics)}
