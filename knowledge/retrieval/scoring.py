@@ -60,20 +60,19 @@ def _term_masks(
     One binary search per term (its postings are sorted by document); the rest is done for all
     terms at once, a handful of NumPy calls per batch rather than per term.
     """
-    starts = offsets[plan.term_ids]
-    lengths = offsets[plan.term_ids + 1] - starts
-    slots = np.empty((len(starts), len(positions)), dtype=np.intp)
+    masks = np.zeros((len(plan.term_ids), len(positions)), dtype=np.uint32)
+    if not len(docs):
+        return masks
+    starts, ends = offsets[plan.term_ids], offsets[plan.term_ids + 1]
+    slots = np.empty(masks.shape, dtype=np.intp)
     # In the postings' own type: searching int32 postings for int64 keys copies every posting first.
-    needles = positions.astype(docs.dtype) if len(docs) else positions
-    for row, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
-        slots[row] = docs[start : start + length].searchsorted(needles)
-    # A position past a term's last posting looks at that posting (or at none, for a term without any).
-    at = np.minimum(starts[:, None] + np.minimum(slots, np.maximum(lengths - 1, 0)[:, None]), max(len(docs) - 1, 0))
-    found = slots < lengths[:, None]
-    if len(docs):
-        found &= docs[at] == positions
-    masks = np.zeros(slots.shape, dtype=np.uint32)
-    masks[found] = ALL_BLOCKS if blocks is None else blocks[at[found]]
+    needles = positions.astype(docs.dtype)
+    for row, (start, end) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        slots[row] = docs[start:end].searchsorted(needles)
+    slots += starts[:, None]
+    # A slot at a term's end reads the next term's first posting (clipped at the last): `found` needs both.
+    found = (docs.take(slots, mode="clip") == needles) & (slots < ends[:, None])
+    masks[found] = ALL_BLOCKS if blocks is None else blocks[slots[found]]
     return masks
 
 
