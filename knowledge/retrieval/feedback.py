@@ -36,6 +36,7 @@ class ForwardIndex:
     terms: np.ndarray
     impacts: np.ndarray
     entries: np.ndarray  # per term: how many entries hold it (its postings' length)
+    joinable: np.ndarray  # per term: held by at most FEEDBACK_MAX_SHARE of the entries, so it may join
 
     @classmethod
     def transposed(cls, *, offsets: np.ndarray, docs: np.ndarray, impacts: np.ndarray, count: int) -> ForwardIndex:
@@ -64,7 +65,8 @@ class ForwardIndex:
             terms[places] = np.repeat(np.arange(first, last, dtype=np.int32), held)[order]
             order += start
             moved[places] = impacts[order]
-        return cls(offsets=starts, terms=terms, impacts=moved, entries=entries)
+        joinable = entries <= FEEDBACK_MAX_SHARE * count
+        return cls(offsets=starts, terms=terms, impacts=moved, entries=entries, joinable=joinable)
 
 
 def _by_entry(docs: np.ndarray, count: int) -> np.ndarray:
@@ -88,20 +90,18 @@ def expanded_plan(plan: QueryPlan, positions: np.ndarray, scores: np.ndarray, fo
     best = positions[:FEEDBACK_ENTRIES]
     if len(best) < FEEDBACK_SHARED or scores[0] <= 0:
         return plan
-    starts, ends = forward.offsets[best].tolist(), forward.offsets[best + 1].tolist()
-    slices = [slice(start, end) for start, end in zip(starts, ends, strict=True)]
-    terms = np.concatenate([forward.terms[s] for s in slices])
+    bounds = list(zip(forward.offsets[best].tolist(), forward.offsets[best + 1].tolist(), strict=True))
+    terms = np.concatenate([forward.terms[start:end] for start, end in bounds])
     # Each impact times its entry's float32 share of the best score, as `impacts * share` gave per entry.
     # (the same float64 quotients as float(score) / float(scores[0]) one by one)
     shares = (np.asarray(scores[: len(best)], dtype=np.float64) / float(scores[0])).astype(np.float32)
-    lengths = [end - start for start, end in zip(starts, ends, strict=True)]
-    weighted = np.concatenate([forward.impacts[s] for s in slices]) * np.repeat(shares, lengths)
+    impacts = np.concatenate([forward.impacts[start:end] for start, end in bounds])
+    weighted = impacts * shares.repeat([end - start for start, end in bounds])
     ids, group, order = _grouped(terms)
     held = np.bincount(group)
     # Each term's mass summed in the order its entries rank, as np.bincount over np.unique's inverse summed it.
     mass = np.bincount(group, weights=weighted[order], minlength=len(ids))
-    common = forward.entries[ids] > FEEDBACK_MAX_SHARE * (len(forward.offsets) - 1)
-    keep = (held >= FEEDBACK_SHARED) & ~common & ~_among(ids, plan.term_ids)
+    keep = (held >= FEEDBACK_SHARED) & forward.joinable[ids] & ~_among(ids, plan.term_ids)
     ids, mass = ids[keep], mass[keep]
     if not len(ids):
         return plan
@@ -120,7 +120,7 @@ def _among(ids: np.ndarray, asked: np.ndarray) -> np.ndarray:
     """np.isin(ids, asked) for sorted unique `ids` and a handful of `asked`: a binary search each
     (np.isin's general path was a quarter of expanded_plan: 85-110 -> 60-85 us per call on the dev sets)."""
     found = np.zeros(len(ids), dtype=bool)
-    slots = np.searchsorted(ids, asked)
+    slots = ids.searchsorted(asked)
     inside = slots < len(ids)
     slots = slots[inside]
     found[slots[ids[slots] == asked[inside]]] = True
@@ -130,9 +130,9 @@ def _among(ids: np.ndarray, asked: np.ndarray) -> np.ndarray:
 def _grouped(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """np.unique(terms) without its general path (a third of expanded_plan): the distinct terms, the
     group of each term in a stable sort of `terms`, and that sort (so each group keeps `terms`' order)."""
-    order = np.argsort(terms, kind="stable")
+    order = terms.argsort(kind="stable")
     ordered = terms[order]
     first = np.empty(len(ordered), dtype=bool)
     first[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    return ordered[first], np.cumsum(first) - 1, order
+    return ordered[first], first.cumsum() - 1, order

@@ -157,7 +157,7 @@ class QueryHits:
         if added is not None and (weights != 1.0).any():
             # Each posting's impact times its term's float32 weight, in one multiplication for all
             # terms (x * 1.0f == x, so the terms of weight 1 keep their impacts exactly).
-            added = added.astype(np.float32, copy=False) * np.repeat(weights.astype(np.float32), self._lengths)
+            added = added.astype(np.float32, copy=False) * weights.astype(np.float32).repeat(self._lengths)
         # Every document given a value below (the zeroing after must reach them all).
         reached = ([summed.positions] if summed is not None else []) + ([every] if every is not None else [])
         size = sum(len(part) for part in reached)
