@@ -59,3 +59,12 @@ def chunks_of(data: bytes, sizes: ChunkSizes = FILE_CHUNKS) -> list[memoryview]:
     """`data` cut into its chunks (views, no copies)."""
     view, ends = memoryview(data), chunk_bounds(data, sizes)
     return [view[a:b] for a, b in zip([0, *ends], ends, strict=False)]
+
+
+def chunk_end(data: bytes | memoryview, start: int, sizes: ChunkSizes = FILE_CHUNKS) -> int:
+    """Where the chunk that starts at `start` ends, when `start` is where chunk_bounds of a file larger
+    than sizes.maximum puts a cut (or 0): a chunk's cut depends on its own bytes and on how many follow,
+    up to the maximum, so one more byte than that is all it reads."""
+    window = memoryview(data)[start : start + sizes.maximum + 1]
+    chunker = FastCDC(sizes.average, min_size=sizes.minimum, max_size=sizes.maximum)
+    return start + next(iter(chunker.cut_buf(window))).length

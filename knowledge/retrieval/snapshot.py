@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
@@ -146,12 +147,17 @@ class Snapshot:
     due: tuple[str, ...] = ()
     themes: tuple[ThemeRecord, ...] = ()
 
-    def inputs_hash(self) -> str:
+    def inputs_hash(self, digests: EntryDigests | None = None) -> str:
         """A content hash of the snapshot and engine: equal hashes build byte-identical releases.
 
-        orjson writes the records' fields in their declared order (ten times faster than asdict).
+        The hash of the snapshot without its entries, then each entry's own digest (EntryDigests.of),
+        so a build that keeps the digests of unchanged records hashes only the changed entries again
+        (serialising every entry was half a second of a one-entry build at 100,000 entries). orjson
+        writes the records' fields in their declared order (ten times faster than asdict).
         """
-        return hashlib.sha256(orjson.dumps({"engine": ENGINE_VERSION, "snapshot": self})).hexdigest()
+        digest = hashlib.sha256(orjson.dumps({"engine": ENGINE_VERSION, "snapshot": replace(self, entries=())}))
+        digest.update(b"".join((digests or EntryDigests()).of(self.entries)))
+        return digest.hexdigest()
 
     @property
     def total_tokens(self) -> int:
@@ -159,6 +165,37 @@ class Snapshot:
 
 
 _TOKENS = attrgetter("tokens")
+
+
+def entry_digest(entry: EntryRecord) -> bytes:
+    """The SHA-256 of the record's JSON: every field, so any change to the record changes it."""
+    return hashlib.sha256(orjson.dumps(entry)).digest()
+
+
+class EntryDigests:
+    """Entry digests kept between builds by record identity: the snapshot reader hands the next build
+    the same record object for an unchanged entry version (an EntryRecord is immutable, and the kept
+    record is held, so its id is not reused). Only the last call's records are kept."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: dict[int, tuple[EntryRecord, bytes]] = {}
+
+    def of(self, entries: Sequence[EntryRecord]) -> list[bytes]:
+        """Each entry's entry_digest, in order."""
+        with self._lock:
+            known = self._kept
+        made: dict[int, tuple[EntryRecord, bytes]] = {}
+        found = []
+        for entry in entries:
+            held = known.get(id(entry))
+            if held is None or held[0] is not entry:
+                held = (entry, entry_digest(entry))
+            made[id(entry)] = held
+            found.append(held[1])
+        with self._lock:
+            self._kept = made
+        return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,9 +13,11 @@ rollback to a pruned release renders its files again (releases are deterministic
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 from django.db import connection, transaction
 from django.db.models import Sum
@@ -23,6 +25,7 @@ from django.utils import timezone
 
 from knowledge.actors import Actor
 from knowledge.models import Artifact, ArtifactBlob, ArtifactPart, Namespace, Release
+from knowledge.retrieval.chunk_reuse import Cuts, cut_again
 from knowledge.retrieval.chunks import FILE_CHUNKS, INDEX_CHUNKS, ChunkSizes, chunks_of
 from knowledge.retrieval.render.release import INDEX_NAMES, RenderedArtifact
 from knowledge.selectors.pinned import release_retained
@@ -48,8 +51,7 @@ def _digest(content: bytes | memoryview) -> str:
     return hashlib.sha256(content).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class _Chunk:
+class _Chunk(NamedTuple):  # a tuple: a hundred thousand are made per build at 100,000 entries
     offset: int
     digest: str
     data: memoryview
@@ -66,6 +68,40 @@ def _chunks(content: bytes, sizes: ChunkSizes) -> list[_Chunk]:
         found.append(_Chunk(offset=offset, digest=_digest(data), data=data))
         offset += len(data)
     return found
+
+
+class CutsKept:
+    """The large files of the last release a process stored, with their chunks, so the next release's
+    files are cut and hashed again only where they changed (knowledge.retrieval.chunk_reuse). The files
+    are the build's spooled artifacts, kept on disk (not in memory) until the next build replaces them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._files: dict[str, tuple[RenderedArtifact, Cuts]] = {}
+
+    def get(self, name: str) -> tuple[RenderedArtifact, Cuts] | None:
+        with self._lock:
+            return self._files.get(name)
+
+    def replace(self, files: dict[str, tuple[RenderedArtifact, Cuts]]) -> None:
+        with self._lock:
+            self._files = files
+
+
+def _chunks_kept(artifact: RenderedArtifact, content: bytes, kept: CutsKept | None) -> list[_Chunk]:
+    """The artifact's chunks: cut again from the kept file of the same name when both are large."""
+    sizes = _sizes(artifact.name)
+    held = kept.get(artifact.name) if kept is not None else None
+    if held is None or min(held[0].size, len(content)) <= sizes.maximum:
+        return _chunks(content, sizes)
+    old = held[0].mapped()
+    try:
+        found = cut_again(content, sizes, old=old, cuts=held[1], digest=_digest)
+    finally:
+        if not isinstance(old, bytes):
+            old.close()
+    view, starts = memoryview(content), [0, *(end for end, _ in found[:-1])]
+    return [_Chunk(a, d, view[a:end]) for a, (end, d) in zip(starts, found, strict=True)]
 
 
 def _batches(chunks: list[_Chunk]) -> Iterable[list[_Chunk]]:
@@ -142,19 +178,27 @@ def _blobs_insert(*, namespace_id: int, chunks: list[_Chunk]) -> dict[str, int]:
     return _known_blobs(namespace_id=namespace_id, digests=[chunk.digest for chunk in chunks])
 
 
-def _parts_store(*, namespace_id: int, files: dict[int, RenderedArtifact]) -> int:
+def _parts_store(*, namespace_id: int, files: dict[int, RenderedArtifact], kept: CutsKept | None = None) -> int:
     """Give each artifact (by row id) its chunks; returns the bytes of chunks stored anew. One file is
     read and cut at a time, so a build holds at most its largest file's bytes (a spooled one is on disk).
-    Indexes are cut finer than other files (knowledge.retrieval.chunks.INDEX_CHUNKS)."""
+    Indexes are cut finer than other files (knowledge.retrieval.chunks.INDEX_CHUNKS). With `kept`, large
+    files are cut again from the last ones kept there, which these then replace."""
     stored = 0
+    keep: dict[str, tuple[RenderedArtifact, Cuts]] = {}
     for artifact_id, artifact in files.items():
-        chunks = _chunks(artifact.content, _sizes(artifact.name))
+        content = artifact.content
+        chunks = _chunks_kept(artifact, content, kept)
+        del content
+        if artifact.spooled:
+            keep[artifact.name] = (artifact, Cuts.of([(c.offset + len(c.data), c.digest) for c in chunks]))
         blobs, new = _blob_ids(namespace_id=namespace_id, chunks=chunks)
         stored += new
         _parts_insert(
             [(artifact_id, position, chunk.offset, blobs[chunk.digest]) for position, chunk in enumerate(chunks)]
         )
         del chunks
+    if kept is not None:
+        kept.replace(keep)
     return stored
 
 
@@ -165,15 +209,15 @@ def artifacts_chunked(artifacts: Iterable[RenderedArtifact]) -> Iterator[tuple[R
         yield artifact, len(_chunks(artifact.content, _sizes(artifact.name)))
 
 
-def artifacts_store(*, release: Release, artifacts: Iterable[RenderedArtifact]) -> int:
+def artifacts_store(*, release: Release, artifacts: Iterable[RenderedArtifact], kept: CutsKept | None = None) -> int:
     """Attach the rendered files to a new release (in the build's transaction), storing new chunks only;
-    returns the bytes stored anew."""
+    returns the bytes stored anew. `kept`: the large files this process stored last (CutsKept)."""
     files = list(artifacts)
     rows = Artifact.objects.bulk_create(
         Artifact(release=release, name=f.name, content_type=f.content_type, etag=f.etag, size=f.size) for f in files
     )
     contents = {row.pk: f for row, f in zip(rows, files, strict=True)}
-    return _parts_store(namespace_id=release.namespace_id, files=contents)
+    return _parts_store(namespace_id=release.namespace_id, files=contents, kept=kept)
 
 
 def release_files_restore(*, release: Release, artifacts: Iterable[RenderedArtifact]) -> None:

@@ -49,7 +49,7 @@ from knowledge.retrieval.render.release import (
     render_release,
 )
 from knowledge.retrieval.semver import bump_knowledge_version
-from knowledge.retrieval.snapshot import EntryRecord, ReleaseStamp, Snapshot
+from knowledge.retrieval.snapshot import EntryDigests, EntryRecord, ReleaseStamp, Snapshot
 from knowledge.retrieval.tiers import INTERNAL_ARTIFACTS, freshness_counts, packable, visible
 from knowledge.retrieval.timestamps import rfc3339
 from knowledge.selectors.calibration import calibration_lineage, recorded_lineage
@@ -73,7 +73,7 @@ from knowledge.services.release_gate import (
     release_gate_record,
 )
 from knowledge.services.release_materialise import release_files_write
-from knowledge.services.release_storage import artifacts_store, release_files_restore
+from knowledge.services.release_storage import CutsKept, artifacts_store, release_files_restore
 from knowledge.services.webhooks import release_activation_record
 
 logger = logging.getLogger(__name__)
@@ -85,13 +85,15 @@ ANALYSIS_CACHES_MAX = 8  # namespaces whose last build's analysis a process keep
 @dataclass(frozen=True, slots=True)
 class _BuildCaches:
     """What a process keeps of a namespace's last build: entry records, analysed terms, rendered parts,
-    where its entry table's records are."""
+    where its entry table's records are, the records' digests, the chunks of the files it stored."""
 
     analysis: AnalysisCache
     parts: PartsCache
     table: TableReuse = field(default_factory=TableReuse)
     records: dict[RecordKey, EntryRecord] = field(default_factory=dict)
     manifests: dict[int, Any] = field(default_factory=dict)  # the last release built here: its id -> manifest
+    digests: EntryDigests = field(default_factory=EntryDigests)  # of the records, for the inputs hash
+    cuts: CutsKept = field(default_factory=CutsKept)  # the large files it stored, cut into chunks
     reading: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -388,7 +390,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
     started = time.monotonic()
     serial = namespace.content_serial
     snapshot = _snapshot(namespace, now)
-    inputs_hash = snapshot.inputs_hash()
+    inputs_hash = snapshot.inputs_hash(_build_caches(namespace.pk).digests)
     existing = Release.objects.filter(namespace=namespace, inputs_hash=inputs_hash).first()
     if existing is not None:
         if existing.files_pruned_at is not None:
@@ -446,7 +448,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
             metrics=metrics,
         )
         _compress_artifacts_with_lz4()
-        stored = artifacts_store(release=release, artifacts=artifacts)
+        stored = artifacts_store(release=release, artifacts=artifacts, kept=_build_caches(namespace.pk).cuts)
         release_gate_record(release=release, check=check, now=now)
         activated = _serve_unless_held(namespace=namespace, release=release, held=check.held, serial=serial, now=now)
         kept = " held; the serving release stays active." if check.held else " built; a newer release stays active."

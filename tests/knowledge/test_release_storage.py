@@ -334,3 +334,48 @@ def test_a_one_entry_publish_stores_little_of_the_text_files_and_shares_most_of_
     assert stored[CONTEXT_JSON] + stored[LLMS_FULL_TXT] < 0.1 * (sizes[CONTEXT_JSON] + sizes[LLMS_FULL_TXT])
     assert text < 0.2 * (sum(sizes.values()) - sizes[SEARCH_INDEX])  # every file was stored whole before
     assert index < 0.7 * sizes[SEARCH_INDEX]
+
+
+def test_a_build_cuts_its_large_files_again_from_the_last_ones_exactly_as_cutting_them_whole(
+    ns_a: Namespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18 §3: a one-entry build cuts and hashes its large files only where they changed
+    (knowledge.retrieval.chunk_reuse); each file's chunks are still exactly those of cutting it whole,
+    each stored under its own content's digest, and the files read back as a full rebuild renders them."""
+    from knowledge.retrieval.render import artifact
+    from knowledge.services.releases import release_analysis_caches_clear
+    from tests.knowledge.test_incremental_publish import assert_stored_as_a_full_rebuild
+
+    monkeypatch.setattr(artifact, "SPOOL_ABOVE", 16 * 1024)  # files above this are spooled: cut again
+    cut_again = release_storage.cut_again
+    calls: list[int] = []
+
+    def counted(data: bytes, *args: Any, **kwargs: Any) -> list[tuple[int, str]]:
+        calls.append(len(data))
+        return cut_again(data, *args, **kwargs)
+
+    monkeypatch.setattr(release_storage, "cut_again", counted)
+    release_analysis_caches_clear()
+    rows = [
+        {
+            "id": f"AL-{n:04d}",
+            "category": "fact",
+            "title": f"Entry {n}",
+            "body": text(700, seed=n).decode(errors="ignore"),
+            "updated": "2026-09-01",
+        }
+        for n in range(1, 201)
+    ]
+    publish(ns_a, rows)
+    assert not calls  # nothing kept yet: every file cut whole
+    rows[120] = {**rows[120], "title": "Changed", "body": "Now about a zeppelin."}
+    second = change_rows(ns_a, [rows[120]])
+
+    assert {CONTEXT_JSON, SEARCH_INDEX} <= {name for name, a in files(second).items() if a.size > 16 * 1024}
+    assert len(calls) >= 2
+    for name, row in files(second).items():
+        content = artifact_content(release_id=second.pk, name=name)
+        whole = [(c.offset, c.digest) for c in release_storage._chunks(content, release_storage._sizes(name))]
+        parts = row.parts.order_by("position").values_list("offset", "blob__digest")
+        assert list(parts) == whole, name
+    assert_stored_as_a_full_rebuild(ns_a)

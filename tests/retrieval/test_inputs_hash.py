@@ -1,0 +1,24 @@
+"""The inputs hash (issue 18 §3): with the entries' digests kept between builds it is the hash computed
+afresh, and any change to an entry, to the entries' order or to the rest of the snapshot changes it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from knowledge.retrieval.snapshot import EntryDigests, Snapshot
+from tests.retrieval.helpers import demo_namespace, demo_records
+
+
+def test_kept_digests_give_the_fresh_hash_and_every_change_changes_it() -> None:
+    records = demo_records()
+    snapshot = Snapshot(namespace=demo_namespace(), entries=records)
+    kept = EntryDigests()
+    first = snapshot.inputs_hash(kept)
+    assert first == snapshot.inputs_hash() == snapshot.inputs_hash(kept)
+
+    edited = replace(snapshot, entries=(replace(records[0], title=records[0].title + "!"), *records[1:]))
+    reordered = replace(snapshot, entries=(*records[1:], records[0]))
+    renamed = replace(snapshot, namespace=replace(snapshot.namespace, title="Another title"))
+    hashes = {first} | {s.inputs_hash(kept) for s in (edited, reordered, renamed)}
+    assert len(hashes) == 4
+    assert edited.inputs_hash(kept) == edited.inputs_hash()  # the edited record is a new object: hashed again
