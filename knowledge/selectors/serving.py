@@ -31,7 +31,7 @@ from knowledge.retrieval.entry_table import EntryColumns, EntryTable, Picked
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.paths import PathScope
 from knowledge.retrieval.payload import ReleaseView
-from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON
+from knowledge.retrieval.render.release import CONTEXT_JSON, INDEX_NAMES, SEARCH_INDEX, SITE_JSON
 from knowledge.retrieval.render.site import (
     render_site_json,
     snapshot_complete,
@@ -53,7 +53,7 @@ TTL_CACHE_MAX = 10_000
 # at 100k entries llms-full.txt and context.json are ~100 MB each, which no worker should hold twice.
 HELD_ARTIFACT_BYTES = 4 * 1024 * 1024
 STREAM_CHUNK_BYTES = 1024 * 1024  # a large file is read and sent a slice at a time
-MAPPED = (SEARCH_INDEX,)  # read into files every worker maps (context.json is, as an entry table)
+MAPPED = INDEX_NAMES  # read into files every worker maps (context.json is, as an entry table)
 NEAREST_COUNT = 3  # seed §6 / §5: an unknown ID answers with the three nearest existing IDs
 
 T = TypeVar("T")
@@ -294,16 +294,7 @@ def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
         return held[name] if name in held else artifact_content(release_id=release_id, name=name)
 
     def copy(name: str, path: Path) -> None:
-        """A stored file written to `path` a slice at a time: the worker never holds it whole."""
-        artifact = artifacts[name]
-        with open(path, "wb") as out:
-            for part in artifact.stream(0, artifact.size - 1):
-                out.write(part)
-
-    def copy_index(path: Path) -> None:
-        """The stored index as the workers map it: with the impacts its format derives (serve_file)."""
-        copy(SEARCH_INDEX, path)
-        SearchIndex.serve_file(path)
+        _copy(artifacts[name], path)
 
     etags = {name: etag for name, _, etag, _ in described}
     if SITE_JSON in etags:
@@ -311,11 +302,28 @@ def _load(release_id: int, key: str, namespace_id: int | None) -> LoadedRelease:
     else:  # a release built before site.json existed: take the rest of the snapshot from the database
         snapshot, stamp = _legacy_snapshot(release_id, read(CONTEXT_JSON))
     # Prepared here, in the loader a switch runs in the background, so no request pays for it.
-    index = SearchIndex.from_bytes(
-        release_file_mapped(name=index_file_name(etags[SEARCH_INDEX]), produce=copy_index)
-    ).prepared()
+    index = _index_mapped(artifacts[SEARCH_INDEX])
     levels = tuple(level for level in LEVELS if index_name(level) in artifacts)
     return _loaded(release_id, namespace_id, key, snapshot, stamp, index, artifacts, levels)
+
+
+def _copy(artifact: ServedArtifact, path: Path) -> None:
+    """A stored file written to `path` a slice at a time: the worker never holds it whole."""
+    with open(path, "wb") as out:
+        for part in artifact.stream(0, artifact.size - 1):
+            out.write(part)
+
+
+def _index_mapped(artifact: ServedArtifact) -> SearchIndex:
+    """A stored index (the public one or a tier's) from the file every worker of the host maps: written
+    by the build or made from storage by the first process to need it, as the workers map it (with the
+    impacts its format derives: serve_file), so its arrays are the page cache's, not a copy per worker."""
+
+    def produce(path: Path) -> None:
+        _copy(artifact, path)
+        SearchIndex.serve_file(path)
+
+    return SearchIndex.from_bytes(release_file_mapped(name=index_file_name(artifact.etag), produce=produce)).prepared()
 
 
 def _mapped_snapshot(
@@ -391,11 +399,10 @@ def release_in_memory(*, snapshot: Snapshot, stamp: ReleaseStamp, index: SearchI
 
 
 def _tier_load(public: LoadedRelease, level: str) -> LoadedRelease:
-    """A cleared caller's view of a loaded release: two more artifacts, read once per process."""
-    names = (PROTECTED_JSON, index_name(level))
-    found = dict(artifact_contents(release_id=public.release_id, names=names))
-    full = snapshot_complete(public.snapshot, found[PROTECTED_JSON])
-    index = SearchIndex.from_bytes(found[index_name(level)]).prepared()
+    """A cleared caller's view of a loaded release: protected.json, read once per process, and the tier's
+    index, mapped as the public one is."""
+    full = snapshot_complete(public.snapshot, public.artifacts[PROTECTED_JSON].content)
+    index = _index_mapped(public.artifacts[index_name(level)])
     key = f"{public.key}~{level}"
     tier = visible(full, level)
     loaded = _loaded(

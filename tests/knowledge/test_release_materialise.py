@@ -3,22 +3,26 @@ the table is the one a worker of another host makes from the stored files."""
 
 from __future__ import annotations
 
+import mmap
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from knowledge.models import Artifact, Entry, Namespace
 from knowledge.retrieval.container import unpack_arrays
+from knowledge.retrieval.contract.records import INTERNAL
 from knowledge.retrieval.entry_table import write_entry_table
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON
+from knowledge.retrieval.tiers import index_name
 from knowledge.selectors import serving
 from knowledge.selectors.artifacts import artifact_contents
 from knowledge.selectors.release_files import entries_file_name, index_file_name
-from knowledge.selectors.serving import release_cache_key, release_read
+from knowledge.selectors.serving import LoadedRelease, release_cache_key, release_read
 from knowledge.services.entries import entry_retire
 from tests.servingfixtures import BUILT_AT, alpha_rows, publish
 
@@ -49,6 +53,22 @@ def stored(namespace: Namespace) -> tuple[dict[str, str], dict[str, bytes]]:
     return etags, dict(artifact_contents(release_id=release.pk, names=[SITE_JSON, CONTEXT_JSON, SEARCH_INDEX]))
 
 
+def read(namespace: Namespace) -> LoadedRelease:
+    """The namespace's active release as a worker loads it (not cached)."""
+    release = namespace.active_release
+    assert release is not None
+    return release_read(release_id=release.pk, key=release_cache_key(release), namespace_id=namespace.pk)
+
+
+def storage_closed(monkeypatch: Any) -> None:
+    """From now on a stored file read as a mapped file is made fails the test."""
+
+    def never(**_: Any) -> None:
+        raise AssertionError("read a mapped file from storage")
+
+    monkeypatch.setattr(serving, "artifact_stream", never)
+
+
 def test_the_build_writes_the_files_a_worker_of_another_host_makes_from_storage(
     files: Path, ns_a: Namespace, reviewer: Any, tmp_path: Path
 ) -> None:
@@ -74,14 +94,8 @@ def test_a_worker_on_the_builds_host_maps_its_files_without_reading_them_from_st
     files: Path, ns_a: Namespace, reviewer: Any, monkeypatch: Any
 ) -> None:
     namespace = varied(ns_a, reviewer)
-    release = namespace.active_release
-    assert release is not None
-
-    def never(**_: Any) -> None:
-        raise AssertionError("read a mapped file from storage")
-
-    monkeypatch.setattr(serving, "artifact_stream", never)
-    loaded = release_read(release_id=release.pk, key=release_cache_key(release), namespace_id=namespace.pk)
+    storage_closed(monkeypatch)
+    loaded = read(namespace)
     assert loaded.entry("AL-091") is not None and loaded.entry("AL-090") is None
     assert "AL-002" in loaded.tombstones
 
@@ -102,3 +116,43 @@ def test_a_worker_makes_the_files_the_build_could_not_write(
     etags, content = stored(namespace)
     made = (files / index_file_name(etags[SEARCH_INDEX])).read_bytes()
     assert made == b"".join(SearchIndex.from_bytes(content[SEARCH_INDEX]).served_pieces())  # as the build writes it
+
+
+def mapped(array: np.ndarray) -> bool:
+    """Whether the array's memory is a file mapping's (its base chain ends at an mmap), not a private copy."""
+    base: object = array
+    while isinstance(base, np.ndarray | memoryview):
+        base = base.base if isinstance(base, np.ndarray) else base.obj
+    return isinstance(base, mmap.mmap)
+
+
+def private(index: SearchIndex) -> set[str]:
+    return {name for name, array in index._arrays.items() if not mapped(array)}
+
+
+# Per term or per entry, derived as an index loads: small beside the postings.
+DERIVED = {"doc_id_offsets", "link_offsets", "post_offsets", "term_idf", "term_offsets", "term_order"}
+TOPICS = ("alpha internals", "pricing", "changelog", "")
+
+
+def test_a_tier_index_is_mapped_from_the_hosts_file_as_the_public_one_and_answers_as_its_stored_bytes(
+    files: Path, ns_a: Namespace, reviewer: Any, monkeypatch: Any
+) -> None:
+    namespace = varied(ns_a, reviewer)
+    loaded = read(namespace)
+    internal = loaded.cleared(INTERNAL)
+
+    assert internal.index is not loaded.index and internal.entry("AL-090") is not None
+    # Mapped as the public index is: all but the few per-term arrays a process derives as it loads.
+    assert private(internal.index) == private(loaded.index) == DERIVED, sorted(private(internal.index))
+    etags, _ = stored(namespace)
+    name = index_name(INTERNAL)
+    assert (files / index_file_name(etags[name])).is_file()
+    (stored_bytes,) = (content for _, content in artifact_contents(release_id=loaded.release_id, names=[name]))
+    from_storage = SearchIndex.from_bytes(stored_bytes)
+    for topic in TOPICS:
+        ranking, expected = internal.index.search(topic), from_storage.search(topic)
+        assert (ranking.mode, ranking.total, list(ranking)) == (expected.mode, expected.total, list(expected))
+
+    storage_closed(monkeypatch)  # another worker of the host only maps the file
+    assert read(namespace).cleared(INTERNAL).entry("AL-090") is not None
