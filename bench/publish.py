@@ -91,6 +91,9 @@ class BenchStack:
             "EVERGREEN_ALLOWED_HOSTS": "127.0.0.1,localhost",
             "EVERGREEN_RATE_LIMIT": BENCH_RATE_LIMIT,
             "EVERGREEN_LOG_LEVEL": "WARNING",
+            # Its own build caches: they are kept by namespace id, so another bench's namespace of the same id
+            # on this host (benches running side by side) replaces the base file, and each save writes it whole.
+            "EVERGREEN_BUILD_CACHE_DIR": str(workdir / "build-cache"),
             "PYTHONPATH": str(ROOT),
         }
         return cls(workdir=workdir, env=env)

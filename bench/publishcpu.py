@@ -2,9 +2,10 @@
 
 bench.publish times a publish through Celery and gunicorn by the wall clock, which other jobs on a
 loaded machine stretch several times over. This runs the same one-entry change (the import service,
-one reviewed line) and `release_build` in a single process, a warm-up build first (it reads the build
-caches, as a worker's first build does), and prints the process's CPU seconds per build (getrusage:
-every thread of this process; PostgreSQL's own work is not in it). Compare two checkouts by running
+one reviewed line) and `release_build` in a single process, a warm-up build first (it fills this
+process's build caches: bench.publish's worker kept its own in the bench's directory, gone with it), and
+prints the process's CPU seconds per build (getrusage: every thread of this process; PostgreSQL's own
+work is not in it). Compare two checkouts by running
 each, alternately, on the same database.
 
 Run: .venv/bin/python -m bench.publish --size 10000 --quick   (once: imports syn10k)
