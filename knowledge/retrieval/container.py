@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import mmap
 import struct
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -69,17 +69,27 @@ def array_padding(size: int) -> bytes:
     return b"\0" * _padding(size)
 
 
-def pack_pieces(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> Iterator[bytes | memoryview]:
+def pack_pieces(
+    meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray], *, runs: Mapping[str, Sequence[bytes]] | None = None
+) -> Iterator[bytes | memoryview]:
     """What pack_arrays joins, piece by piece: the header, then each array's bytes (a view, not a copy,
-    when it is already little-endian and contiguous) and its padding, so a writer never holds two copies."""
+    when it is already little-endian and contiguous) and its padding, so a writer never holds two copies.
+    `runs`: byte arrays (uint8) given as the pieces they are made of, written as they are, never joined."""
     little = {name: _little(array) for name, array in arrays.items()}
-    yield arrays_header(meta, {name: (array.dtype.str, array.shape) for name, array in little.items()})
-    for name in sorted(little):
-        array = little[name]
-        if array.nbytes:
-            yield array.reshape(-1).view(np.uint8).data
-        if _padding(array.nbytes):
-            yield array_padding(array.nbytes)
+    specs = {name: (array.dtype.str, array.shape) for name, array in little.items()}
+    runs = runs or {}
+    sizes = {name: sum(map(len, pieces)) for name, pieces in runs.items()}
+    yield arrays_header(meta, specs | {name: ("|u1", (size,)) for name, size in sizes.items()})
+    for name in sorted(specs.keys() | sizes.keys()):
+        if name in runs:
+            size = sizes[name]
+            yield from (piece for piece in runs[name] if piece)
+        else:
+            size = little[name].nbytes
+            if size:
+                yield little[name].reshape(-1).view(np.uint8).data
+        if _padding(size):
+            yield array_padding(size)
 
 
 def unpack_arrays(data: bytes | mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray]]:

@@ -33,7 +33,7 @@ def release_files_write(
     """Write the files of the release rendered as `artifacts` from `public` (the public view); `reuse`:
     the namespace's last table written here, which the new one copies unchanged records from."""
     by_name = {artifact.name: artifact for artifact in artifacts}
-    index = by_name[SEARCH_INDEX].content
+    index = by_name[SEARCH_INDEX]
     entries = entries_file_name(site_etag=by_name[SITE_JSON].etag, context_etag=by_name[CONTEXT_JSON].etag)
     try:
         release_file_made(name=index_file_name(by_name[SEARCH_INDEX].etag), produce=partial(_write, index))
@@ -49,7 +49,10 @@ def release_files_write(
         logger.warning("The release's files were not written for this host's web workers (%s); they make them", error)
 
 
-def _write(content: bytes, path: Path) -> None:
-    """The index as the workers map it: with the impacts its stored format derives (SearchIndex.serve_file)."""
-    path.write_bytes(content)
+def _write(index: RenderedArtifact, path: Path) -> None:
+    """The index as the workers map it: with the impacts its stored format derives (SearchIndex.serve_file).
+    Copied a slice at a time: the whole file read at once was most of the build's peak at this step."""
+    with path.open("wb") as out:
+        for piece in index.slices():
+            out.write(piece)
     SearchIndex.serve_file(path)

@@ -14,19 +14,26 @@ import pytest
 
 from knowledge.models import Artifact, Entry, Namespace
 from knowledge.retrieval.container import unpack_arrays
-from knowledge.retrieval.contract.records import INTERNAL
+from knowledge.retrieval.contract.records import INTERNAL, PUBLIC
 from knowledge.retrieval.entry_table import write_entry_table
 from knowledge.retrieval.index import SearchIndex
-from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON
-from knowledge.retrieval.tiers import index_name
+from knowledge.retrieval.render import artifact
+from knowledge.retrieval.render.artifact import RenderedArtifact
+from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON, render_release
+from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
+from knowledge.retrieval.tiers import index_name, visible
 from knowledge.selectors import serving
 from knowledge.selectors.artifacts import artifact_contents
 from knowledge.selectors.release_files import entries_file_name, index_file_name
 from knowledge.selectors.serving import LoadedRelease, release_cache_key, release_read
 from knowledge.services.entries import entry_retire
+from knowledge.services.release_materialise import release_files_write
+from tests.retrieval.helpers import demo_namespace, demo_records
 from tests.servingfixtures import BUILT_AT, alpha_rows, publish
 
 pytestmark = pytest.mark.django_db
+
+STAMP = ReleaseStamp(sequence=2, knowledge_version="1.2.0", revision="2026-09-02", generated_at="2026-09-02T10:52:47Z")
 
 
 @pytest.fixture
@@ -156,3 +163,21 @@ def test_a_tier_index_is_mapped_from_the_hosts_file_as_the_public_one_and_answer
 
     storage_closed(monkeypatch)  # another worker of the host only maps the file
     assert read(namespace).cleared(INTERNAL).entry("AL-090") is not None
+
+
+def test_a_spooled_index_is_copied_for_the_workers_a_slice_at_a_time(files: Path, monkeypatch: Any) -> None:
+    """At 100,000 entries reading the spooled index whole was the peak of this step (issue 18 §3)."""
+    monkeypatch.setattr(artifact, "SPOOL_ABOVE", 0)
+    snapshot = Snapshot(namespace=demo_namespace(), entries=demo_records())
+    artifacts = render_release(snapshot, STAMP)
+    index = next(a for a in artifacts if a.name == SEARCH_INDEX)
+    served = b"".join(SearchIndex.from_bytes(index.content).served_pieces())
+    content = RenderedArtifact.content
+
+    def unless_the_index(self: RenderedArtifact) -> bytes:
+        assert self.name != SEARCH_INDEX, "the index was read whole"
+        return content.fget(self)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(RenderedArtifact, "content", property(unless_the_index))
+    release_files_write(public=visible(snapshot, PUBLIC), artifacts=artifacts)
+    assert (files / index_file_name(index.etag)).read_bytes() == served

@@ -8,7 +8,7 @@ import pytest
 from knowledge.retrieval.container import pack_arrays, pack_pieces
 from knowledge.retrieval.render import artifact
 from knowledge.retrieval.render.artifact import RenderedArtifact, etag_of
-from knowledge.retrieval.render.release import render_release
+from knowledge.retrieval.render.release import index_references, render_release
 from knowledge.retrieval.snapshot import ReleaseStamp, Snapshot
 from tests.retrieval.helpers import demo_namespace, demo_records
 
@@ -39,6 +39,34 @@ def test_an_index_packed_a_piece_at_a_time_is_the_packed_index() -> None:
         "e": np.zeros(0),
     }
     assert b"".join(pack_pieces({"k": "数"}, arrays)) == pack_arrays({"k": "数"}, arrays)
+
+
+def test_byte_runs_packed_as_their_pieces_are_the_array_they_join() -> None:
+    """A build cache's parts go to disk as the parts it holds (issue 18 §3): the file of the joined array."""
+    arrays: dict[str, np.ndarray] = {"b": np.arange(5, dtype=np.int32), "z": np.zeros(0, dtype=np.int64)}
+    run = [b"abc", b"", "数据".encode(), b"x" * 17]
+    joined = {**arrays, "c": np.frombuffer(b"".join(run), dtype=np.uint8), "d": np.zeros(0, dtype=np.uint8)}
+    pieces = list(pack_pieces({"k": 1}, arrays, runs={"c": run, "d": []}))
+    assert b"".join(pieces) == pack_arrays({"k": 1}, joined)
+    assert all(piece is not b"".join(run) for piece in pieces) and any(piece is run[3] for piece in pieces)
+
+
+def test_the_index_references_of_a_spooled_release_are_read_without_reading_the_index(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The manifest's reference statistics come from the index's header, mapped: at 100,000 entries a
+    fresh read of the whole index (and its rows taken apart) was the peak of that step."""
+    snapshot = Snapshot(namespace=demo_namespace(), entries=demo_records())
+    expected = index_references(render_release(snapshot, STAMP))
+    assert expected  # the statistics are there to read
+    monkeypatch.setattr(artifact, "SPOOL_ABOVE", 0)
+    spooled = render_release(snapshot, STAMP)
+
+    def unread(self: RenderedArtifact) -> bytes:
+        raise AssertionError(f"{self.name} was read whole")
+
+    monkeypatch.setattr(RenderedArtifact, "content", property(unread))
+    assert index_references(spooled) == expected
 
 
 def test_a_release_rendered_with_every_file_spooled_equals_one_held_in_memory(monkeypatch: pytest.MonkeyPatch) -> None:
