@@ -4,6 +4,7 @@ database or damaged is a full build, never a failed one."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -12,9 +13,10 @@ import pytest
 from django.conf import settings
 
 from knowledge.models import Namespace
+from knowledge.retrieval.render.analysis_cache import AnalysisCache
 from knowledge.services import build_cache, releases
 from knowledge.services.releases import release_analysis_caches_clear
-from tests.knowledge.test_incremental_publish import assert_stored_as_a_full_rebuild
+from tests.knowledge.test_incremental_publish import assert_stored_as_a_full_rebuild, many_rows
 from tests.servingfixtures import BUILT_AT, alpha_rows, publish
 
 pytestmark = pytest.mark.django_db
@@ -173,4 +175,31 @@ def test_a_delta_that_does_not_apply_leaves_the_base_alone_and_the_build_consist
     caches = restart_and_publish_an_edit(ns_a)
 
     assert caches.analysis.reused == len(alpha_rows()) - 2  # the base's, not the delta's edit
+    assert_stored_as_a_full_rebuild(ns_a)
+
+
+def test_a_patching_build_after_a_restart_never_reads_the_analyses_it_restored(
+    ns_a: Namespace, cache_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A one-entry build that patches the index analyses the changed entry alone: the other entries'
+    analysed terms stay in the cache file (the worker's peak memory at 100,000 entries, issue 18 §3)."""
+    rows = many_rows(60)
+    publish(ns_a, rows)
+    release_analysis_caches_clear()  # a restart
+    taken: list[int] = []
+    take = AnalysisCache._take_pending
+
+    def counted(self: AnalysisCache) -> None:
+        taken.append(len(self._pending))
+        take(self)
+
+    monkeypatch.setattr(AnalysisCache, "_take_pending", counted)
+    rows[5]["body"] = rows[5]["body"].replace("batches", "small batches")
+    with caplog.at_level(logging.INFO, logger="knowledge.retrieval.patching"):
+        publish(ns_a, [rows[5]], now=BUILT_AT.replace(hour=12))
+
+    assert "Index patched" in caplog.text
+    assert not any(taken), "the restored analyses were read"
+    caches = releases._build_caches(ns_a.pk)
+    assert caches.analysis.analysed == 1 and not caches.analysis.pending()
     assert_stored_as_a_full_rebuild(ns_a)

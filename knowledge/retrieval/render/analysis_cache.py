@@ -11,6 +11,7 @@ index is byte-identical to a full build's (tests/knowledge/test_incremental_rele
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -26,6 +27,8 @@ from knowledge.retrieval.postings import CONTEXT_FIELDS, FIELDS, Analyze, Occurr
 from knowledge.retrieval.snapshot import EntryRecord
 from knowledge.retrieval.vocabulary import hash_term, pack_strings
 
+logger = logging.getLogger(__name__)
+
 Fields = tuple[list[list[str]], ...]  # what postings.analyze_fields returns for one document
 _CONTEXT = tuple(name in CONTEXT_FIELDS for name in FIELDS)
 
@@ -40,6 +43,16 @@ class _Analysed:
     field_parts: tuple[int, ...]  # parts per field
     lengths: np.ndarray  # int64, occurrences per field
     sentence_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """Analyses as `export` gave them, read back: the arrays may be views of a mapped file, which
+    costs no memory until they are read. `live`: a mask of the documents to take (None: all)."""
+
+    meta: dict[str, Any]
+    arrays: dict[str, np.ndarray]
+    live: np.ndarray | None = None
 
 
 class AnalysisCache:
@@ -59,13 +72,22 @@ class AnalysisCache:
         self._hashes: list[int] = []
         self._ids: dict[str, int] = {}
         self._used: set[bytes] = set()
+        # Analyses read back but not yet taken (restore_deferred), and the keys of their documents.
+        self._pending: list[Saved] = []
+        self._pending_keys: set[bytes] = set()
         # The last call of `documents`: each entry's document and key, by the entry object's id.
         self._documents: dict[int, tuple[EntryRecord, Document, bytes]] = {}
         self.reused = 0
         self.analysed = 0
 
     def __len__(self) -> int:
-        return len(self._entries)
+        with self._lock:
+            return len(self._entries) + len(self._pending_keys - self._entries.keys())
+
+    def pending(self) -> bool:
+        """Whether analyses read back are still left in their file (restore_deferred)."""
+        with self._lock:
+            return bool(self._pending)
 
     def documents(self, entries: Sequence[EntryRecord]) -> tuple[list[Document], list[bytes]]:
         """The entries' documents and their document_key, kept between builds by entry object: a record
@@ -137,7 +159,10 @@ class AnalysisCache:
             if config != self._config:  # another analyzer: nothing stored applies
                 self._config, self._entries = config, {}
                 self._terms, self._hashes, self._ids = [], [], {}
+                self._pending, self._pending_keys = [], set()
             self._used.add(key)
+            if key in self._pending_keys:
+                self._take_pending()
             stored = self._entries.get(key)
             if stored is not None:
                 self.reused += counted
@@ -212,6 +237,7 @@ class AnalysisCache:
     def document_keys(self) -> list[bytes]:
         """The kept documents' keys (document digests), in the order `export` writes them."""
         with self._lock:
+            self._take_pending()
             return list(self._entries)
 
     def config(self) -> dict[str, Any] | None:
@@ -225,6 +251,7 @@ class AnalysisCache:
         `only`: just these documents (those kept), with a term table of the terms they use alone
         (a worker's delta of its caches on disk, knowledge.services.build_cache)."""
         with self._build_lock, self._lock:
+            self._take_pending()
             kept = (
                 list(self._entries.items()) if only is None else [(k, a) for k, a in self._entries.items() if k in only]
             )
@@ -263,36 +290,79 @@ class AnalysisCache:
         """Take back what `export` gave (a worker's cache kept on disk): every document's analysis
         is keyed by its digest, so a document that changed meanwhile is analysed again. `live`: a
         mask of the documents to take (the others are left out)."""
-        config = AnalyzerConfig.from_meta(meta["config"]) if meta.get("config") is not None else None
-        blob, bounds = arrays["term_blob"].tobytes(), arrays["term_offsets"].tolist()
-        terms = [blob[a:b].decode() for a, b in pairwise(bounds)]
-        entries = self._unpacked(arrays, live)
+        self.restore_deferred([Saved(meta, arrays, live)])
         with self._build_lock, self._lock:
-            self._config, self._entries = config, entries
-            self._terms, self._hashes = terms, arrays["term_hashes"].tolist()
-            self._ids = {term: i for i, term in enumerate(terms)}
+            self._take_pending()
+
+    def restore_deferred(self, saved: Sequence[Saved]) -> None:
+        """Restore `saved` (a base, then what `export(only=...)` added to it) when a build first needs
+        one of its documents, not now: a build that patches its index analyses only the changed
+        entries, so it never reads the others' analyses (about 14 M term ids and a table of
+        terms at 100,000 entries), and they are forgotten after it as any unused analysis is. Only
+        the documents' keys are read now. Parts made with another analyzer than the first are left out."""
+        if not saved:
+            return
+        config = _config_of(saved[0].meta)
+        taken = [s for s in saved if _config_of(s.meta) == config]
+        keys: set[bytes] = set()
+        for s in taken:
+            raw = s.arrays["keys"].tobytes()
+            live = [True] * (len(raw) // 16) if s.live is None else s.live.tolist()
+            keys.update(raw[n * 16 : n * 16 + 16] for n, take in enumerate(live) if take)
+        with self._build_lock, self._lock:
+            self._config, self._entries = config, {}
+            self._terms, self._hashes, self._ids = [], [], {}
+            self._pending, self._pending_keys = taken, keys
 
     def add(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> bool:
         """Add what `export(only=...)` gave to what `restore` took back (their term tables merged);
         False, adding nothing, when it was made with another analyzer configuration."""
-        config = AnalyzerConfig.from_meta(meta["config"]) if meta.get("config") is not None else None
-        blob, bounds = arrays["term_blob"].tobytes(), arrays["term_offsets"].tolist()
-        terms = [blob[a:b].decode() for a, b in pairwise(bounds)]
-        hashes = arrays["term_hashes"].tolist()
         with self._build_lock, self._lock:
-            if config != self._config:
+            if _config_of(meta) != self._config:
                 return False
-            table = np.zeros(len(terms), dtype=np.int32)
-            for n, term in enumerate(terms):
-                found = self._ids.get(term)
-                if found is None:
-                    found = self._ids[term] = len(self._terms)
-                    self._terms.append(term)
-                    self._hashes.append(hashes[n])
-                table[n] = found
-            mapped = dict(arrays, ids=table[arrays["ids"]])
-            self._entries.update(self._unpacked(mapped, None))
+            self._take_pending()
+            self._pending = [Saved(meta, arrays)]
+            self._take_pending()
         return True
+
+    def _take_pending(self) -> None:
+        """Take the analyses restore_deferred left in their file (with the lock held): their terms are
+        added to the table, so the analyses made since keep their ids (a collect holds them). Their
+        arrays are copied and the views let go, so the mapping goes with them."""
+        if not self._pending:
+            return
+        pending, self._pending, self._pending_keys = self._pending, [], set()
+        kept = (self._entries, list(self._terms), list(self._hashes), dict(self._ids))
+        try:
+            taken: dict[bytes, _Analysed] = {}
+            for saved in pending:
+                blob, bounds = saved.arrays["term_blob"].tobytes(), saved.arrays["term_offsets"].tolist()
+                terms = [blob[a:b].decode() for a, b in pairwise(bounds)]
+                table = self._merged_terms(terms, saved.arrays["term_hashes"].tolist())
+                arrays = saved.arrays if table is None else dict(saved.arrays, ids=table[saved.arrays["ids"]])
+                taken.update(self._unpacked(arrays, saved.live))
+        except Exception as error:  # noqa: BLE001 (damaged analyses are analysed again, never a failed build)
+            logger.warning("Analyses read back are unreadable, analysed again: %s", error)
+            self._entries, self._terms, self._hashes, self._ids = kept
+            return
+        self._entries = taken | self._entries  # in the order restoring them first would have kept
+
+    def _merged_terms(self, terms: list[str], hashes: list[int]) -> np.ndarray | None:
+        """The id of each of `terms` in this cache's table, adding those it lacks (with the lock held);
+        None when the table was empty and is now `terms` as they are."""
+        if not self._terms:
+            self._terms, self._hashes = list(terms), list(hashes)
+            self._ids = {term: i for i, term in enumerate(terms)}
+            return None
+        table = np.zeros(len(terms), dtype=np.int32)
+        for n, term in enumerate(terms):
+            found = self._ids.get(term)
+            if found is None:
+                found = self._ids[term] = len(self._terms)
+                self._terms.append(term)
+                self._hashes.append(hashes[n])
+            table[n] = found
+        return table
 
     @staticmethod
     def _unpacked(arrays: dict[str, np.ndarray], live: np.ndarray | None) -> dict[bytes, _Analysed]:
@@ -333,6 +403,12 @@ class AnalysisCache:
                 self.reused = self.analysed = 0
             yield
             with self._lock:
+                # Analyses still pending were not used by this build: they are let go unread.
+                self._pending, self._pending_keys = [], set()
                 self._entries = {key: value for key, value in self._entries.items() if key in self._used}
                 self._used = set()
                 self._compact()
+
+
+def _config_of(meta: dict[str, Any]) -> AnalyzerConfig | None:
+    return AnalyzerConfig.from_meta(meta["config"]) if meta.get("config") is not None else None
