@@ -36,6 +36,16 @@ _PROSE_COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 _PLAIN = re.compile(rf"[^\W_{_HAN}]+")
 # English clitics ("what's", "isn't", "we'll"): the letters after the apostrophe are not words.
 _CLITIC = re.compile(r"(?<=[^\W\d_])['’](?:s|t|d|ll|re|ve|m)\b", re.IGNORECASE)
+# With `contractions`, a negative contraction gives back its verb: "doesn't" -> "does", "isn't" ->
+# "is" (stop words, like the "not" it stands for), not the fragments `doesn`, `isn`, `don` the clitic
+# rule alone leaves, which are terms no question means. "can't", "won't", "shan't" and "cannot" are
+# irregular.
+_NEGATIVE = re.compile(
+    r"\b(?:(ca)n['’]t|(wo)n['’]t|(sha)n['’]t|(ai)n['’]t|(can)not)\b|(?<=[^\W\d_])n['’]t\b", re.IGNORECASE
+)
+_IRREGULAR_NEGATIVES = ("can", "will", "shall", "is", "can")  # the verb of each of _NEGATIVE's groups, in order
+# A cheap test first: _NEGATIVE alone costs analysis half as much again, and few texts have a negative.
+_NEGATIVE_HINT = re.compile(r"[nN](?:['’][tT]|[nN][oO][tT])")
 # Sentence ends: CJK and Latin terminators, semicolons, line breaks. A split never cuts a term
 # (terms are runs of letters and digits, and `!=` stays whole), so a field's terms are its
 # sentences' terms in order.
@@ -68,6 +78,9 @@ class AnalyzerConfig:
     # `mark_safe` finds `django.utils.safestring.mark_safe` by the whole name it ends with (pylibs dev
     # nDCG@10 0.840 -> 0.847, Cranfield and CMRC unchanged). Indexes compiled before it keep it off.
     dotted_names: bool = True
+    # Negative contractions ("doesn't", "won't", "cannot") analysed as their verb (a stop word), not as
+    # the fragment (`doesn`, `won`) left by dropping the clitic. Indexes compiled before it keep it off.
+    contractions: bool = True
     # "full": function words and question filler (anyone, possible, papers, information …);
     # "function": function words only.
     stopwords: str = "full"
@@ -75,7 +88,7 @@ class AnalyzerConfig:
     @classmethod
     def from_meta(cls, meta: dict[str, object]) -> AnalyzerConfig:
         """The configuration an index or analysis cache recorded; what it predates, it did without."""
-        return cls(**{"code_aware": False, "dotted_names": False, **meta})  # type: ignore[arg-type]
+        return cls(**{"code_aware": False, "dotted_names": False, "contractions": False, **meta})  # type: ignore[arg-type]
 
 
 def normalize_text(text: str) -> str:
@@ -127,7 +140,7 @@ def split_words(text: str, config: AnalyzerConfig) -> Iterator[tuple[str, bool, 
     `mark_safe`, `QuerySet`); with `code_aware` off, only IDs (letters-digits) stay whole and words split at
     punctuation. Operators such as `+=` are words of their own when `code_aware` is on.
     """
-    for han, flag, word, operator in _tokens(text):
+    for han, flag, word, operator in _tokens(text, config):
         if han:
             for piece in _han_words(han, config):
                 yield piece, True, False
@@ -135,10 +148,21 @@ def split_words(text: str, config: AnalyzerConfig) -> Iterator[tuple[str, bool, 
             yield from _token_words(flag, word, operator, config)
 
 
-def _tokens(text: str) -> list[tuple[str, str, str, str]]:
+def _tokens(text: str, config: AnalyzerConfig) -> list[tuple[str, str, str, str]]:
     """The runs of a text (_TOKENS' groups: Han, flag, word, operator; one is not empty)."""
-    found: list[tuple[str, str, str, str]] = _TOKENS.findall(_CLITIC.sub("", unicodedata.normalize("NFKC", text)))
+    text = unicodedata.normalize("NFKC", text)
+    if config.contractions and _NEGATIVE_HINT.search(text):
+        text = _NEGATIVE.sub(_negative_verb, text)
+    found: list[tuple[str, str, str, str]] = _TOKENS.findall(_CLITIC.sub("", text))
     return found
+
+
+def _negative_verb(match: re.Match[str]) -> str:
+    """The verb of a negative contraction ("" for the regular `n't`, whose verb precedes the match)."""
+    for group, verb in enumerate(_IRREGULAR_NEGATIVES, start=1):
+        if match.group(group):
+            return verb
+    return ""
 
 
 def _han_words(han: str, config: AnalyzerConfig) -> list[str]:
@@ -233,7 +257,7 @@ def analyze_text(text: str, config: AnalyzerConfig) -> list[str]:
     if len(remembered) >= TERMS_KEPT:
         remembered.clear()
     terms: list[str] = []
-    for run in _tokens(text):
+    for run in _tokens(text, config):
         if run[0]:
             for piece in _han_words(run[0], config):
                 found = remembered.get(piece)

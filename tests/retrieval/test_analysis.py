@@ -122,3 +122,17 @@ def test_before_dotted_names_a_dotted_name_was_only_its_words() -> None:
 
     assert "mark_safe" not in analyze_text("django.utils.safestring.mark_safe", before)
     assert analyze_text("mark_safe", before) == analyze_text("mark_safe", CONFIG)
+
+
+def test_a_negative_contraction_is_its_verb_not_a_fragment() -> None:
+    assert analyze_text("the key doesn't exist, isn’t set and won't expire", CONFIG) == ["key", "set", "expir"]
+    assert analyze_text("DON'T wrap; you can't, cannot, shan't", CONFIG) == ["wrap"]
+    assert analyze_text("it needn't be escaped", CONFIG) == analyze_text("it need not be escaped", CONFIG)
+    assert analyze_text("what's Evergreen's budget", CONFIG) == ["evergreen", "budget"]
+
+
+def test_before_contractions_a_negative_left_its_fragment() -> None:
+    before = AnalyzerConfig(contractions=False)
+
+    assert analyze_text("the key doesn't exist and won't expire", before) == ["key", "doesn", "won", "expir"]
+    assert AnalyzerConfig.from_meta({}).contractions is False

@@ -67,7 +67,7 @@ def test_a_question_compound_matches_the_words_entries_split_it_into() -> None:
 
 
 def test_english_clitics_are_not_terms() -> None:
-    assert analyze_text("What's Evergreen's budget? It isn't set.", CONFIG) == ["evergreen", "budget", "isn", "set"]
+    assert analyze_text("What's Evergreen's budget? It isn't set.", CONFIG) == ["evergreen", "budget", "set"]
 
 
 @given(st.lists(st.sampled_from(["预算", "规则。", "token", " budget.", "！", "EG-202", "；", "\n", " heat", "流量"])))

@@ -86,6 +86,14 @@ def test_an_index_compiled_before_dotted_names_keeps_analysing_them_as_it_did() 
     assert SearchIndex(meta, index._arrays).analyzer.dotted_names is False  # not today's default
 
 
+def test_an_index_compiled_before_contractions_keeps_their_fragments() -> None:
+    index = SearchIndex.compile(MARK_SAFE)
+    meta = {**index._meta, "analyzer": {k: v for k, v in index._meta["analyzer"].items() if k != "contractions"}}
+
+    assert SearchIndex.from_bytes(index.to_bytes()).analyzer.contractions is True
+    assert SearchIndex(meta, index._arrays).analyzer.contractions is False
+
+
 @pytest.fixture(scope="module")
 def pylibs() -> Collection:
     return Collection("pylibs", load_documents("pylibs"), load_dev_queries("pylibs"))
