@@ -66,6 +66,7 @@ from knowledge.services.build_queue import (
     build_requests_ask_rollback,
     build_requests_satisfy,
 )
+from knowledge.services.heap import heap_frozen
 from knowledge.services.layers import layers_rebuild_dependants
 from knowledge.services.release_gate import (
     candidate_from_artifacts,
@@ -341,7 +342,8 @@ def release_build(
     namespace = Namespace.objects.get(pk=namespace_id)
     build = ReleaseBuild.objects.create(namespace=namespace, task_id=task_id, status=BuildStatus.RUNNING)
     try:
-        outcome = _build(namespace=namespace, now=now or timezone.now(), actor=actor or system_actor())
+        with heap_frozen():  # the process's caches are left out of the collector's passes (heap)
+            outcome = _build(namespace=namespace, now=now or timezone.now(), actor=actor or system_actor())
     except Exception as error:
         ReleaseBuild.objects.filter(pk=build.pk).update(
             status=BuildStatus.FAILED, finished_at=timezone.now(), error=f"{type(error).__name__}: {error}"

@@ -1,7 +1,8 @@
-"""A Celery worker fixes glibc's mmap threshold when it starts (issue 18 §3), and nothing else changes."""
+"""A worker fixes glibc's mmap threshold when it starts; a build keeps the collector off its caches (issue 18 §3)."""
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -36,3 +37,22 @@ def test_a_worker_and_its_pool_processes_set_it_when_they_start(signal: Any, mon
 def test_a_build_under_the_fixed_threshold_stores_the_same_bytes(ns_a: Namespace, editor: Any, reviewer: Any) -> None:
     tasks._heap_mmap_threshold_when_a_worker_starts()
     test_releases.test_same_inputs_render_byte_identical_artifacts(ns_a, editor, reviewer)
+
+
+def test_what_lives_before_a_build_is_left_out_of_the_collector_until_the_last_build_ends() -> None:
+    """heap_frozen (issue 18 §3): nested or in two threads' builds, the outermost one unfreezes."""
+    before = object()
+    assert gc.get_freeze_count() == 0
+    with heap.heap_frozen():
+        frozen = gc.get_freeze_count()
+        assert frozen > 0 and before is not None
+        with heap.heap_frozen():
+            assert gc.get_freeze_count() >= frozen
+        assert gc.get_freeze_count() >= frozen
+    assert gc.get_freeze_count() == 0
+
+
+def test_an_error_in_the_build_still_unfreezes() -> None:
+    with pytest.raises(RuntimeError), heap.heap_frozen():
+        raise RuntimeError("the build failed")
+    assert gc.get_freeze_count() == 0
