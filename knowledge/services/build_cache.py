@@ -184,9 +184,12 @@ def _parts_of(keyed: list[tuple[RecordKey, EntryRecord]], parts: PartsCache) -> 
     """The context.json part kept for each record (by its position in `keyed`): its URL and bytes."""
     position = {id(record): n for n, (_, record) in enumerate(keyed)}
     by_record: dict[int, tuple[str, bytes]] = {}
-    for key, part in parts.items():
-        if isinstance(key, tuple) and len(key) == 3 and key[0] == "context.json" and id(key[1]) in position:
-            by_record[position[id(key[1])]] = (key[2], part)
+    found = position.get
+    for records, url, run in parts.kept_runs("context.json"):
+        for record, part in zip(records, run, strict=True):
+            n = found(id(record))
+            if n is not None:
+                by_record[n] = (url, part)
     return by_record
 
 

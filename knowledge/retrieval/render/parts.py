@@ -14,7 +14,7 @@ hashes the key only for records it has not seen.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TypeVar
@@ -65,6 +65,21 @@ class PartsCache:
                         for entry, part in zip(held.entries, held.parts, strict=True)
                     ]
             return found
+
+    def kept_runs(self, kind: str) -> list[tuple[Sequence[object], str, Sequence[bytes]]]:
+        """The kept parts of `kind` (a key's first item) as runs of (records, base URL, their parts):
+        each kept group as it is, each other part as a run of one. What `items` gives of them, without a
+        key and a pair made per part (a worker's cache save after every build, issue 18 §3)."""
+        with self._lock:
+            runs: list[tuple[Sequence[object], str, Sequence[bytes]]] = [
+                ((key[1],), key[2], (part,))
+                for key, part in self._parts.items()
+                if isinstance(key, tuple) and len(key) == 3 and key[0] == kind
+            ]
+            for _, held in self._files.values():
+                if isinstance(held, KeptGroup) and held.tag[0] == kind:
+                    runs.append((held.entries, held.tag[1], held.parts))
+            return runs
 
     def restore(self, items: Iterable[tuple[Hashable, bytes]]) -> None:
         """Keep these parts, as if an earlier build had rendered them (a worker's cache kept on disk)."""
