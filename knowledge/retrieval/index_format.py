@@ -127,12 +127,18 @@ def _record_dtype() -> np.dtype:
     )
 
 
-def _column(rows: np.ndarray, name: str) -> np.ndarray:
+def _column(rows: np.ndarray, name: str, release: Callable[[], None] | None = None) -> np.ndarray:
     """One posting column of format 4's rows (a contiguous copy, as compile made it): the rows seen as
-    records, the field copied out (a copy of byte slices takes several times as long)."""
+    records, the field copied out (a copy of byte slices takes several times as long); with `release`,
+    BLOCK_ROWS rows at a time, as _columns does."""
     records = np.ascontiguousarray(rows).reshape(-1).view(_record_dtype())
     column = np.empty(len(records), dtype=dict(ROW_COLUMNS)[name])
-    column[...] = records[name]
+    if release is None:
+        column[...] = records[name]
+        return _frozen(column)
+    for start in range(0, len(records), BLOCK_ROWS):
+        column[start : start + BLOCK_ROWS] = records[start : start + BLOCK_ROWS][name]
+        release()
     return _frozen(column)
 
 
@@ -154,9 +160,12 @@ def _columns(rows: np.ndarray, release: Callable[[], None] | None = None) -> dic
 Lazy = tuple[str, tuple[int, ...], Callable[[], np.ndarray]]  # dtype, shape, what makes the array
 
 
-def served_lazily(meta: Mapping[str, Any], stored: Mapping[str, np.ndarray]) -> dict[str, Lazy]:
+def served_lazily(
+    meta: Mapping[str, Any], stored: Mapping[str, np.ndarray], release: Callable[[], None] | None = None
+) -> dict[str, Lazy]:
     """served_arrays of a stored index's arrays, each made only when called: a host's copy is written
-    an array at a time (SearchIndex.serve_file), so no more than one derived array is held at once."""
+    an array at a time (SearchIndex.serve_file), so no more than one derived array is held at once;
+    `release` is called as the posting columns are taken out of the rows (mapped ones: _columns)."""
     found: dict[str, Lazy] = {
         name: (array.dtype.str, array.shape, partial(lambda array: array, array))
         for name, array in stored.items()
@@ -164,7 +173,9 @@ def served_lazily(meta: Mapping[str, Any], stored: Mapping[str, np.ndarray]) -> 
     }
     rows = stored.get(ROWS)
     if rows is not None:
-        found.update({name: (dtype, (len(rows),), partial(_column, rows, name)) for name, dtype in ROW_COLUMNS})
+        found.update(
+            {name: (dtype, (len(rows),), partial(_column, rows, name, release)) for name, dtype in ROW_COLUMNS}
+        )
     counts = stored.get("post_counts")
     if SATURATION in found and counts is not None:
         dtype, shape, saturation = found[SATURATION]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from knowledge.retrieval import entry_table
 from knowledge.retrieval.container import ContainerError, pack_arrays
 from knowledge.retrieval.contract.records import Tombstone
 from knowledge.retrieval.entry_table import EntryTable, TableReuse, entries_file_write, pack_entries
@@ -73,6 +74,21 @@ def test_a_table_copies_only_the_records_of_the_same_entry_objects_from_the_last
     equal = [replace(entry) for entry in after]  # equal entries, other objects: serialised, not copied
     assert _written(tmp_path / "3", equal, reuse) == pack_entries(equal, [RETIRED])
     assert reuse.reused == 0
+
+
+def test_a_table_copied_from_the_last_one_a_slice_at_a_time_is_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs copied from the kept table's mapping are written a slice at a time, its pages let go after each."""
+    monkeypatch.setattr(entry_table, "COPY_BYTES", 100)
+    monkeypatch.setattr(entry_table, "SPOOL_BYTES", 300)
+    before = list(demo_records())
+    reuse = TableReuse()
+    _written(tmp_path / "1", before, reuse)
+    after = list(before)
+    after[3] = replace(after[3], body=after[3].body + " Changed.")
+    assert _written(tmp_path / "2", after, reuse) == pack_entries(after, [RETIRED])
+    assert reuse.reused == len(after) - 1
 
 
 @pytest.mark.parametrize("damage", [b"", b"not a table", None])

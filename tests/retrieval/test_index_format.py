@@ -175,3 +175,27 @@ def test_the_copy_a_host_maps_holds_the_impacts_and_stores_the_same_bytes(index:
     assert mapped.to_bytes() == index.to_bytes()
     SearchIndex.serve_file(path)  # already served: left as it is
     assert path.read_bytes() == served
+
+
+def test_a_host_copy_made_from_rows_a_block_at_a_time_is_the_same_bytes(
+    index: SearchIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """serve_file takes each posting column out of the mapped rows a block at a time, the pages let go after each."""
+    monkeypatch.setattr(index_format, "BLOCK_ROWS", 7)  # many blocks, the last one short
+    path = tmp_path / "index"
+    path.write_bytes(index.to_bytes())
+    SearchIndex.serve_file(path)
+    assert path.read_bytes() == b"".join(index.served_pieces())
+
+
+def test_a_mapped_index_lets_go_of_its_pages_and_answers_the_same(index: SearchIndex, tmp_path: Path) -> None:
+    """A build drops the pages of the index it patched before writing the new one (render_release)."""
+    path = tmp_path / "index"
+    path.write_bytes(index.to_bytes())
+    with open(path, "rb") as file:
+        mapped = SearchIndex.from_bytes(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ))
+    before = answers(mapped)
+    mapped.pages_let_go()
+    assert answers(mapped) == before == answers(index)
+    index.pages_let_go()  # not mapped: nothing to let go
+    assert answers(index) == before
