@@ -291,10 +291,12 @@ def release_validate(snapshot: Snapshot, stamp: ReleaseStamp, artifacts: list[Re
 
 
 def _compress_artifacts_with_lz4() -> None:
-    """Store this transaction's artifacts compressed with lz4 instead of PostgreSQL's default pglz.
+    """Store this transaction's artifacts (and the release's manifest) compressed with lz4 instead of
+    PostgreSQL's default pglz.
 
     pglz is slow: it took about 1 s of a 10,000-entry release's ~47 MB of artifacts, lz4 a third of
     that for about the same size, and web workers decompress them faster when they load the release.
+    The manifest, 11 MB of JSON at 100,000 entries, took 0.28 s with pglz and 0.12 s with lz4.
     Values already stored keep their compression; a server without lz4 keeps pglz.
     """
     if connection.vendor != "postgresql" or getattr(connection, "pg_version", 0) < LZ4_SINCE:
@@ -442,6 +444,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
         latest = locked.order_by("-sequence").first()
         if (latest.pk if latest else None) != (previous.pk if previous else None):
             raise ConcurrentBuildError(f"Namespace {namespace.slug} got release {latest} meanwhile.")
+        _compress_artifacts_with_lz4()  # the manifest too: 11 MB of JSON at 100,000 entries
         release = Release.objects.create(
             namespace=namespace,
             sequence=stamp.sequence,
@@ -456,7 +459,6 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
             total_tokens=snapshot.total_tokens,
             metrics=metrics,
         )
-        _compress_artifacts_with_lz4()
         stored = artifacts_store(release=release, artifacts=artifacts, kept=_build_caches(namespace.pk).cuts)
         release_gate_record(release=release, check=check, now=now)
         activated = _serve_unless_held(namespace=namespace, release=release, held=check.held, serial=serial, now=now)
