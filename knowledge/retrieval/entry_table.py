@@ -202,10 +202,16 @@ def write_entries(
             fresh[start] = len(piece)
         else:
             piece = blob[int(old_offsets[positions[start]]) : int(old_offsets[positions[end - 1] + 1])]
+        if len(piece) >= SPOOL_BYTES:  # a long run (most of the table in a one-entry build): never joined
+            if batch:
+                _spool_write(spool, b"".join(batch), mapped)
+                batch, held = [], 0
+            _spool_write(spool, piece, mapped)
+            continue
         batch.append(piece)
         held += len(piece)
         if held >= SPOOL_BYTES:
-            _spool_write(spool, b"".join(batch) if len(batch) > 1 else batch[0], mapped)
+            _spool_write(spool, b"".join(batch), mapped)
             batch, held = [], 0
     _spool_write(spool, b"".join(batch), mapped)
     del blob, batch, mapped

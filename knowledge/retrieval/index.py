@@ -202,7 +202,7 @@ class SearchIndex:
             keys = np.frombuffer(b"".join(made), dtype=np.uint8).reshape(-1, 16)
         patched = None
         if previous is not None and previous._patches(analyzer, params, reference):
-            base = PreviousIndex.of(previous._arrays, previous.reference)
+            base = PreviousIndex.of(previous._arrays, previous.reference, release=previous.pages_let_go)
             if base is not None:
                 patched = patched_postings(base, documents, keys, config=analyzer, params=params, analyze=analyze)
                 del base

@@ -262,8 +262,26 @@ LEAKED = "The leak check failed: text of non-public entries is in public files. 
 _ENTRY_OPENING = re.compile(rb'\{"id":"([^"\\]*)","category":')
 
 
+CONTEXT_SCAN_BYTES = 8 * 1024 * 1024  # context.json mapped is read this much at a time (plus the overlap)
+CONTEXT_SCAN_OVERLAP = 64 * 1024  # longer than any entry opening, so one that starts in a window ends in it
+
+
 def _context_ids(context_json: bytes | mmap.mmap) -> list[str]:
-    return [found.decode() for found in _ENTRY_OPENING.findall(context_json)]
+    """The IDs of context.json's entries, in order. A mapped file is read a window at a time and its pages
+    let go after each: scanned whole, all of its pages stayed resident (127 MB at 100,000 entries, the
+    worker's peak after the patch). An opening longer than the overlap is not found, so the check fails."""
+    if isinstance(context_json, bytes):
+        return [found.decode() for found in _ENTRY_OPENING.findall(context_json)]
+    ids: list[str] = []
+    size = len(context_json)
+    for start in range(0, size, CONTEXT_SCAN_BYTES):
+        window = context_json[start : min(start + CONTEXT_SCAN_BYTES + CONTEXT_SCAN_OVERLAP, size)]
+        for found in _ENTRY_OPENING.finditer(window):
+            if found.start() >= CONTEXT_SCAN_BYTES:
+                break  # the next window's
+            ids.append(found[1].decode())
+        context_json.madvise(mmap.MADV_DONTNEED)
+    return ids
 
 
 def release_validate(snapshot: Snapshot, stamp: ReleaseStamp, artifacts: list[RenderedArtifact]) -> None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import mmap
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -13,6 +16,7 @@ from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.relevance import BEST_SHARE
 from knowledge.retrieval.render import release as release_render
 from knowledge.selectors.snapshots import snapshot_read
+from knowledge.services import releases
 from knowledge.services.entries import entry_create, entry_retire
 from knowledge.services.releases import release_build
 from knowledge.services.rollback import release_rollback
@@ -225,3 +229,19 @@ def test_aliases_are_content_they_change_the_hash_and_reach_the_index(
 
     assert index.public_id(hit.position) == "AL-000"
     assert b"Budget discipline" not in artifacts(release)["context.json"]  # agents do not receive aliases
+
+
+@pytest.mark.parametrize("window", [7, 40, 1 << 20])
+def test_validation_finds_the_same_entry_ids_in_a_mapped_context_json_a_window_at_a_time(
+    window: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spooled context.json is scanned a window at a time, its pages let go after each (issue 18 §3)."""
+    entries = [{"id": f"EG-{n:03d}", "category": "fact", "body": f'a "quoted" {{"id":"no"}} {n}'} for n in range(40)]
+    document = {"entries": entries, "categories": [{"id": "fact", "title": "Facts"}]}
+    content = json.dumps(document, separators=(",", ":")).encode()
+    monkeypatch.setattr(releases, "CONTEXT_SCAN_BYTES", window)
+    monkeypatch.setattr(releases, "CONTEXT_SCAN_OVERLAP", 64)
+    path = tmp_path / "context.json"
+    path.write_bytes(content)
+    with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        assert releases._context_ids(mapped) == releases._context_ids(content) == [e["id"] for e in entries]
