@@ -25,6 +25,8 @@ FEEDBACK_SHARED = 2  # a term joins only when at least this many of those entrie
 # second pass cost several first passes (3.2x the plain search at 100k entries with the cap, 6.4x without).
 FEEDBACK_MAX_SHARE = 0.1
 TRANSPOSE_CHUNK = 1 << 19  # postings ForwardIndex.transposed places at a time (about 25 MB of its work arrays)
+# The arrays of a host's mapped copy of a feedback index that hold its ForwardIndex (index_format.served_arrays).
+FORWARD_ARRAYS = ("forward_impacts", "forward_offsets", "forward_terms")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +46,6 @@ class ForwardIndex:
         each chunk's postings go to their entry's next free slots, in the order a stable sort of the
         chunk gives, so the result is a stable sort of them all by entry. Sorting every posting at once
         held about 30 bytes per posting besides the result (200 MB at 100,000 entries)."""
-        entries = np.diff(offsets)
         starts = np.zeros(count + 1, dtype=np.int64)
         np.cumsum(np.bincount(docs, minlength=count), out=starts[1:])
         terms = np.empty(len(docs), dtype=np.int32)
@@ -65,8 +66,21 @@ class ForwardIndex:
             terms[places] = np.repeat(np.arange(first, last, dtype=np.int32), held)[order]
             order += start
             moved[places] = impacts[order]
+        return cls.of(offsets=starts, terms=terms, impacts=moved, post_offsets=offsets, count=count)
+
+    @classmethod
+    def of(
+        cls, *, offsets: np.ndarray, terms: np.ndarray, impacts: np.ndarray, post_offsets: np.ndarray, count: int
+    ) -> ForwardIndex:
+        """The forward index of these transposed arrays (made by `transposed`, or mapped from a host's
+        file), with what each term's postings give."""
+        entries = np.diff(post_offsets)
         joinable = entries <= FEEDBACK_MAX_SHARE * count
-        return cls(offsets=starts, terms=terms, impacts=moved, entries=entries, joinable=joinable)
+        return cls(offsets=offsets, terms=terms, impacts=impacts, entries=entries, joinable=joinable)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The arrays a host's file holds it in (FORWARD_ARRAYS)."""
+        return dict(zip(FORWARD_ARRAYS, (self.impacts, self.offsets, self.terms), strict=True))
 
 
 def _by_entry(docs: np.ndarray, count: int) -> np.ndarray:

@@ -23,13 +23,14 @@ from knowledge.retrieval.container import (
     unpack_arrays,
 )
 from knowledge.retrieval.documents import Document, document_key
-from knowledge.retrieval.feedback import FEEDBACK_ENTRIES, ForwardIndex, expanded_plan
+from knowledge.retrieval.feedback import FEEDBACK_ENTRIES, FORWARD_ARRAYS, ForwardIndex, expanded_plan
 from knowledge.retrieval.hits import Accumulators, QueryHits, term_min_tokens
 from knowledge.retrieval.index_format import (
     IMPACTS,
     ROWS,
     searched_arrays,
     served_arrays,
+    served_forward,
     served_lazily,
     stored_arrays,
 )
@@ -330,12 +331,13 @@ class SearchIndex:
     @classmethod
     def serve_file(cls, path: Path) -> None:
         """Make the index file at `path` (a stored index's bytes) the copy a host's workers map
-        (served_pieces): rewritten in place when its format stores no impacts or rows of postings, else
-        left as it is."""
+        (served_pieces): rewritten in place when its format stores no impacts or rows of postings, or it
+        ranks with feedback and holds no forward index, else left as it is."""
         with open(path, "rb") as file:
             data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)  # unmapped with the arrays' last view
         meta, arrays = unpack_arrays(data)
-        if (IMPACTS in arrays and ROWS not in arrays) or meta.get("format") not in FORMATS:
+        forward = not served_forward(meta) or all(name in arrays for name in FORWARD_ARRAYS)
+        if (IMPACTS in arrays and ROWS not in arrays and forward) or meta.get("format") not in FORMATS:
             return
         # An array at a time, the mapping's pages let go after each: at 100,000 entries a copy made
         # from the whole index (its derived arrays and every page read) peaked 267 MiB above the process.
@@ -436,8 +438,14 @@ class SearchIndex:
 
     @cached_property
     def _forward(self) -> ForwardIndex:
-        """Transposed once per index (feedback is on only for crowded releases): 8 bytes per posting.
-        A served release's is made as it loads (prepared); a search makes it only for other indexes."""
+        """Mapped from a host's file that holds it (index_format.served_forward), else transposed once per
+        index (feedback is on only for crowded releases): 8 bytes per posting. A served release's is made as
+        it loads (prepared); a search makes it only for other indexes."""
+        if all(name in self._arrays for name in FORWARD_ARRAYS):
+            impacts, offsets, terms = (self._arrays[name] for name in FORWARD_ARRAYS)
+            return ForwardIndex.of(
+                offsets=offsets, terms=terms, impacts=impacts, post_offsets=self._offsets, count=self.count
+            )
         return ForwardIndex.transposed(
             offsets=self._offsets, docs=self._docs, impacts=self._impacts["bm25f"], count=self.count
         )

@@ -27,6 +27,10 @@ as one array of rows, each posting's 13 bytes together (`post_rows`), so the pla
 one chunk: at 10,000 entries a one-entry edit stored 1.41 MB of the four columns, and 0.43 MB of their
 rows. Loading takes the columns apart (copies, like the impacts); a host's mapped copy holds the
 columns, as before.
+
+A host's copy of a release that ranks with feedback also holds its forward index (the postings
+transposed by entry, feedback.FORWARD_ARRAYS): a worker otherwise transposed them as it loaded (0.53 of
+its 0.72 s at 100,000 entries) and held them privately (8 bytes per posting). They are never stored.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from knowledge.retrieval.feedback import FORWARD_ARRAYS, ForwardIndex
 from knowledge.retrieval.postings import bm25_idf, ranking_idf, term_max_impacts
 
 # Each absolute array and the stored lengths it is derived from (its first value is 0).
@@ -54,6 +59,9 @@ SATURATION, MAX_SATURATION = "post_saturation", "term_max_saturation"
 ROWS = "post_rows"
 ROW_COLUMNS = (("post_docs", "<i4"), (SATURATION, "<f4"), ("post_blocks", "<u4"), ("post_seed", "|u1"))
 ROW_BYTES = sum(np.dtype(dtype).itemsize for _, dtype in ROW_COLUMNS)
+# What a host's copy holds beside the stored arrays, named in its file's name (release_files.index_file_name):
+# a copy made by code before the forward index is not reused (it would load, transposing as before).
+SERVED_LAYOUT = "served-forward"
 BLOCK_ROWS = 1 << 16  # rows taken apart at a time (_columns): 832 KiB of them
 
 
@@ -160,6 +168,42 @@ def _columns(rows: np.ndarray, release: Callable[[], None] | None = None) -> dic
 Lazy = tuple[str, tuple[int, ...], Callable[[], np.ndarray]]  # dtype, shape, what makes the array
 
 
+def _offsets(lengths: np.ndarray) -> np.ndarray:
+    """The offsets `lengths` are the differences of (first 0), as searched_arrays makes them."""
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+
+def served_forward(meta: Mapping[str, Any]) -> bool:
+    """Whether a host's copy of the index holds its forward index: it ranks with feedback (format 2 on)."""
+    return meta.get("format") != 1 and bool((meta.get("options") or {}).get("feedback"))
+
+
+def _forward_lazily(meta: Mapping[str, Any], found: dict[str, Lazy], offsets: Callable[[], np.ndarray]) -> None:
+    """FORWARD_ARRAYS added to served_lazily's `found`: transposed once, on the first one's call, and each
+    let go as it is taken (they are written one after another: their names sort together)."""
+    made: dict[str, np.ndarray] = {}
+
+    def take(name: str) -> np.ndarray:
+        if not made:
+            made.update(
+                ForwardIndex.transposed(
+                    offsets=offsets(),
+                    docs=found["post_docs"][2](),
+                    impacts=found[IMPACTS][2](),
+                    count=int(meta["count"]),
+                ).arrays()
+            )
+        return made.pop(name)
+
+    postings = found["post_docs"][1]
+    shapes = {"forward_impacts": (found[IMPACTS][0], postings), "forward_terms": ("<i4", postings)}
+    shapes["forward_offsets"] = ("<i8", (int(meta["count"]) + 1,))
+    for name in FORWARD_ARRAYS:
+        found[name] = (*shapes[name], partial(take, name))
+
+
 def served_lazily(
     meta: Mapping[str, Any], stored: Mapping[str, np.ndarray], release: Callable[[], None] | None = None
 ) -> dict[str, Lazy]:
@@ -184,6 +228,8 @@ def served_lazily(
         best = stored.get(MAX_SATURATION)
         if MAX_IMPACTS not in found and best is not None:
             found[MAX_IMPACTS] = (best.dtype.str, best.shape, lambda: _ranking_idf(meta, counts) * best)
+    if served_forward(meta) and counts is not None and IMPACTS in found and FORWARD_ARRAYS[0] not in found:
+        _forward_lazily(meta, found, partial(_offsets, counts))
     return found
 
 
@@ -192,7 +238,7 @@ def stored_arrays(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any] | No
     searches with: lengths for offsets, and the string order as hashes unless two terms share a hash
     (then the ids, as before: a hash finds no id); format 3 without the impacts, format 4 with the
     posting columns as rows (see the module)."""
-    stored = {name: array for name, array in arrays.items() if name != IDF}
+    stored = {name: array for name, array in arrays.items() if name != IDF and name not in FORWARD_ARRAYS}
     post_offsets = stored.get("post_offsets")
     for absolute, lengths in LENGTHS.items():
         offsets = stored.pop(absolute, None)
@@ -220,6 +266,17 @@ def served_arrays(meta: Mapping[str, Any], searched: Mapping[str, np.ndarray]) -
     for name in (IMPACTS, MAX_IMPACTS, *(name for name, _ in ROW_COLUMNS)):
         if name in searched:
             served[name] = searched[name]
+    if served_forward(meta):
+        if all(name in searched for name in FORWARD_ARRAYS):
+            served.update({name: searched[name] for name in FORWARD_ARRAYS})
+        else:
+            forward = ForwardIndex.transposed(
+                offsets=searched["post_offsets"],
+                docs=searched["post_docs"],
+                impacts=searched[IMPACTS],
+                count=int(meta["count"]),
+            )
+            served.update(forward.arrays())
     return served
 
 
@@ -235,9 +292,7 @@ def searched_arrays(
         found.update(_columns(found.pop(ROWS), release))
     for absolute, lengths in LENGTHS.items():
         if absolute not in found and lengths in found:
-            offsets = np.zeros(len(found[lengths]) + 1, dtype=np.int64)
-            np.cumsum(found[lengths], out=offsets[1:])
-            found[absolute] = _frozen(offsets)
+            found[absolute] = _frozen(_offsets(found[lengths]))
     if ORDER not in found and ORDER_HASHES in found:
         # The hashes are sorted and unique (else the ids are stored): the k-th smallest of the order's
         # hashes is term k's, so sorting them gives each term's place in string order.

@@ -29,14 +29,16 @@ from django.conf import settings
 
 from knowledge.partial_files import is_partial, partial_path, partials_sweep, path_remove
 from knowledge.retrieval.entry_table import TABLE_LAYOUT
+from knowledge.retrieval.index_format import SERVED_LAYOUT
 
 PRUNE_AFTER_SECONDS = 24 * 3600
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
 def index_file_name(index_etag: str) -> str:
-    """The file of a release's compiled index (search-index.bin), by its ETag."""
-    return f"{_digest(index_etag)}.index"
+    """The file of a release's compiled index (search-index.bin), by its ETag and what a host's copy holds
+    (index_format.SERVED_LAYOUT): one made by another version of the code is not reused."""
+    return f"{_digest(index_etag, SERVED_LAYOUT)}.index"
 
 
 def entries_file_name(*, site_etag: str, context_etag: str) -> str:

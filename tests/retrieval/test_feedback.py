@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import math
+import mmap
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from knowledge.retrieval import feedback
-from knowledge.retrieval.feedback import FEEDBACK_MAX_SHARE, FEEDBACK_WEIGHT, ForwardIndex, expanded_plan
+from knowledge.retrieval.container import pack_arrays, unpack_arrays
+from knowledge.retrieval.feedback import (
+    FEEDBACK_MAX_SHARE,
+    FEEDBACK_WEIGHT,
+    FORWARD_ARRAYS,
+    ForwardIndex,
+    expanded_plan,
+)
 from knowledge.retrieval.index import SearchIndex, SearchOptions
 from tests.retrieval.helpers import make_document
+from tests.retrieval.test_index_format import host_copy
 
 UNGATED = SearchOptions(match_threshold=-math.inf)
 DOCUMENTS = [
@@ -111,3 +121,52 @@ def test_the_transposition_is_the_same_placed_a_chunk_at_a_time(monkeypatch: pyt
 
     assert (forward.terms == terms).all() and (forward.impacts == impacts).all()
     assert forward.terms.dtype == np.int32 and forward.impacts.dtype == np.float32
+
+
+def fed_answers(index: SearchIndex) -> list[list[tuple[int, float]]]:
+    fed_options = replace(UNGATED, feedback=True)
+    topics = ["boundary layer", "skin friction", "flutter wing", "lathe flow"]
+    return [[(hit.position, hit.score) for hit in index.search(topic, options=fed_options)] for topic in topics]
+
+
+def mapped(path: Path) -> SearchIndex:
+    with open(path, "rb") as file:
+        return SearchIndex.from_bytes(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ))
+
+
+def test_a_hosts_mapped_copy_holds_the_forward_index_and_a_worker_computes_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = SearchIndex.compile(DOCUMENTS)
+    fed = plain.with_options(replace(plain.options, feedback=True))
+    path = tmp_path / "index"
+    served = host_copy(fed, path)
+    _, arrays = unpack_arrays(served)
+    assert all(name in arrays for name in FORWARD_ARRAYS)
+    assert not any(name in unpack_arrays(fed.to_bytes())[1] for name in FORWARD_ARRAYS)  # never stored
+
+    expected, answered = fed._forward.arrays(), fed_answers(fed)
+
+    def transposed(**_: object) -> ForwardIndex:
+        raise AssertionError("a worker transposed the postings")
+
+    monkeypatch.setattr(ForwardIndex, "transposed", transposed)
+    index = mapped(path).prepared()
+    for name, array in index._forward.arrays().items():
+        assert not array.flags.owndata and not array.flags.writeable, name  # the file's pages
+        assert (array == expected[name]).all() and array.dtype == expected[name].dtype
+    assert fed_answers(index) == answered
+    assert index.to_bytes() == fed.to_bytes()
+    SearchIndex.serve_file(path)  # already served: left as it is
+    assert path.read_bytes() == served
+
+
+def test_a_host_copy_made_before_the_forward_index_still_answers_the_same(tmp_path: Path) -> None:
+    plain = SearchIndex.compile(DOCUMENTS)
+    fed = plain.with_options(replace(plain.options, feedback=True))
+    meta, arrays = unpack_arrays(b"".join(fed.served_pieces()))
+    path = tmp_path / "index"
+    path.write_bytes(pack_arrays(meta, {name: a for name, a in arrays.items() if name not in FORWARD_ARRAYS}))
+    assert fed_answers(mapped(path).prepared()) == fed_answers(fed)  # transposed as it loads, as before
+    SearchIndex.serve_file(path)
+    assert path.read_bytes() == b"".join(fed.served_pieces())

@@ -158,12 +158,18 @@ def test_a_format_2_index_still_loads_answers_the_same_and_keeps_its_format(inde
     assert patched.to_bytes() == SearchIndex.compile(documents, reference=old.reference, patchable=True).to_bytes()
 
 
-def test_the_copy_a_host_maps_holds_the_impacts_and_stores_the_same_bytes(index: SearchIndex, tmp_path: Path) -> None:
-    path = tmp_path / "index"
+def host_copy(index: SearchIndex, path: Path) -> bytes:
+    """The copy of `index` a host's workers map, made from its stored bytes at `path` (serve_file)."""
     path.write_bytes(index.to_bytes())
     SearchIndex.serve_file(path)
     served = path.read_bytes()
     assert served == b"".join(index.served_pieces())
+    return served
+
+
+def test_the_copy_a_host_maps_holds_the_impacts_and_stores_the_same_bytes(index: SearchIndex, tmp_path: Path) -> None:
+    path = tmp_path / "index"
+    served = host_copy(index, path)
     _, arrays = unpack_arrays(served)
     assert IMPACTS in arrays and MAX_IMPACTS in arrays and ROWS not in arrays
     meta, _ = unpack_arrays(served)
