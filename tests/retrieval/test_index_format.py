@@ -97,6 +97,13 @@ def as_format_3(index: SearchIndex) -> bytes:
     return pack_arrays(meta, stored_arrays(searched_arrays(meta, arrays), meta))
 
 
+def mapped_from_file(index: SearchIndex, path: Path) -> SearchIndex:
+    """`index` stored at `path` and loaded from the file mapped, as a build reads its spooled index."""
+    path.write_bytes(index.to_bytes())
+    with open(path, "rb") as file:
+        return SearchIndex.from_bytes(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ))
+
+
 def test_format_4_derives_the_impacts_and_columns_compile_made_bit_for_bit(index: SearchIndex) -> None:
     loaded = SearchIndex.from_bytes(index.to_bytes())
     for name in (IMPACTS, MAX_IMPACTS, *(name for name, _ in ROW_COLUMNS)):
@@ -111,11 +118,7 @@ def test_a_mapped_format_4_index_takes_its_rows_apart_a_block_at_a_time_into_the
 ) -> None:
     """A build reads its spooled index mapped (RenderedArtifact.mapped), the pages let go after each block."""
     monkeypatch.setattr(index_format, "BLOCK_ROWS", 7)  # many blocks, the last one short
-    path = tmp_path / "index.bin"
-    path.write_bytes(index.to_bytes())
-    with open(path, "rb") as file:
-        data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-    mapped = SearchIndex.from_bytes(data)
+    mapped = mapped_from_file(index, tmp_path / "index.bin")
     for name in (IMPACTS, MAX_IMPACTS, *(name for name, _ in ROW_COLUMNS)):
         compiled, derived = index._arrays[name], mapped._arrays[name]
         assert derived.dtype == compiled.dtype and derived.flags.c_contiguous, name
@@ -196,10 +199,7 @@ def test_a_host_copy_made_from_rows_a_block_at_a_time_is_the_same_bytes(
 
 def test_a_mapped_index_lets_go_of_its_pages_and_answers_the_same(index: SearchIndex, tmp_path: Path) -> None:
     """A build drops the pages of the index it patched before writing the new one (render_release)."""
-    path = tmp_path / "index"
-    path.write_bytes(index.to_bytes())
-    with open(path, "rb") as file:
-        mapped = SearchIndex.from_bytes(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ))
+    mapped = mapped_from_file(index, tmp_path / "index")
     before = answers(mapped)
     mapped.pages_let_go()
     assert answers(mapped) == before == answers(index)
