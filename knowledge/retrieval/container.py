@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import mmap
 import struct
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -69,27 +70,51 @@ def array_padding(size: int) -> bytes:
     return b"\0" * _padding(size)
 
 
-def pack_pieces(
-    meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray], *, runs: Mapping[str, Sequence[bytes]] | None = None
-) -> Iterator[bytes | memoryview]:
+@dataclass(frozen=True)
+class Run:
+    """An array given as the pieces of its bytes, written as they come and never joined (a writer holds
+    one piece at a time): its dtype, its length in items, and the pieces, iterated once."""
+
+    dtype: str
+    count: int
+    pieces: Iterable[bytes | memoryview]
+
+    @classmethod
+    def of_bytes(cls, pieces: Sequence[bytes | memoryview]) -> Run:
+        """A byte array (uint8) made of `pieces`."""
+        return cls("|u1", sum(memoryview(piece).nbytes for piece in pieces), pieces)
+
+
+def pack_pieces(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray | Run]) -> Iterator[bytes | memoryview]:
     """What pack_arrays joins, piece by piece: the header, then each array's bytes (a view, not a copy,
     when it is already little-endian and contiguous) and its padding, so a writer never holds two copies.
-    `runs`: byte arrays (uint8) given as the pieces they are made of, written as they are, never joined."""
-    little = {name: _little(array) for name, array in arrays.items()}
+    A `Run` is written as its pieces; one that gives other than its count's bytes is a ContainerError."""
+    runs = {name: array for name, array in arrays.items() if isinstance(array, Run)}
+    little = {name: _little(array) for name, array in arrays.items() if not isinstance(array, Run)}
     specs = {name: (array.dtype.str, array.shape) for name, array in little.items()}
-    runs = runs or {}
-    sizes = {name: sum(map(len, pieces)) for name, pieces in runs.items()}
-    yield arrays_header(meta, specs | {name: ("|u1", (size,)) for name, size in sizes.items()})
-    for name in sorted(specs.keys() | sizes.keys()):
+    yield arrays_header(meta, specs | {name: (run.dtype, (run.count,)) for name, run in runs.items()})
+    for name in sorted(arrays):
         if name in runs:
-            size = sizes[name]
-            yield from (piece for piece in runs[name] if piece)
+            size = yield from _run_pieces(name, runs[name])
         else:
             size = little[name].nbytes
             if size:
                 yield little[name].reshape(-1).view(np.uint8).data
         if _padding(size):
             yield array_padding(size)
+
+
+def _run_pieces(name: str, run: Run) -> Generator[bytes | memoryview, None, int]:
+    """The run's non-empty pieces; returns their size, checked against the header's."""
+    size, expected = 0, run.count * np.dtype(run.dtype).itemsize
+    for piece in run.pieces:
+        length = memoryview(piece).nbytes
+        if length:
+            size += length
+            yield piece
+    if size != expected:
+        raise ContainerError(f"array {name!r} gave {size} bytes where its header says {expected}")
+    return size
 
 
 def unpack_arrays(data: bytes | mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray]]:

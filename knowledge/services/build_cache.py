@@ -37,7 +37,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from functools import cache
 from itertools import pairwise
@@ -50,7 +50,7 @@ from django.conf import settings
 from django.db import connection
 
 from knowledge.partial_files import FOREIGN_AFTER_SECONDS, partial_path, partials_sweep, path_remove
-from knowledge.retrieval.container import pack_pieces, unpack_arrays
+from knowledge.retrieval.container import Run, pack_pieces, unpack_arrays
 from knowledge.retrieval.render.analysis_cache import AnalysisCache, Saved
 from knowledge.retrieval.render.parts import PartsCache
 from knowledge.retrieval.snapshot import EntryRecord
@@ -169,15 +169,13 @@ def _offsets(chunks: list[bytes]) -> np.ndarray:
     return offsets
 
 
-def _json_blob(items: Iterable[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """Each item's JSON, end to end, and where each starts. Each dump is appended and let go at once: a
-    list of 100,000 records' dumps, joined, left about 900 MiB of heap resident for 120 MB of JSON (the
-    worker's peak, issue 18 §3)."""
-    blob, ends = bytearray(), [0]
-    for item in items:
-        blob += orjson.dumps(item)
-        ends.append(len(blob))
-    return np.frombuffer(blob, dtype=np.uint8), np.array(ends, dtype=np.int64)
+def _json_run(values: Sequence[Any]) -> tuple[Run, np.ndarray]:
+    """Each value's JSON end to end, and where each starts. The dumps are measured, let go, and made
+    again as the file is written: 120 MB of JSON held whole at 100,000 entries was a full save's peak
+    (issue 18 §3); dumping twice costs about 0.4 s there."""
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum([len(orjson.dumps(value)) for value in values], out=offsets[1:])
+    return Run("|u1", int(offsets[-1]), (orjson.dumps(value) for value in values)), offsets
 
 
 def _parts_of(keyed: list[tuple[RecordKey, EntryRecord]], parts: PartsCache) -> dict[int, tuple[str, bytes]]:
@@ -195,26 +193,23 @@ def _parts_of(keyed: list[tuple[RecordKey, EntryRecord]], parts: PartsCache) -> 
 
 def _record_arrays(
     keyed: list[tuple[RecordKey, EntryRecord]], rows: list[int], by_record: dict[int, tuple[str, bytes]]
-) -> tuple[list[str], dict[str, np.ndarray], dict[str, list[bytes]]]:
+) -> tuple[list[str], dict[str, np.ndarray | Run]]:
     """The records at `rows` of `keyed` and their parts, as the arrays of a cache file (and its URLs);
-    the parts' blob as the parts themselves (pack_pieces' runs: written as they are, never joined)."""
+    the records' JSON and the parts as runs (pack_pieces writes them as they come, never joined)."""
     keys = orjson.dumps([list(keyed[n][0]) for n in rows])
-    record_blob, record_offsets = _json_blob(keyed[n][1] for n in rows)
+    records, record_offsets = _json_run([keyed[n][1] for n in rows])
     part_run = [by_record[n][1] if n in by_record else b"" for n in rows]
     base_urls = [by_record[n][0] if n in by_record else None for n in rows]
     urls = sorted({url for url in base_urls if url is not None})
     url_index = {url: i for i, url in enumerate(urls)}
-    return (
-        urls,
-        {
-            "record_keys": np.frombuffer(keys, dtype=np.uint8),
-            "record_blob": record_blob,
-            "record_offsets": record_offsets,
-            "part_offsets": _offsets(part_run),
-            "part_urls": np.array([-1 if url is None else url_index[url] for url in base_urls], dtype=np.int64),
-        },
-        {"part_blob": part_run},
-    )
+    return urls, {
+        "record_keys": np.frombuffer(keys, dtype=np.uint8),
+        "record_blob": records,
+        "record_offsets": record_offsets,
+        "part_blob": Run.of_bytes(part_run),
+        "part_offsets": _offsets(part_run),
+        "part_urls": np.array([-1 if url is None else url_index[url] for url in base_urls], dtype=np.int64),
+    }
 
 
 def _write(path: Path, pieces: Iterable[bytes | memoryview]) -> None:
@@ -272,14 +267,16 @@ def _full_save(
     by_record: dict[int, tuple[str, bytes]],
     analysis: AnalysisCache,
 ) -> None:
-    urls, arrays, runs = _record_arrays(keyed, list(range(len(keyed))), by_record)
+    urls, arrays = _record_arrays(keyed, list(range(len(keyed))), by_record)
     analysis_meta, analysis_arrays = analysis.export()
     token = os.urandom(8).hex()
     meta = {**_identity(namespace_id), "token": token, "analysis": analysis_meta, "base_urls": urls}
     arrays |= {f"analysis_{name}": array for name, array in analysis_arrays.items()}
-    analysis_keys = arrays["analysis_keys"].tobytes()
+    keys = analysis_arrays["keys"]
+    assert isinstance(keys, np.ndarray)  # the documents' digests, 16 bytes each: an array, not a run
+    analysis_keys = keys.tobytes()
     _base_keep(namespace_id, None)
-    _write(cache_path(namespace_id), pack_pieces(meta, arrays, runs=runs))
+    _write(cache_path(namespace_id), pack_pieces(meta, arrays))
     delta_path(namespace_id).unlink(missing_ok=True)  # of the replaced base (a delta names its base)
     _base_keep(
         namespace_id,
@@ -337,12 +334,12 @@ def _delta_save(
     too_many = (len(rows) + len(fresh)) * DELTA_SHARE > 2 * len(base.part_urls)
     if too_many or 2 * int(record_live.sum()) < len(base.part_urls):
         return False
-    urls, arrays, runs = _record_arrays(keyed, rows, by_record)
+    urls, arrays = _record_arrays(keyed, rows, by_record)
     analysis_meta, analysis_arrays = analysis.export(only=fresh)
     meta = {**_identity(namespace_id), "base": base.token, "analysis": analysis_meta, "base_urls": urls}
     arrays |= {f"analysis_{name}": array for name, array in analysis_arrays.items()}
     arrays |= {"record_live": record_live, "analysis_live": analysis_live}
-    _write(delta_path(namespace_id), pack_pieces(meta, arrays, runs=runs))
+    _write(delta_path(namespace_id), pack_pieces(meta, arrays))
     return True
 
 

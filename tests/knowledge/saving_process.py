@@ -29,8 +29,8 @@ def _build_cache(directory: Path) -> None:
     settings.EVERGREEN = replace(settings.EVERGREEN, build_cache_dir=directory)
     pack_pieces = build_cache.pack_pieces
 
-    def paused(meta: Any, arrays: Any, **runs: Any) -> Iterator[bytes | memoryview]:
-        pieces = iter(pack_pieces(meta, arrays, **runs))
+    def paused(meta: Any, arrays: Any) -> Iterator[bytes | memoryview]:
+        pieces = iter(pack_pieces(meta, arrays))
         yield next(pieces)
         _pause()
         yield from pieces

@@ -130,7 +130,7 @@ def test_a_worker_killed_while_saving_leaves_caches_that_start_a_consistent_buil
         monkeypatch.setattr(build_cache, "DELTA_SHARE", 10)
     if killed.startswith("writing"):
 
-        def pieces(meta: Any, arrays: Any, **runs: Any) -> Any:
+        def pieces(meta: Any, arrays: Any) -> Any:
             yield b"EGIX"
             raise Killed
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from knowledge.retrieval.container import pack_arrays, pack_pieces
+from knowledge.retrieval.container import ContainerError, Run, pack_arrays, pack_pieces
 from knowledge.retrieval.render import artifact
 from knowledge.retrieval.render.artifact import RenderedArtifact, etag_of
 from knowledge.retrieval.render.release import index_references, render_release
@@ -46,9 +46,22 @@ def test_byte_runs_packed_as_their_pieces_are_the_array_they_join() -> None:
     arrays: dict[str, np.ndarray] = {"b": np.arange(5, dtype=np.int32), "z": np.zeros(0, dtype=np.int64)}
     run = [b"abc", b"", "数据".encode(), b"x" * 17]
     joined = {**arrays, "c": np.frombuffer(b"".join(run), dtype=np.uint8), "d": np.zeros(0, dtype=np.uint8)}
-    pieces = list(pack_pieces({"k": 1}, arrays, runs={"c": run, "d": []}))
+    pieces = list(pack_pieces({"k": 1}, arrays | {"c": Run.of_bytes(run), "d": Run.of_bytes([])}))
     assert b"".join(pieces) == pack_arrays({"k": 1}, joined)
     assert all(piece is not b"".join(run) for piece in pieces) and any(piece is run[3] for piece in pieces)
+
+
+def test_a_typed_run_made_as_it_is_written_is_the_array_it_joins() -> None:
+    """A build cache's term ids go to disk document by document (issue 18 §3): the file of the joined array."""
+    parts = [np.arange(3, dtype=np.int32), np.zeros(0, dtype=np.int32), np.array([7, -1], dtype=np.int32)]
+    run = Run("<i4", 5, (part.data for part in parts))
+    assert b"".join(pack_pieces({}, {"ids": run})) == pack_arrays({}, {"ids": np.concatenate(parts)})
+
+
+def test_a_run_that_gives_other_than_its_count_is_refused() -> None:
+    """A run whose pieces disagree with the header it wrote would leave a file whose arrays are misplaced."""
+    with pytest.raises(ContainerError, match="'c' gave 3 bytes where its header says 4"):
+        list(pack_pieces({}, {"c": Run("|u1", 4, iter([b"abc"]))}))
 
 
 def test_the_index_references_of_a_spooled_release_are_read_without_reading_the_index(

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from knowledge.retrieval.analysis import AnalyzerConfig
+from knowledge.retrieval.container import Run
 from knowledge.retrieval.documents import Document, document_key
 from knowledge.retrieval.postings import CONTEXT_FIELDS, FIELDS, Analyze, Occurrences, analyze_fields
 from knowledge.retrieval.snapshot import EntryRecord
@@ -245,7 +246,7 @@ class AnalysisCache:
         with self._lock:
             return asdict(self._config) if self._config is not None else None
 
-    def export(self, only: Collection[bytes] | None = None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    def export(self, only: Collection[bytes] | None = None) -> tuple[dict[str, Any], dict[str, np.ndarray | Run]]:
         """The cache as metadata and arrays (for container.pack_pieces): what `restore` takes back.
 
         `only`: just these documents (those kept), with a term table of the terms they use alone
@@ -262,11 +263,12 @@ class AnalysisCache:
                 parts = [getattr(a, name) for a in analysed]
                 return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype=dtype)
 
-            ids = joined("ids", np.int32)
-            if only is None:
+            ids: np.ndarray | Run
+            if only is None:  # every document's ids as they are held, never joined: 56 MB at 100,000 entries
+                ids = Run("<i4", sum(len(a.ids) for a in analysed), (_little_int32(a.ids) for a in analysed))
                 terms, hashes = self._terms, np.array(self._hashes, dtype=np.uint64)
             else:  # renumbered into a table of the terms these documents use
-                used, ids = np.unique(ids, return_inverse=True)
+                used, ids = np.unique(joined("ids", np.int32), return_inverse=True)
                 ids = ids.astype(np.int32, copy=False)
                 terms = [self._terms[i] for i in used.tolist()]
                 hashes = np.array([self._hashes[i] for i in used.tolist()], dtype=np.uint64)
@@ -408,6 +410,10 @@ class AnalysisCache:
                 self._entries = {key: value for key, value in self._entries.items() if key in self._used}
                 self._used = set()
                 self._compact()
+
+
+def _little_int32(ids: np.ndarray) -> memoryview:
+    return np.ascontiguousarray(ids, dtype="<i4").data
 
 
 def _config_of(meta: dict[str, Any]) -> AnalyzerConfig | None:
