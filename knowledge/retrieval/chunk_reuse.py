@@ -39,10 +39,16 @@ class Cuts:
 
 
 def cut_again(
-    data: bytes, sizes: ChunkSizes, *, old: bytes | mmap.mmap, cuts: Cuts, digest: Callable[[memoryview], str]
+    data: bytes | mmap.mmap,
+    sizes: ChunkSizes,
+    *,
+    old: bytes | mmap.mmap,
+    cuts: Cuts,
+    digest: Callable[[memoryview], str],
 ) -> list[tuple[int, str]]:
     """(end, digest) of each chunk of `data` as chunk_bounds cuts it and `digest` hashes it, reusing the
-    chunks of `old` (cut as `cuts` says). Both files are larger than sizes.maximum."""
+    chunks of `old` (cut as `cuts` says). Both files are larger than sizes.maximum; the pages of either,
+    mapped, are let go as they are compared."""
     view, size, old_size, count = memoryview(data), len(data), len(old), len(cuts.ends)
     starts = [0, *cuts.ends[:-1]]
     by_digest: dict[str, int] | None = None
@@ -57,8 +63,10 @@ def cut_again(
             if follow and end <= size and data[at:end] == old[start:stop]:
                 found.append((end, cuts.digest(number)))
                 at, number = end, number + 1
-                if isinstance(old, mmap.mmap) and stop - released > RELEASE_BYTES:
-                    old.madvise(mmap.MADV_DONTNEED)
+                if stop - released > RELEASE_BYTES:
+                    for mapped in (old, data):
+                        if isinstance(mapped, mmap.mmap):
+                            mapped.madvise(mmap.MADV_DONTNEED)
                     released = stop
                 continue
         end = chunk_end(view, at, sizes)

@@ -24,6 +24,7 @@ only small chunks leave most of the file's bytes untouched (issue 18 §3-4).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pyfastcdc import FastCDC
@@ -44,15 +45,24 @@ FILE_CHUNKS = ChunkSizes(CHUNK_MIN, CHUNK_AVERAGE, CHUNK_MAX)
 INDEX_CHUNKS = ChunkSizes(512, 2 * 1024, 8 * 1024)
 
 
-def chunk_bounds(data: bytes, sizes: ChunkSizes = FILE_CHUNKS) -> list[int]:
-    """The end offset of each chunk of `data` (the last is len(data)); [] for no bytes. A file up to
-    sizes.maximum is one chunk."""
+def chunk_ends(data: bytes | memoryview, sizes: ChunkSizes = FILE_CHUNKS) -> Iterator[int]:
+    """The end offset of each chunk of `data`, cut as they are asked for: a mapped file is read only as
+    far as the last chunk given, so its pages can be let go as it is cut."""
     size = len(data)
     if size <= sizes.maximum:
-        return [size] if size else []
+        if size:
+            yield size
+        return
     # A chunker per call: building one costs under a microsecond, and an instance is not thread-safe.
     chunker = FastCDC(sizes.average, min_size=sizes.minimum, max_size=sizes.maximum)
-    return [chunk.offset + chunk.length for chunk in chunker.cut_buf(data)]
+    for chunk in chunker.cut_buf(memoryview(data)):
+        yield chunk.offset + chunk.length
+
+
+def chunk_bounds(data: bytes | memoryview, sizes: ChunkSizes = FILE_CHUNKS) -> list[int]:
+    """The end offset of each chunk of `data` (the last is len(data)); [] for no bytes. A file up to
+    sizes.maximum is one chunk."""
+    return list(chunk_ends(data, sizes))
 
 
 def chunks_of(data: bytes, sizes: ChunkSizes = FILE_CHUNKS) -> list[memoryview]:

@@ -13,10 +13,12 @@ rollback to a pruned release renders its files again (releases are deterministic
 from __future__ import annotations
 
 import hashlib
+import mmap
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import NamedTuple
 
 from django.db import connection, transaction
@@ -25,8 +27,8 @@ from django.utils import timezone
 
 from knowledge.actors import Actor
 from knowledge.models import Artifact, ArtifactBlob, ArtifactPart, Namespace, Release
-from knowledge.retrieval.chunk_reuse import Cuts, cut_again
-from knowledge.retrieval.chunks import FILE_CHUNKS, INDEX_CHUNKS, ChunkSizes, chunks_of
+from knowledge.retrieval.chunk_reuse import RELEASE_BYTES, Cuts, cut_again
+from knowledge.retrieval.chunks import FILE_CHUNKS, INDEX_CHUNKS, ChunkSizes, chunk_ends
 from knowledge.retrieval.render.release import INDEX_NAMES, RenderedArtifact
 from knowledge.selectors.pinned import release_retained
 from knowledge.services.audit import audit_record
@@ -62,12 +64,25 @@ def _sizes(name: str) -> ChunkSizes:
     return INDEX_CHUNKS if name in INDEX_NAMES else FILE_CHUNKS
 
 
-def _chunks(content: bytes, sizes: ChunkSizes) -> list[_Chunk]:
-    found, offset = [], 0
-    for data in chunks_of(content, sizes):
+def _chunks(content: bytes | mmap.mmap, sizes: ChunkSizes) -> list[_Chunk]:
+    """The file's chunks: views of `content`, whose pages (a mapped file) are let go as it is cut."""
+    found, offset, released = [], 0, 0
+    view = memoryview(content)
+    for end in chunk_ends(view, sizes):
+        data = view[offset:end]
         found.append(_Chunk(offset=offset, digest=_digest(data), data=data))
-        offset += len(data)
+        offset = end
+        if offset - released > RELEASE_BYTES:
+            _let_go(content)
+            released = offset
     return found
+
+
+def _let_go(content: bytes | mmap.mmap) -> None:
+    """A mapped file's pages leave the process (the page cache keeps them): a file read once is never
+    held whole (context.json, 114 MB at 100,000 entries, read whole was a full build's peak, issue 18 §3)."""
+    if isinstance(content, mmap.mmap):
+        content.madvise(mmap.MADV_DONTNEED)
 
 
 class CutsKept:
@@ -88,7 +103,7 @@ class CutsKept:
             self._files = files
 
 
-def _chunks_kept(artifact: RenderedArtifact, content: bytes, kept: CutsKept | None) -> list[_Chunk]:
+def _chunks_kept(artifact: RenderedArtifact, content: bytes | mmap.mmap, kept: CutsKept | None) -> list[_Chunk]:
     """The artifact's chunks: cut again from the kept file of the same name when both are large."""
     sizes = _sizes(artifact.name)
     held = kept.get(artifact.name) if kept is not None else None
@@ -149,16 +164,19 @@ def _parts_insert(rows: list[tuple[int, int, int, int]]) -> None:
             copy.write_row(row)
 
 
-def _blob_ids(*, namespace_id: int, chunks: Iterable[_Chunk]) -> tuple[dict[str, int], int]:
+def _blob_ids(
+    *, namespace_id: int, chunks: Iterable[_Chunk], after_batch: Callable[[], None] = lambda: None
+) -> tuple[dict[str, int], int]:
     """Blob id by digest for these chunks, creating those the namespace does not hold yet; and the
-    bytes that took. New chunks are copied and written a batch at a time (a build never holds two
-    copies of its files)."""
+    bytes that took. New chunks are copied and written a batch at a time, `after_batch` called after
+    each (a build never holds two copies of its files)."""
     wanted = {chunk.digest: chunk for chunk in chunks}
     digests = list(wanted)
     known = _known_blobs(namespace_id=namespace_id, digests=digests)
     new = [wanted[digest] for digest in digests if digest not in known]
     for run in _batches(new):
         known.update(_blobs_insert(namespace_id=namespace_id, chunks=run))
+        after_batch()
     return known, sum(len(c.data) for c in new)
 
 
@@ -186,12 +204,11 @@ def _parts_store(*, namespace_id: int, files: dict[int, RenderedArtifact], kept:
     stored = 0
     keep: dict[str, tuple[RenderedArtifact, Cuts]] = {}
     for artifact_id, artifact in files.items():
-        content = artifact.content
+        content = artifact.mapped()
         chunks = _chunks_kept(artifact, content, kept)
-        del content
         if artifact.spooled:
             keep[artifact.name] = (artifact, Cuts.of([(c.offset + len(c.data), c.digest) for c in chunks]))
-        blobs, new = _blob_ids(namespace_id=namespace_id, chunks=chunks)
+        blobs, new = _blob_ids(namespace_id=namespace_id, chunks=chunks, after_batch=partial(_let_go, content))
         stored += new
         _parts_insert(
             [(artifact_id, position, chunk.offset, blobs[chunk.digest]) for position, chunk in enumerate(chunks)]
@@ -206,7 +223,7 @@ def artifacts_chunked(artifacts: Iterable[RenderedArtifact]) -> Iterator[tuple[R
     """Each artifact with the number of chunks storage cuts it into, one file read at a time (as storing
     does: bench.buildmem measures this step without a database)."""
     for artifact in artifacts:
-        yield artifact, len(_chunks(artifact.content, _sizes(artifact.name)))
+        yield artifact, len(_chunks(artifact.mapped(), _sizes(artifact.name)))
 
 
 def artifacts_store(*, release: Release, artifacts: Iterable[RenderedArtifact], kept: CutsKept | None = None) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
 from io import StringIO
 from typing import Any
@@ -183,12 +184,13 @@ def test_a_release_stored_with_other_cut_points_serves_and_comes_back_with_today
     rollback after pruning stores it again with today's."""
     configure(settings, release_retention_days=1)
 
-    def other_cuts(data: bytes, sizes: Any = None) -> list[memoryview]:
-        view = memoryview(data)
-        return [view[at : at + 1000] for at in range(0, len(data), 1000)]
+    def other_cuts(data: Any, sizes: Any = None) -> Iterator[int]:
+        yield from range(1000, len(data), 1000)
+        if len(data):
+            yield len(data)
 
     with monkeypatch.context() as patched:
-        patched.setattr(release_storage, "chunks_of", other_cuts)
+        patched.setattr(release_storage, "chunk_ends", other_cuts)
         publish(ns_a, alpha_rows())
     stored = {name: (a.etag, a.content) for name, a in files(release(ns_a, 1)).items()}
     assert len(chunks(files(release(ns_a, 1))["llms.txt"])) > 1
@@ -378,4 +380,55 @@ def test_a_build_cuts_its_large_files_again_from_the_last_ones_exactly_as_cuttin
         whole = [(c.offset, c.digest) for c in release_storage._chunks(content, release_storage._sizes(name))]
         parts = row.parts.order_by("position").values_list("offset", "blob__digest")
         assert list(parts) == whole, name
+    assert_stored_as_a_full_rebuild(ns_a)
+
+
+def test_storing_a_spooled_file_reads_it_mapped_and_lets_its_pages_go(
+    ns_a: Namespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18 §3: a build stores its spooled files without reading one whole (context.json, 114 MB at
+    100,000 entries, read whole was a full build's peak): each is cut from its mapping, whose pages the
+    process lets go as it cuts and stores them, and the files read back as a full rebuild renders them."""
+    from knowledge.retrieval.render import artifact
+    from knowledge.services import releases
+    from tests.knowledge.test_incremental_publish import assert_stored_as_a_full_rebuild
+
+    monkeypatch.setattr(artifact, "SPOOL_ABOVE", 16 * 1024)
+    monkeypatch.setattr(release_storage, "RELEASE_BYTES", 16 * 1024)
+    monkeypatch.setattr(release_storage, "BATCH_BYTES", 16 * 1024)
+    storing, read_whole, let_go = [False], [], []
+    content, store, drop = artifact.RenderedArtifact.content, releases.artifacts_store, release_storage._let_go
+
+    def whole(self: RenderedArtifact) -> bytes:
+        if storing[0] and self.spooled:
+            read_whole.append(self.name)
+        return content.fget(self)  # type: ignore[attr-defined]
+
+    def stored(**kwargs: Any) -> int:
+        storing[0] = True
+        try:
+            return store(**kwargs)
+        finally:
+            storing[0] = False
+
+    def released(mapped: Any) -> None:
+        let_go.append(type(mapped).__name__)
+        drop(mapped)
+
+    monkeypatch.setattr(artifact.RenderedArtifact, "content", property(whole))
+    monkeypatch.setattr(releases, "artifacts_store", stored)
+    monkeypatch.setattr(release_storage, "_let_go", released)
+    rows = [
+        {
+            "id": f"AL-{n:04d}",
+            "category": "fact",
+            "title": f"Entry {n}",
+            "body": text(700, seed=n).decode(errors="ignore"),
+        }
+        for n in range(1, 121)
+    ]
+    publish(ns_a, rows)
+
+    assert read_whole == [] and "mmap" in let_go
+    assert {CONTEXT_JSON, SEARCH_INDEX} <= {name for name, a in files(release(ns_a, 1)).items() if a.size > 16 * 1024}
     assert_stored_as_a_full_rebuild(ns_a)
