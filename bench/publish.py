@@ -458,8 +458,10 @@ def format_publish(report: PublishReport) -> str:
 
 def _child_build(slug: str) -> dict[str, Any]:
     from knowledge.models import Namespace
+    from knowledge.services.heap import heap_mmap_threshold_set
     from knowledge.services.releases import release_build
 
+    heap_mmap_threshold_set()  # as manage.py build_release and a Celery worker do
     namespace = Namespace.objects.get(slug=slug)
     started = time.perf_counter()
     outcome = release_build(namespace_id=namespace.pk)

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import gc
+from io import StringIO
 from typing import Any
 
 import pytest
 from celery.signals import worker_init, worker_process_init
+from django.core.management import call_command
 
 from knowledge import tasks
+from knowledge.management.commands import build_release
 from knowledge.models import Namespace
 from knowledge.services import heap
+from knowledge.services.releases import release_build
 from tests.knowledge import test_releases
 
 
@@ -31,6 +35,25 @@ def test_a_worker_and_its_pool_processes_set_it_when_they_start(signal: Any, mon
     monkeypatch.setattr(tasks, "heap_mmap_threshold_set", threshold_set)
     signal.send(sender=None)
     assert calls == ["set"]
+
+
+def test_build_release_sets_it_before_it_builds(ns_a: Namespace, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`manage.py build_release` builds in its own process, as a worker does (a full build at 100,000
+    entries peaked at 1,002 MiB without it, 852 MiB with it)."""
+    calls: list[str] = []
+
+    def threshold_set() -> bool:
+        calls.append("set")
+        return True
+
+    def build(**kwargs: Any) -> Any:
+        calls.append("build")
+        return release_build(**kwargs)
+
+    monkeypatch.setattr(build_release, "heap_mmap_threshold_set", threshold_set)
+    monkeypatch.setattr(build_release, "release_build", build)
+    call_command("build_release", "--namespace", ns_a.slug, stdout=StringIO(), stderr=StringIO())
+    assert calls == ["set", "build"]
 
 
 @pytest.mark.django_db

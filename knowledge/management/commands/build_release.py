@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from knowledge.management.actor import add_user_argument, command_actor
 from knowledge.management.targets import add_namespace_target, target_namespaces
 from knowledge.models import Namespace, Role
+from knowledge.services.heap import heap_mmap_threshold_set
 from knowledge.services.release_gate import HELD_CODE
 from knowledge.services.releases import BuildOutcome, release_build
 
@@ -32,6 +33,7 @@ class Command(BaseCommand):
         actor = command_actor(options["user"])
         for namespace in namespaces:
             actor.require(namespace=namespace, role=Role.REVIEWER)
+        heap_mmap_threshold_set()  # as a Celery worker does: at 100,000 entries a full build peaked 150 MiB higher
         held = []
         for namespace in namespaces:
             self.stderr.write(f"Building the release of {namespace.slug}…")
