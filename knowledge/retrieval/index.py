@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import mmap
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, replace
 from functools import cached_property, partial
 from pathlib import Path
@@ -65,6 +65,7 @@ __all__ = ["Hit", "Ranking", "SearchIndex", "SearchOptions"]
 # 2 stores lengths where 1 stored offsets, 3 no impacts, 4 postings as rows (index_format); all load
 FORMAT_VERSION = 4
 FORMATS = frozenset({1, 2, 3, FORMAT_VERSION})
+SERVED_SLICE = 1024 * 1024  # a stored index copied as a host's copy this much at a time
 BROWSE_SCORE = 0.5  # seed §4: an empty topic scores every entry 0.5
 FALLBACK_SIZE = 3  # seed §4: "按 confidence 给几条兜底" — the reference gives three
 WEAK_SIZE = 3  # hits that do not cover the topic: at most this many of the best, still matched=false
@@ -331,31 +332,45 @@ class SearchIndex:
     @classmethod
     def serve_file(cls, path: Path) -> None:
         """Make the index file at `path` (a stored index's bytes) the copy a host's workers map
-        (served_pieces): rewritten in place when its format stores no impacts or rows of postings, or it
-        ranks with feedback and holds no forward index, else left as it is."""
+        (served_write), rewritten in place; left as it is when it is that copy already."""
         with open(path, "rb") as file:
             data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)  # unmapped with the arrays' last view
-        meta, arrays = unpack_arrays(data)
-        forward = not served_forward(meta) or all(name in arrays for name in FORWARD_ARRAYS)
-        if (IMPACTS in arrays and ROWS not in arrays and forward) or meta.get("format") not in FORMATS:
+        if not _served_differs(*unpack_arrays(data)):
             return
-        # An array at a time, the mapping's pages let go after each: at 100,000 entries a copy made
-        # from the whole index (its derived arrays and every page read) peaked 267 MiB above the process.
-        lazily = served_lazily(meta, arrays, release=partial(data.madvise, mmap.MADV_DONTNEED))
-        specs = {name: (dtype, shape) for name, (dtype, shape, _) in lazily.items()}
         served = path.with_name(f"{path.name}.served")
         try:
-            with open(served, "wb") as out:
-                out.write(arrays_header(meta, specs))
-                for name in sorted(lazily):
-                    array = np.ascontiguousarray(lazily[name][2]())
-                    out.write(array.reshape(-1).view(np.uint8).data)
-                    out.write(array_padding(array.nbytes))
-                    del array
-                    data.madvise(mmap.MADV_DONTNEED)
+            cls.served_write(data, served)
             os.replace(served, path)
         finally:
             served.unlink(missing_ok=True)
+
+    @classmethod
+    def served_write(cls, data: bytes | mmap.mmap, path: Path) -> None:
+        """Write to `path` the copy of the stored index `data` that a host's workers map (served_pieces):
+        with the impacts and columns of postings its format derives, and the forward index when it ranks
+        with feedback; `data` as it is when it holds them already or is of a format this code does not
+        know. A build writes it from the index it spooled, once, where it wrote the stored bytes and
+        then rewrote them (serve_file)."""
+        meta, arrays = unpack_arrays(data)
+        release = partial(data.madvise, mmap.MADV_DONTNEED) if isinstance(data, mmap.mmap) else _nothing
+        with open(path, "wb") as out:
+            if not _served_differs(meta, arrays):
+                view = memoryview(data)
+                for start in range(0, len(view), SERVED_SLICE):
+                    out.write(view[start : start + SERVED_SLICE])
+                    release()
+                return
+            # An array at a time, the mapping's pages let go after each: at 100,000 entries a copy made
+            # from the whole index (its derived arrays and every page read) peaked 267 MiB above the process.
+            lazily = served_lazily(meta, arrays, release=release)
+            specs = {name: (dtype, shape) for name, (dtype, shape, _) in lazily.items()}
+            out.write(arrays_header(meta, specs))
+            for name in sorted(lazily):
+                array = np.ascontiguousarray(lazily[name][2]())
+                out.write(array.reshape(-1).view(np.uint8).data)
+                out.write(array_padding(array.nbytes))
+                del array
+                release()
 
     def public_id(self, position: int) -> str:
         return unpack_string(self._arrays["doc_id_blob"], self._arrays["doc_id_offsets"], position)
@@ -666,3 +681,14 @@ class SearchIndex:
         and feedback on a crowded collection), and a record of how they were obtained."""
         options = replace(self.options, match_threshold=threshold, pack_best_share=pack_best_share, feedback=feedback)
         return SearchIndex({**self._meta, "options": asdict(options), "matching": matching}, self._arrays)
+
+
+def _served_differs(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> bool:
+    """Whether a host's copy of this stored index differs from it: its format stores no impacts, or
+    rows of postings, or it ranks with feedback and holds no forward index (an unknown format: no)."""
+    forward = not served_forward(meta) or all(name in arrays for name in FORWARD_ARRAYS)
+    return meta.get("format") in FORMATS and not (IMPACTS in arrays and ROWS not in arrays and forward)
+
+
+def _nothing() -> None:
+    return None

@@ -197,6 +197,23 @@ def test_a_host_copy_made_from_rows_a_block_at_a_time_is_the_same_bytes(
     assert path.read_bytes() == b"".join(index.served_pieces())
 
 
+def test_a_build_writes_the_host_copy_from_its_stored_bytes_as_serve_file_makes_it(
+    index: SearchIndex, tmp_path: Path
+) -> None:
+    """served_write makes the host's copy from a stored index (bytes, or the build's mapped spool) in one
+    pass; given a host's copy already, it writes those bytes unchanged."""
+    stored = tmp_path / "stored"
+    stored.write_bytes(index.to_bytes())
+    with open(stored, "rb") as file:
+        spooled = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    SearchIndex.served_write(spooled, tmp_path / "from-map")
+    SearchIndex.served_write(index.to_bytes(), tmp_path / "from-bytes")
+    served = host_copy(index, tmp_path / "in-place")
+    assert (tmp_path / "from-map").read_bytes() == (tmp_path / "from-bytes").read_bytes() == served
+    SearchIndex.served_write(served, tmp_path / "again")
+    assert (tmp_path / "again").read_bytes() == served
+
+
 def test_a_mapped_index_lets_go_of_its_pages_and_answers_the_same(index: SearchIndex, tmp_path: Path) -> None:
     """A build drops the pages of the index it patched before writing the new one (render_release)."""
     mapped = mapped_from_file(index, tmp_path / "index")
