@@ -105,6 +105,8 @@ class EvergreenSettings:
     # Where worker processes keep the large parts of loaded releases (index, entries) as files they all
     # map, so the page cache holds one copy per host rather than one per worker.
     release_files_dir: Path = RELEASE_FILES
+    # Bytes of release files a host keeps: past it, the least recently used go first (never the newest).
+    release_files_max_bytes: int = 4 * 1024**3
     # Where a build worker keeps each namespace's build caches between restarts (knowledge.services.build_cache).
     build_cache_dir: Path = BUILD_CACHE
 
@@ -182,6 +184,9 @@ class EvergreenSettings:
             ),
             stale_if_error_seconds=env.number("EVERGREEN_STALE_IF_ERROR_SECONDS", defaults.stale_if_error_seconds),
             release_files_dir=env.directory("EVERGREEN_RELEASE_FILES_DIR", RELEASE_FILES),
+            release_files_max_bytes=env.whole(
+                "EVERGREEN_RELEASE_FILES_MAX_BYTES", defaults.release_files_max_bytes, minimum=1
+            ),
             build_cache_dir=env.directory("EVERGREEN_BUILD_CACHE_DIR", BUILD_CACHE),
         )
 

@@ -8,10 +8,13 @@ together make it once), written aside and renamed into place: a crash half-way l
 the name. Every process maps it read-only. The pages are the kernel's page cache, shared by all the
 processes mapping them, instead of a private copy in each.
 
-Files untouched for PRUNE_AFTER_SECONDS are removed when a new one is written: a process that still
+Files untouched for PRUNE_AFTER_SECONDS are removed when a new one is written, and so are the least
+recently used past EVERGREEN_RELEASE_FILES_MAX_BYTES (never the one just written): a process that still
 maps one keeps reading it (an unlinked file lives until its last mapping goes), and one that needs
-it again makes it again. What a writer killed half-way left aside is removed then too, and when a
-worker starts (knowledge.partial_files: never what a live writer holds).
+it again makes it again. A 100,000-entry namespace that publishes every few minutes writes about
+200 MB of them each time, so the day's age alone let the directory fill its disk. What a writer
+killed half-way left aside is removed then too, and when a worker starts (knowledge.partial_files:
+never what a live writer holds).
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ def release_file_made(*, name: str, produce: Callable[[Path], None]) -> Path:
                     os.replace(partial, path)
                 finally:
                     partial.unlink(missing_ok=True)
-                _prune(directory, keep=path)
+                _prune(directory, keep=path, budget=settings.EVERGREEN.release_files_max_bytes)
     os.utime(path)  # in use: not pruned
     return path
 
@@ -84,9 +87,21 @@ def release_files_sweep() -> None:
     partials_sweep(settings.EVERGREEN.release_files_dir)
 
 
-def _prune(directory: Path, *, keep: Path) -> None:
+def _prune(directory: Path, *, keep: Path, budget: int) -> None:
     partials_sweep(directory)
     cutoff = time.time() - PRUNE_AFTER_SECONDS
+    kept: list[tuple[float, int, Path]] = []  # the files left, with when each was last used and its size
     for path in directory.iterdir():  # the files (and scratch of older versions), never the lock
-        if path != keep and path.name != ".lock" and not is_partial(path.name) and path.stat().st_mtime < cutoff:
+        if path.name == ".lock" or is_partial(path.name):
+            continue
+        status = path.stat()
+        if path != keep and status.st_mtime < cutoff:
             path_remove(path)
+        elif path != keep:
+            kept.append((status.st_mtime, status.st_size, path))
+    held = keep.stat().st_size + sum(size for _, size, _ in kept)
+    for _, size, path in sorted(kept):  # the least recently used first
+        if held <= budget:
+            break
+        path_remove(path)
+        held -= size

@@ -6,6 +6,7 @@ import multiprocessing
 import os
 import time
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +90,23 @@ def test_an_old_scratch_directory_is_removed_with_the_old_files_and_breaks_nothi
     release_file_mapped(name="abc.index", produce=produce)
 
     assert sorted(os.listdir(files)) == [".lock", "abc.index"]
+
+
+def _filled(path: Path, *, size: int) -> None:
+    path.write_bytes(b"x" * size)
+
+
+def test_past_its_byte_budget_the_least_recently_used_files_go_never_the_one_just_made(
+    files: Path, settings: Any
+) -> None:
+    settings.EVERGREEN = replace(settings.EVERGREEN, release_files_max_bytes=250)
+    files.mkdir(parents=True)
+    for minutes, name in [(10, "used.index"), (20, "older.index"), (30, "oldest.entries")]:
+        (files / name).write_bytes(b"x" * 100)
+        os.utime(files / name, (time.time() - 60 * minutes,) * 2)
+
+    release_file_mapped(name="new.index", produce=partial(_filled, size=100))
+    assert sorted(p.name for p in files.iterdir() if p.name != ".lock") == ["new.index", "used.index"]
+
+    release_file_mapped(name="huge.index", produce=partial(_filled, size=1000))
+    assert sorted(p.name for p in files.iterdir() if p.name != ".lock") == ["huge.index"]
