@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import io
 import mmap
-import shutil
 import sys
-import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -42,8 +40,9 @@ TUPLE_FIELDS = frozenset(f.name for f in fields(EntryRecord) if str(f.type).star
 _fields_of = attrgetter(*FIELDS)  # an entry's fields in FIELDS order, as a tuple (orjson writes it as a list)
 TABLE_LAYOUT = f"{KIND}.{FORMAT}." + ",".join(FIELDS)  # what a table file made by this code holds
 PARSED_MAX = 4096  # entries kept parsed per table: the ones packs keep asking for
-COPY_BYTES = 1024 * 1024  # the spooled records are copied into the table a slice at a time
-SPOOL_BYTES = 256 * 1024  # the records go to the spool joined about this much at a time
+COPY_BYTES = 1024 * 1024  # runs copied from the kept table are written a slice at a time
+JOIN_BYTES = 256 * 1024  # short records are joined about this much at a time before they are written
+KEEP_BYTES = 8 * 1024 * 1024  # serialised records kept between the table's two passes; the rest serialised twice
 
 
 Scoped = tuple[int, tuple[str, ...], float]  # an entry with path globs: its position, globs and confidence
@@ -158,7 +157,7 @@ class TableReuse:
 def pack_entries(entries: Iterable[EntryRecord], tombstones: Iterable[Tombstone] = ()) -> bytes:
     """The table's bytes (the release's few tombstones ride in its header): same input, same bytes."""
     out = io.BytesIO()
-    write_entries(out, entries, tombstones, spool=io.BytesIO())
+    write_entries(out, entries, tombstones)
     return out.getvalue()
 
 
@@ -167,12 +166,14 @@ def write_entries(
     entries: Iterable[EntryRecord],
     tombstones: Iterable[Tombstone],
     *,
-    spool: BinaryIO,
     reuse: TableReuse | None = None,
 ) -> None:
-    """Write the table (pack_entries' bytes) to `out`: the records go to `spool` (a temporary file for a
-    large release) until the header, which holds their total size, is written. With `reuse`, the
-    records of the entries of its kept table are copied from that file, a run of neighbours at a time."""
+    """Write the table (pack_entries' bytes) to `out`, its records once. The header holds their offsets,
+    so every record's length is known first: a copied record's from the kept table's offsets, a
+    serialised one's by serialising it. Serialised records are kept for the second pass up to
+    KEEP_BYTES and serialised again past that (a full build's records are over 100 MB at 100,000
+    entries; spooling them all to a file and copying it wrote them twice). With `reuse`, the records of
+    the entries of its kept table are copied from that file, a run of neighbours at a time."""
     entries = entries if isinstance(entries, Sequence) else list(entries)
     columns = EntryColumns.of(entries)
     previous = reuse.previous() if reuse is not None else None
@@ -188,34 +189,8 @@ def write_entries(
     copied = olds >= 0
     lengths = np.zeros(len(entries), dtype=np.int64)
     lengths[copied] = np.diff(old_offsets)[olds[copied]]
-    # A run is one record serialised here or neighbours in the kept table, copied as one slice.
-    breaks = np.ones(len(entries), dtype=bool)
-    breaks[1:] = ~(copied[1:] & copied[:-1] & (olds[1:] == olds[:-1] + 1))
-    starts, positions = np.flatnonzero(breaks).tolist(), olds.tolist()
-    ends = [*starts[1:], len(entries)] if starts else []
-    fresh: dict[int, int] = {}  # the serialised records' lengths by entry
-    batch: list[bytes | memoryview] = []
-    held = 0
-    for start, end in zip(starts, ends, strict=True):
-        if positions[start] < 0:
-            piece: bytes | memoryview = orjson.dumps(_fields_of(entries[start]))
-            fresh[start] = len(piece)
-        else:
-            piece = blob[int(old_offsets[positions[start]]) : int(old_offsets[positions[end - 1] + 1])]
-        if len(piece) >= SPOOL_BYTES:  # a long run (most of the table in a one-entry build): never joined
-            if batch:
-                _spool_write(spool, b"".join(batch), mapped)
-                batch, held = [], 0
-            _spool_write(spool, piece, mapped)
-            continue
-        batch.append(piece)
-        held += len(piece)
-        if held >= SPOOL_BYTES:
-            _spool_write(spool, b"".join(batch), mapped)
-            batch, held = [], 0
-    _spool_write(spool, b"".join(batch), mapped)
-    del blob, batch, mapped
-    lengths[list(fresh)] = list(fresh.values())
+    fresh = np.flatnonzero(~copied).tolist()
+    serialised = _serialised(entries, fresh, lengths)
     if reuse is not None:
         reuse.reused = len(entries) - len(fresh)
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
@@ -229,23 +204,64 @@ def write_entries(
         "columns": columns.as_meta(),
     }
     out.write(arrays_header(meta, {"blob": ("|u1", (size,)), "offsets": ("<i8", offsets.shape)}))
-    spool.seek(0)
-    shutil.copyfileobj(spool, out, COPY_BYTES)
+    # A run is one record serialised here or neighbours in the kept table, copied as one slice.
+    breaks = np.ones(len(entries), dtype=bool)
+    breaks[1:] = ~(copied[1:] & copied[:-1] & (olds[1:] == olds[:-1] + 1))
+    starts, positions = np.flatnonzero(breaks).tolist(), olds.tolist()
+    ends = [*starts[1:], len(entries)] if starts else []
+    batch: list[bytes | memoryview] = []
+    held = written = 0
+    for start, end in zip(starts, ends, strict=True):
+        if positions[start] < 0:
+            record = serialised.pop(start, None)
+            piece: bytes | memoryview = record if record is not None else orjson.dumps(_fields_of(entries[start]))
+        else:
+            piece = blob[int(old_offsets[positions[start]]) : int(old_offsets[positions[end - 1] + 1])]
+        written += len(piece)
+        if len(piece) >= JOIN_BYTES:  # a long run (most of the table in a one-entry build): never joined
+            if batch:
+                _records_write(out, b"".join(batch), mapped)
+                batch, held = [], 0
+            _records_write(out, piece, mapped)
+            continue
+        batch.append(piece)
+        held += len(piece)
+        if held >= JOIN_BYTES:
+            _records_write(out, b"".join(batch), mapped)
+            batch, held = [], 0
+    _records_write(out, b"".join(batch), mapped)
+    del blob, batch, mapped
+    if written != size:  # an entry serialised to other bytes the second time: the header would lie
+        raise ValueError(f"the entry records came to {written} bytes, not the {size} their offsets hold")
     out.write(array_padding(size))
     out.write(offsets.tobytes())
     out.write(array_padding(offsets.nbytes))
 
 
-def _spool_write(spool: BinaryIO, data: bytes | memoryview, mapped: mmap.mmap | None) -> None:
+def _serialised(entries: Sequence[EntryRecord], fresh: list[int], lengths: np.ndarray) -> dict[int, bytes]:
+    """Serialise the records of the entries at `fresh`, setting their `lengths`: those kept for the
+    second pass (up to KEEP_BYTES), by position."""
+    kept: dict[int, bytes] = {}
+    held = 0
+    for position in fresh:
+        record = orjson.dumps(_fields_of(entries[position]))
+        lengths[position] = len(record)
+        if held + len(record) <= KEEP_BYTES:
+            kept[position] = record
+            held += len(record)
+    return kept
+
+
+def _records_write(out: BinaryIO, data: bytes | memoryview, mapped: mmap.mmap | None) -> None:
     """Write `data` (records serialised here, or a run copied from the kept table's mapping `mapped`) a
     slice at a time, letting go of the mapping's pages after each: they are read once, and resident they
     were the whole kept table (about 100 MB at 100,000 entries) beside the build."""
     if mapped is None or len(data) <= COPY_BYTES:
-        spool.write(data)
+        out.write(data)
     else:
         view = memoryview(data)
         for start in range(0, len(view), COPY_BYTES):
-            spool.write(view[start : start + COPY_BYTES])
+            out.write(view[start : start + COPY_BYTES])
             mapped.madvise(mmap.MADV_DONTNEED)
     if mapped is not None:
         mapped.madvise(mmap.MADV_DONTNEED)
@@ -342,10 +358,9 @@ def write_entry_table(*, site_json: Path, context_json: Path, table: Path) -> No
 def entries_file_write(
     path: Path, entries: Iterable[EntryRecord], tombstones: Iterable[Tombstone], *, reuse: TableReuse | None = None
 ) -> None:
-    """The table written to `path`, its records spooled through a temporary file beside it (copied from
-    `reuse`'s kept table where they can be)."""
-    with open(path, "wb") as out, tempfile.TemporaryFile(dir=path.parent) as spool:
-        write_entries(out, entries, tombstones, spool=spool, reuse=reuse)
+    """The table written to `path` (its records copied from `reuse`'s kept table where they can be)."""
+    with open(path, "wb") as out:
+        write_entries(out, entries, tombstones, reuse=reuse)
 
 
 def main(argv: Sequence[str]) -> int:

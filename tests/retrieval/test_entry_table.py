@@ -81,7 +81,7 @@ def test_a_table_copied_from_the_last_one_a_slice_at_a_time_is_the_same_bytes(
 ) -> None:
     """Runs copied from the kept table's mapping are written a slice at a time, its pages let go after each."""
     monkeypatch.setattr(entry_table, "COPY_BYTES", 100)
-    monkeypatch.setattr(entry_table, "SPOOL_BYTES", 300)
+    monkeypatch.setattr(entry_table, "JOIN_BYTES", 300)
     before = list(demo_records())
     reuse = TableReuse()
     _written(tmp_path / "1", before, reuse)
@@ -102,3 +102,26 @@ def test_a_table_whose_last_one_is_gone_or_damaged_serialises_its_records(tmp_pa
         (tmp_path / "1").write_bytes(damage)
     assert _written(tmp_path / "2", entries, reuse) == pack_entries(entries, [RETIRED])
     assert reuse.reused == 0
+
+
+@pytest.mark.parametrize("keep", [0, 700])
+def test_records_past_what_a_table_keeps_are_serialised_again_to_the_same_bytes(
+    monkeypatch: pytest.MonkeyPatch, keep: int
+) -> None:
+    """The records are written after the header that holds their offsets: those past KEEP_BYTES are
+    serialised a second time, and the table is the same bytes."""
+    records = list(demo_records())
+    whole = pack_entries(records, [RETIRED])
+    monkeypatch.setattr(entry_table, "KEEP_BYTES", keep)
+    assert pack_entries(records, [RETIRED]) == whole
+
+
+def test_a_record_that_serialises_otherwise_the_second_time_fails_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The header's offsets are written before the records: a record of another length on the second
+    pass would make every later offset lie, so the table is refused instead."""
+    monkeypatch.setattr(entry_table, "KEEP_BYTES", 0)
+    calls = iter(range(1_000))
+    fields_of = entry_table._fields_of
+    monkeypatch.setattr(entry_table, "_fields_of", lambda entry: (*fields_of(entry)[:-1], next(calls)))
+    with pytest.raises(ValueError, match="bytes, not the"):
+        pack_entries(list(demo_records())[:12])
