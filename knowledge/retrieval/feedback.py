@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy import sparse
 
 from knowledge.retrieval.scoring import QueryPlan
 
@@ -24,7 +25,6 @@ FEEDBACK_SHARED = 2  # a term joins only when at least this many of those entrie
 # ...and when at most this share of all entries hold it: common terms' long postings would make the
 # second pass cost several first passes (3.2x the plain search at 100k entries with the cap, 6.4x without).
 FEEDBACK_MAX_SHARE = 0.1
-TRANSPOSE_CHUNK = 1 << 19  # postings ForwardIndex.transposed places at a time (about 25 MB of its work arrays)
 # The arrays of a host's mapped copy of a feedback index that hold its ForwardIndex (index_format.served_arrays).
 FORWARD_ARRAYS = ("forward_impacts", "forward_offsets", "forward_terms")
 
@@ -42,31 +42,19 @@ class ForwardIndex:
 
     @classmethod
     def transposed(cls, *, offsets: np.ndarray, docs: np.ndarray, impacts: np.ndarray, count: int) -> ForwardIndex:
-        """The postings in the stable order of their entries, placed TRANSPOSE_CHUNK postings at a time:
-        each chunk's postings go to their entry's next free slots, in the order a stable sort of the
-        chunk gives, so the result is a stable sort of them all by entry. Sorting every posting at once
-        held about 30 bytes per posting besides the result (200 MB at 100,000 entries)."""
-        starts = np.zeros(count + 1, dtype=np.int64)
-        np.cumsum(np.bincount(docs, minlength=count), out=starts[1:])
-        terms = np.empty(len(docs), dtype=np.int32)
-        moved = np.empty(len(docs), dtype=impacts.dtype)
-        cursor = starts[:-1].copy()
-        for start in range(0, len(docs), TRANSPOSE_CHUNK):
-            chunk = docs[start : start + TRANSPOSE_CHUNK]
-            end = start + len(chunk)
-            order = _by_entry(chunk, count)
-            ranked = chunk[order]
-            counts = np.bincount(chunk, minlength=count)
-            places = cursor[ranked] + (np.arange(len(chunk)) - (np.cumsum(counts) - counts)[ranked])
-            cursor += counts
-            del ranked
-            # The terms whose postings the chunk holds, each repeated for its postings in the chunk.
-            first, last = int(np.searchsorted(offsets, start, side="right")) - 1, int(np.searchsorted(offsets, end))
-            held = np.diff(np.clip(offsets[first : last + 1], start, end))
-            terms[places] = np.repeat(np.arange(first, last, dtype=np.int32), held)[order]
-            order += start
-            moved[places] = impacts[order]
-        return cls.of(offsets=starts, terms=terms, impacts=moved, post_offsets=offsets, count=count)
+        """The postings in the stable order of their entries. They are the rows of a term-by-entry sparse
+        matrix (CSR: `offsets`, `docs`, `impacts`); its columns (CSC) are the forward index, which scipy
+        makes in one counting pass with nothing held beside the result: 0.10 s of CPU for 7.9 million
+        postings of 100,000 entries, where sorting them by entry in numpy's 16-bit radix passes took 0.50."""
+        by_term = sparse.csr_array((impacts, docs, offsets), shape=(len(offsets) - 1, count))
+        by_entry = by_term.tocsc()
+        return cls.of(
+            offsets=by_entry.indptr.astype(np.int64),
+            terms=by_entry.indices.astype(np.int32, copy=False),
+            impacts=by_entry.data,
+            post_offsets=offsets,
+            count=count,
+        )
 
     @classmethod
     def of(
@@ -81,19 +69,6 @@ class ForwardIndex:
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays a host's file holds it in (FORWARD_ARRAYS)."""
         return dict(zip(FORWARD_ARRAYS, (self.impacts, self.offsets, self.terms), strict=True))
-
-
-def _by_entry(docs: np.ndarray, count: int) -> np.ndarray:
-    """The stable order of `docs` by entry, as np.argsort(docs, kind="stable") gives it, in 16-bit
-    passes: numpy radix-sorts 16-bit keys in linear time, where 32-bit ones go to a merge sort
-    (0.74 -> 0.29 s CPU for 8 million postings of 100,000 entries)."""
-    order = np.argsort((docs & 0xFFFF).astype(np.uint16), kind="stable")
-    shift = 16
-    while count > 1 << shift:
-        digits = ((docs[order] >> shift) & 0xFFFF).astype(np.uint16)
-        order = order[np.argsort(digits, kind="stable")]
-        shift += 16
-    return order
 
 
 def expanded_plan(plan: QueryPlan, positions: np.ndarray, scores: np.ndarray, forward: ForwardIndex) -> QueryPlan:

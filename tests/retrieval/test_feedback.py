@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from knowledge.retrieval import feedback
 from knowledge.retrieval.container import pack_arrays, unpack_arrays
 from knowledge.retrieval.feedback import (
     FEEDBACK_MAX_SHARE,
@@ -99,7 +98,6 @@ def transposed_and_expected(
 
 
 def test_the_transposition_orders_postings_by_entry_as_a_stable_sort_would() -> None:
-    # Over 65,536 entries, so the order takes two 16-bit passes (feedback._by_entry).
     rng = np.random.default_rng(7)
     count = 70_000
     postings = [np.sort(rng.choice(count, int(rng.integers(1, 9_000)), replace=False)) for _ in range(50)]
@@ -109,18 +107,16 @@ def test_the_transposition_orders_postings_by_entry_as_a_stable_sort_would() -> 
     assert (forward.offsets == np.searchsorted(docs, np.arange(count + 1))).all()
 
 
-@pytest.mark.parametrize("chunk", [1_000, 4_096, 1 << 19])
-def test_the_transposition_is_the_same_placed_a_chunk_at_a_time(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
-    # Chunks that end inside a term's postings, and a term without any.
-    monkeypatch.setattr(feedback, "TRANSPOSE_CHUNK", chunk)
+def test_the_transposition_keeps_the_host_files_types_through_terms_and_entries_without_postings() -> None:
     rng = np.random.default_rng(11)
     count = 5_000
-    postings = [np.sort(rng.choice(count, int(rng.integers(0, 2_500)), replace=False)) for _ in range(40)]
+    postings = [np.sort(rng.choice(count // 2, int(rng.integers(0, 2_500)), replace=False)) for _ in range(40)]
     postings[3] = np.zeros(0, dtype=np.int64)
     forward, terms, impacts, _ = transposed_and_expected(postings, count, rng)
 
     assert (forward.terms == terms).all() and (forward.impacts == impacts).all()
-    assert forward.terms.dtype == np.int32 and forward.impacts.dtype == np.float32
+    assert (forward.offsets[count // 2 :] == len(terms)).all()  # the entries no term holds
+    assert (forward.offsets.dtype, forward.terms.dtype, forward.impacts.dtype) == (np.int64, np.int32, np.float32)
 
 
 def fed_answers(index: SearchIndex) -> list[list[tuple[int, float]]]:
