@@ -104,8 +104,9 @@ def _snapshot(size: int, entries: Sequence[Any] | None = None) -> Any:
 
 def _steps(snapshot: Any, stamp: Any, caches: Any) -> dict[str, float]:
     """What services.releases._build does between reading the snapshot and writing rows, step by step."""
-    from knowledge.retrieval.render.release import render_release
+    from knowledge.retrieval.render.release import SEARCH_INDEX, render_release
     from knowledge.selectors.pages import release_metrics_measure
+    from knowledge.services.release_materialise import release_index_mapped
     from knowledge.services.release_storage import artifacts_chunked
     from knowledge.services.releases import release_validate
 
@@ -124,9 +125,10 @@ def _steps(snapshot: Any, stamp: Any, caches: Any) -> dict[str, float]:
 
     artifacts = render_release(snapshot, stamp, analysis=caches[0], parts=caches[1], progress=written)
     step("render")
-    release_validate(snapshot, stamp, artifacts)
+    index = release_index_mapped(next(a for a in artifacts if a.name == SEARCH_INDEX))
+    release_validate(snapshot, stamp, artifacts, index=index)
     step("validate")
-    release_metrics_measure(snapshot, stamp, artifacts)
+    release_metrics_measure(snapshot, stamp, artifacts, index=index)
     step("metrics")
     for _ in artifacts_chunked(artifacts):
         pass

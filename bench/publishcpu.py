@@ -50,6 +50,7 @@ def _change(slug: str, number: int) -> None:
 PHASES = (
     "_snapshot",
     "_render",
+    "release_index_mapped",
     "release_validate",
     "release_metrics_measure",
     "release_files_write",

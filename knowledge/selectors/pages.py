@@ -22,7 +22,6 @@ from knowledge.retrieval.render.release import (
     INDEX_MD,
     LLMS_FULL_TXT,
     LLMS_TXT,
-    SEARCH_INDEX,
     RenderedArtifact,
 )
 from knowledge.retrieval.render.safe_html import markdown_to_safe_html
@@ -136,14 +135,15 @@ def entries_page_render(listing: BrowsePage, snapshot: Snapshot, stamp: ReleaseS
 
 
 def release_metrics_measure(
-    snapshot: Snapshot, stamp: ReleaseStamp, artifacts: list[RenderedArtifact]
+    snapshot: Snapshot, stamp: ReleaseStamp, artifacts: list[RenderedArtifact], *, index: SearchIndex
 ) -> dict[str, Any]:
-    """metrics.json of the release, measured at build time from the very bytes it serves."""
+    """metrics.json of the release, measured at build time from the very bytes it serves (`index`: its
+    public index, as loaded)."""
     by_name = {a.name: a for a in artifacts}
     return measure_release(
         snapshot,
         stamp,
-        index=SearchIndex.from_bytes(by_name[SEARCH_INDEX].mapped()),
+        index=index,
         index_html=index_page_render(snapshot, stamp),
         index_md=by_name[INDEX_MD].content.decode(),
         llms_full_txt=by_name[LLMS_FULL_TXT].content.decode(),

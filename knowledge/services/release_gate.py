@@ -18,7 +18,7 @@ from knowledge.models import GateStatus, Namespace, Release, ReleaseActivation, 
 from knowledge.retrieval.evaluation import EvalQuestion, QueryOutcome
 from knowledge.retrieval.gate import GateVerdict, gate_verdict
 from knowledge.retrieval.index import SearchIndex
-from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON, RenderedArtifact
+from knowledge.retrieval.render.release import CONTEXT_JSON, SITE_JSON, RenderedArtifact
 from knowledge.retrieval.render.site import snapshot_from_artifacts
 from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
 from knowledge.selectors.serving import LoadedRelease, release_in_memory
@@ -118,11 +118,12 @@ def release_gate_record(*, release: Release, check: GateCheck, now: datetime) ->
     return gate
 
 
-def candidate_from_artifacts(artifacts: Sequence[RenderedArtifact]) -> LoadedRelease:
-    """A rendered, not yet stored release loaded from its own files, exactly as serving would load it."""
-    files = {artifact.name: artifact.content for artifact in artifacts}
+def candidate_from_artifacts(artifacts: Sequence[RenderedArtifact], *, index: SearchIndex) -> LoadedRelease:
+    """A rendered, not yet stored release loaded from its own files, exactly as serving would load it
+    (`index`: its public index, as the host's workers will map it)."""
+    files = {artifact.name: artifact.content for artifact in artifacts if artifact.name in (SITE_JSON, CONTEXT_JSON)}
     snapshot, stamp = snapshot_from_artifacts(site_json=files[SITE_JSON], context_json=files[CONTEXT_JSON])
-    return release_in_memory(snapshot=snapshot, stamp=stamp, index=SearchIndex.from_bytes(files[SEARCH_INDEX]))
+    return release_in_memory(snapshot=snapshot, stamp=stamp, index=index)
 
 
 def existing_release_check(*, namespace: Namespace, release: Release) -> GateCheck | None:

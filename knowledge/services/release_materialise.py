@@ -6,6 +6,8 @@ storage and ran a process to make the entry table (1–3 s at 10,000 entries, mo
 rendered from (the table is the same bytes either way: tests/knowledge/test_release_materialise.py).
 It writes them before activating the release, so when workers see the switch the files are there.
 The table copies the records of unchanged entries from the last table the process wrote (TableReuse).
+The index file is written first, as the build checks and measures the release (release_index_mapped):
+its checks then read the copy the workers will map instead of taking the stored bytes apart again.
 
 Best effort: a host without the directory, a full disk or a worker on another host loses nothing but
 time, as the worker that needs a missing file makes it from storage (knowledge.selectors.release_files).
@@ -22,7 +24,12 @@ from knowledge.retrieval.entry_table import TableReuse, entries_file_write
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.render.release import CONTEXT_JSON, SEARCH_INDEX, SITE_JSON, RenderedArtifact
 from knowledge.retrieval.snapshot import Snapshot
-from knowledge.selectors.release_files import entries_file_name, index_file_name, release_file_made
+from knowledge.selectors.release_files import (
+    entries_file_name,
+    index_file_name,
+    release_file_made,
+    release_file_mapped,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +54,19 @@ def release_files_write(
         if reuse is not None:
             reuse.forget()
         logger.warning("The release's files were not written for this host's web workers (%s); they make them", error)
+
+
+def release_index_mapped(index: RenderedArtifact) -> SearchIndex:
+    """The rendered index `index` loaded from the file this host's workers will map, written now if it
+    is missing: its posting columns and impacts are the file's pages, where loading the stored bytes
+    copied them out of the rows and derived the impacts again (0.3 s of CPU and 200 MB at 100,000
+    entries, for each of the build's checks). From the stored bytes when the file cannot be written."""
+    try:
+        mapping = release_file_mapped(name=index_file_name(index.etag), produce=partial(_write, index))
+    except OSError as error:
+        logger.warning("The release's index is checked from its stored bytes (%s)", error)
+        return SearchIndex.from_bytes(index.mapped())
+    return SearchIndex.from_bytes(mapping)
 
 
 def _write(index: RenderedArtifact, path: Path) -> None:

@@ -74,7 +74,7 @@ from knowledge.services.release_gate import (
     release_gate_check,
     release_gate_record,
 )
-from knowledge.services.release_materialise import release_files_write
+from knowledge.services.release_materialise import release_files_write, release_index_mapped
 from knowledge.services.release_storage import CutsKept, artifacts_store, release_files_restore
 from knowledge.services.webhooks import release_activation_record
 
@@ -284,7 +284,11 @@ def _context_ids(context_json: bytes | mmap.mmap) -> list[str]:
     return ids
 
 
-def release_validate(snapshot: Snapshot, stamp: ReleaseStamp, artifacts: list[RenderedArtifact]) -> None:
+def release_validate(
+    snapshot: Snapshot, stamp: ReleaseStamp, artifacts: list[RenderedArtifact], *, index: SearchIndex
+) -> None:
+    """Refuse a release whose files do not hold exactly the snapshot's public entries, or leak a hidden
+    one; `index`: its public index as loaded (release_materialise.release_index_mapped)."""
     by_name = {artifact.name: artifact for artifact in artifacts}
     public = visible(snapshot, PUBLIC)
     context = by_name[CONTEXT_JSON].mapped()  # a fresh read copied 120 MB at 100,000 entries
@@ -295,7 +299,6 @@ def release_validate(snapshot: Snapshot, stamp: ReleaseStamp, artifacts: list[Re
             context.close()
     if listed != [e.id for e in public.entries]:
         raise ReleaseValidationError("context.json does not list exactly the snapshot's public entries.")
-    index = SearchIndex.from_bytes(by_name[SEARCH_INDEX].mapped())
     browse = index.search("")
     if browse.total != len(packable(public.entries, revision=stamp.revision)):
         raise ReleaseValidationError("The compiled index does not hold every public entry that may be packed.")
@@ -445,11 +448,12 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
     stamp = _stamp(namespace=namespace, snapshot=snapshot, previous=previous, now=now)
     lineage = calibration_lineage(namespace=namespace, snapshot=snapshot, latest=previous)
     artifacts = _render(namespace, snapshot, stamp, follows=previous, lineage=lineage)
-    release_validate(snapshot, stamp, artifacts)
+    index = release_index_mapped(next(a for a in artifacts if a.name == SEARCH_INDEX))
+    release_validate(snapshot, stamp, artifacts, index=index)
     public = visible(snapshot, PUBLIC)
-    metrics = release_metrics_measure(public, stamp, artifacts)
+    metrics = release_metrics_measure(public, stamp, artifacts, index=index)
     metrics["freshness"] = freshness_counts(public.entries, revision=stamp.revision)
-    check = release_gate_check(namespace=namespace, candidate=partial(candidate_from_artifacts, artifacts))
+    check = release_gate_check(namespace=namespace, candidate=partial(candidate_from_artifacts, artifacts, index=index))
     # Before the switch: this host's workers only map them.
     release_files_write(public=public, artifacts=artifacts, reuse=_build_caches(namespace.pk).table)
     pause = settings.EVERGREEN.build_pause_seconds

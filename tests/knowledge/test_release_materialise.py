@@ -27,7 +27,7 @@ from knowledge.selectors.artifacts import artifact_contents
 from knowledge.selectors.release_files import entries_file_name, index_file_name
 from knowledge.selectors.serving import LoadedRelease, release_cache_key, release_read
 from knowledge.services.entries import entry_retire
-from knowledge.services.release_materialise import release_files_write
+from knowledge.services.release_materialise import release_files_write, release_index_mapped
 from tests.retrieval.helpers import demo_namespace, demo_records
 from tests.servingfixtures import BUILT_AT, alpha_rows, publish
 
@@ -181,3 +181,25 @@ def test_a_spooled_index_is_copied_for_the_workers_a_slice_at_a_time(files: Path
     monkeypatch.setattr(RenderedArtifact, "content", property(unless_the_index))
     release_files_write(public=visible(snapshot, PUBLIC), artifacts=artifacts)
     assert (files / index_file_name(index.etag)).read_bytes() == served
+
+
+def test_the_build_checks_the_index_its_workers_will_map_and_the_stored_bytes_when_it_cannot_write_it(
+    files: Path,
+) -> None:
+    """Loading the stored bytes copied the posting columns out of the rows and derived the impacts, for
+    each check of the build (0.3 s and 200 MB at 100,000 entries); the host's copy holds both."""
+    snapshot = Snapshot(namespace=demo_namespace(), entries=demo_records())
+    index = next(a for a in render_release(snapshot, STAMP) if a.name == SEARCH_INDEX)
+    from_storage = SearchIndex.from_bytes(index.content)
+
+    checked = release_index_mapped(index)
+    assert (files / index_file_name(index.etag)).read_bytes() == b"".join(from_storage.served_pieces())
+    assert private(checked) == DERIVED, sorted(private(checked))
+    files.rename(files.with_name("moved"))
+    files.write_bytes(b"not a directory")
+    fallen_back = release_index_mapped(index)
+    assert {"post_docs", "post_bm25f"} <= private(fallen_back)
+    for topic in TOPICS:
+        for ranking in (checked.search(topic), fallen_back.search(topic)):
+            expected = from_storage.search(topic)
+            assert (ranking.mode, ranking.total, list(ranking)) == (expected.mode, expected.total, list(expected))
