@@ -60,8 +60,10 @@ ROWS = "post_rows"
 ROW_COLUMNS = (("post_docs", "<i4"), (SATURATION, "<f4"), ("post_blocks", "<u4"), ("post_seed", "|u1"))
 ROW_BYTES = sum(np.dtype(dtype).itemsize for _, dtype in ROW_COLUMNS)
 # What a host's copy holds beside the stored arrays, named in its file's name (release_files.index_file_name):
-# a copy made by code before the forward index is not reused (it would load, transposing as before).
-SERVED_LAYOUT = "served-forward"
+# a copy made by code before the forward index, the offsets and the string order is not reused (each
+# worker would derive them as it loads: the order alone, an argsort of every term, took 0.09 s at 100,000
+# entries, and all of them were a private copy per worker).
+SERVED_LAYOUT = "served-derived"
 BLOCK_ROWS = 1 << 16  # rows taken apart at a time (_columns): 832 KiB of them
 
 
@@ -175,6 +177,15 @@ def _offsets(lengths: np.ndarray) -> np.ndarray:
     return offsets
 
 
+def _order(hashes: np.ndarray) -> np.ndarray:
+    """The term ids in string order, from their hashes in that order (stored_arrays). The hashes are
+    sorted and unique (else the ids are stored): the k-th smallest of the order's hashes is term k's,
+    so sorting them gives each term's place in string order."""
+    order = np.empty(len(hashes), dtype=np.int32)
+    order[np.argsort(hashes)] = np.arange(len(order), dtype=np.int32)
+    return order
+
+
 def served_forward(meta: Mapping[str, Any]) -> bool:
     """Whether a host's copy of the index holds its forward index: it ranks with feedback (format 2 on)."""
     return meta.get("format") != 1 and bool((meta.get("options") or {}).get("feedback"))
@@ -230,7 +241,21 @@ def served_lazily(
             found[MAX_IMPACTS] = (best.dtype.str, best.shape, lambda: _ranking_idf(meta, counts) * best)
     if served_forward(meta) and counts is not None and IMPACTS in found and FORWARD_ARRAYS[0] not in found:
         _forward_lazily(meta, found, partial(_offsets, counts))
+    if not _served_derived(meta):
+        return found
+    for absolute, lengths in LENGTHS.items():
+        if absolute not in found and lengths in stored:
+            found[absolute] = ("<i8", (len(stored[lengths]) + 1,), partial(_offsets, stored[lengths]))
+    hashes = stored.get(ORDER_HASHES)
+    if ORDER not in found and hashes is not None:
+        found[ORDER] = ("<i4", hashes.shape, partial(_order, hashes))
     return found
+
+
+def _served_derived(meta: Mapping[str, Any]) -> bool:
+    """Whether a host's copy holds the offsets and string order (format 3 on: a format 2 index's copy
+    is its stored bytes, unless it ranks with feedback, as before)."""
+    return int(meta.get("format", 2)) >= 3
 
 
 def stored_arrays(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
@@ -258,12 +283,14 @@ def stored_arrays(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any] | No
 
 
 def served_arrays(meta: Mapping[str, Any], searched: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """What a host's mapped copy of an index holds: what it stores, with the impacts format 3 derives and
-    the posting columns format 4 stores as rows (not the rows)."""
+    """What a host's mapped copy of an index holds: what it stores, with the impacts format 3 derives,
+    the posting columns format 4 stores as rows (not the rows), and from format 3 on the offsets and
+    string order format 2 derives."""
     served = stored_arrays(searched, meta)
     if ROWS in served and ROWS not in searched:
         del served[ROWS]
-    for name in (IMPACTS, MAX_IMPACTS, *(name for name, _ in ROW_COLUMNS)):
+    derived = (*LENGTHS, ORDER) if _served_derived(meta) else ()
+    for name in (IMPACTS, MAX_IMPACTS, *(name for name, _ in ROW_COLUMNS), *derived):
         if name in searched:
             served[name] = searched[name]
     if served_forward(meta):
@@ -294,11 +321,7 @@ def searched_arrays(
         if absolute not in found and lengths in found:
             found[absolute] = _frozen(_offsets(found[lengths]))
     if ORDER not in found and ORDER_HASHES in found:
-        # The hashes are sorted and unique (else the ids are stored): the k-th smallest of the order's
-        # hashes is term k's, so sorting them gives each term's place in string order.
-        order = np.empty(len(found[ORDER_HASHES]), dtype=np.int32)
-        order[np.argsort(found[ORDER_HASHES])] = np.arange(len(order), dtype=np.int32)
-        found[ORDER] = _frozen(order)
+        found[ORDER] = _frozen(_order(found[ORDER_HASHES]))
     if IDF not in found:
         doc_freq = found["post_counts"].astype(np.int64)
         found[IDF] = _frozen(bm25_idf(doc_freq, int(meta["reference"]["documents"])))

@@ -137,8 +137,9 @@ def private(index: SearchIndex) -> set[str]:
     return {name for name, array in index._arrays.items() if not mapped(array)}
 
 
-# Per term or per entry, derived as an index loads: small beside the postings.
-DERIVED = {"doc_id_offsets", "link_offsets", "post_offsets", "term_idf", "term_offsets", "term_order"}
+# Per term, derived as an index loads: small beside the postings. The host's copy holds the rest of
+# what a worker derived (the offsets, and the string order: an argsort of every term).
+DERIVED = {"term_idf"}
 TOPICS = ("alpha internals", "pricing", "changelog", "")
 
 
