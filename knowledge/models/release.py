@@ -6,6 +6,7 @@ from django.db import models
 from django.utils import timezone
 
 from knowledge.models.base import UndeletableModel
+from knowledge.models.json_encoder import CompiledJSONEncoder
 from knowledge.models.namespace import Namespace
 
 
@@ -16,7 +17,9 @@ class Release(UndeletableModel):
     sequence = models.PositiveIntegerField()
     knowledge_version = models.CharField(max_length=32)
     revision = models.DateField()
-    manifest = models.JSONField(help_text="[{id, version, hash}] of the published entries, and tombstones.")
+    manifest = models.JSONField(
+        encoder=CompiledJSONEncoder, help_text="[{id, version, hash}] of the published entries, and tombstones."
+    )
     inputs_hash = models.CharField(max_length=64, help_text="Hash of everything the artifacts are built from.")
     content_serial = models.PositiveBigIntegerField(
         default=0, help_text="The namespace's content serial the build read; a stale build never activates."
@@ -26,7 +29,11 @@ class Release(UndeletableModel):
     entry_count = models.PositiveIntegerField(default=0)
     total_tokens = models.PositiveIntegerField(default=0)
     metrics = models.JSONField(
-        default=dict, blank=True, editable=False, help_text="Measured when built: contextShape and budgetScan."
+        default=dict,
+        blank=True,
+        editable=False,
+        encoder=CompiledJSONEncoder,
+        help_text="Measured when built: contextShape and budgetScan.",
     )
     files_pruned_at = models.DateTimeField(
         null=True,
