@@ -44,6 +44,13 @@ POSTGRES = SERVICES.postgres
 BENCH_REDIS = SERVICES.redis_url
 DEMO = "evergreen"
 PUBLISH_SIZE = 10_000
+# The tables a release's storage grows, by the name the report gives them.
+RELEASE_TABLES = {
+    "chunks": "knowledge.ArtifactBlob",
+    "parts": "knowledge.ArtifactPart",
+    "files": "knowledge.Artifact",
+    "releases": "knowledge.Release",
+}
 POLL_SECONDS = 0.02
 VISIBLE_TIMEOUT = 300.0
 CHILD_FLAG = "--child"
@@ -274,6 +281,9 @@ class PublishSample:
     analysed: int  # entries the build analysed (the rest came from the worker's analysis cache)
     files_bytes: int  # the new release's files, all of them
     stored_bytes: int  # what storing them added: contents no earlier release of the namespace had
+    # What the publish grew the release tables by on disk (rows, indexes, TOAST), per table: the chunks'
+    # bytes above, and what `stored_bytes` leaves out (each release's part rows, manifest and metrics).
+    table_growth: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -288,6 +298,10 @@ class PublishReport:
     def peak_build_mib(self) -> float:
         """The most any build of this namespace held: the bench's own full build or the worker's."""
         return max(self.build.build_peak_mib, self.worker_peak_mib)
+
+    def database_growth(self) -> float:
+        """The median growth of the release tables on disk per publish (PublishSample.table_growth)."""
+        return statistics.median(sum(s.table_growth.values()) for s in self.samples)
 
     @property
     def one_entry_build(self) -> float:
@@ -367,6 +381,7 @@ def measure_publish(stack: BenchStack, *, rounds: int, size: int = PUBLISH_SIZE)
     times = stack.synthetic(size)
     slug = slug_for(size)
     samples: list[PublishSample] = []
+    tables = stack.child("release-tables")
     with (
         celery_worker(stack) as worker,
         gunicorn(stack, "evergreen_site.wsgi", workers=2, log="publish") as server,
@@ -386,6 +401,8 @@ def measure_publish(stack: BenchStack, *, rounds: int, size: int = PUBLISH_SIZE)
             )
             visible = time.time()
             build = stack.child("last-build", slug)
+            grown = {name: size - tables[name] for name, size in build["tables"].items()}
+            tables = build["tables"]
             activated = notices.last(build["namespace_id"], since=build["started"])
             samples.append(
                 PublishSample(
@@ -396,6 +413,7 @@ def measure_publish(stack: BenchStack, *, rounds: int, size: int = PUBLISH_SIZE)
                     analysed=_analysed(worker.log, slug),
                     files_bytes=build["files_bytes"],
                     stored_bytes=build["stored_bytes"],
+                    table_growth=grown,
                 )
             )
             log(f"publish: visible after {samples[-1].to_visible:.2f} s (build {samples[-1].build:.2f} s)")
@@ -435,6 +453,14 @@ def format_publish(report: PublishReport) -> str:
     lines.append(
         f"release storage growth per publish (median): {growth / 1e6:.2f} MB stored of {files / 1e6:.2f} MB of "
         f"files ({growth / files:.0%}; files are shared between releases by content hash)"
+    )
+    growth_by_table = {
+        name: statistics.median(s.table_growth.get(name, 0) for s in report.samples) for name in RELEASE_TABLES
+    }
+    lines.append(
+        f"release tables' growth on disk per publish (median): {report.database_growth() / 1e6:.2f} MB ("
+        + ", ".join(f"{name} {size / 1e6:.2f}" for name, size in growth_by_table.items())
+        + "; rows, indexes and TOAST: the chunks above, and each release's part rows, manifest and metrics)"
     )
     lines.append(
         f"one-entry build (median) / full build: {report.one_entry_build:.2f} s / {b.build_seconds:.2f} s "
@@ -481,6 +507,19 @@ def _child_publish(slug: str, entry_id: str, marker: str) -> dict[str, Any]:
     return {"committed": time.time(), "changed": report.changed}
 
 
+def _child_release_tables() -> dict[str, int]:
+    """The bytes on disk of each table a release is stored in (RELEASE_TABLES): heap, indexes and TOAST."""
+    from django.apps import apps
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        sizes = {}
+        for name, model in RELEASE_TABLES.items():
+            cursor.execute("SELECT pg_total_relation_size(%s::regclass)", [apps.get_model(model)._meta.db_table])
+            sizes[name] = int(cursor.fetchone()[0])
+    return sizes
+
+
 def _child_last_build(slug: str) -> dict[str, Any]:
     from django.db.models import Sum
 
@@ -499,6 +538,7 @@ def _child_last_build(slug: str) -> dict[str, Any]:
         "started": build.started_at.timestamp(),
         "files_bytes": files.aggregate(total=Sum("size"))["total"] or 0,
         "stored_bytes": stored.aggregate(total=Sum("size"))["total"] or 0,
+        "tables": _child_release_tables(),
     }
 
 
@@ -506,6 +546,7 @@ CHILD_ACTIONS: dict[str, Callable[..., dict[str, Any]]] = {
     "build": _child_build,
     "publish": _child_publish,
     "last-build": _child_last_build,
+    "release-tables": _child_release_tables,
 }
 
 
