@@ -20,10 +20,15 @@ bytes stored per one-entry publish (README, Performance).
 A compiled index is cut finer (INDEX_CHUNKS): it is term-major, so one entry's change touches one
 place in the posting list of each of its terms (about a hundred, spread over the whole file), and
 only small chunks leave most of the file's bytes untouched (issue 18 §3-4).
+
+Large files are cut coarser (sized_for): every chunk is also a part row of every release that holds the
+file, and at 100,000 entries the rows of 2 KiB index chunks and 8 KiB context.json chunks were ten
+times the bytes a one-entry publish stored.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -43,6 +48,34 @@ class ChunkSizes:
 
 FILE_CHUNKS = ChunkSizes(CHUNK_MIN, CHUNK_AVERAGE, CHUNK_MAX)
 INDEX_CHUNKS = ChunkSizes(512, 2 * 1024, 8 * 1024)
+# What a chunk costs each release that holds it besides its bytes: its part row and the row's indexes in
+# PostgreSQL (165 bytes measured on a 10,000-entry release; bench.publish reports the release tables).
+PART_ROW_BYTES = 165
+# Larger chunks would make a streamed slice of a file (1 MiB) read far beyond its range.
+AVERAGE_CEILING = 64 * 1024
+
+
+def sized_for(base: ChunkSizes, size: int, *, places: int) -> ChunkSizes:
+    """`base` scaled for a file of `size` bytes in which a publish changes about `places` chunks.
+
+    Each chunk costs every release a part row, and each changed chunk its bytes, so a publish adds about
+    size / average x PART_ROW_BYTES + places x average: least at average = sqrt(size x PART_ROW_BYTES /
+    places). That average is rounded to a power of two, never below base's nor above AVERAGE_CEILING,
+    and the minimum and maximum keep their ratios to it. Small files keep `base` as it is."""
+    best = math.sqrt(size * PART_ROW_BYTES / places)
+    average = 1 << round(math.log2(best)) if best >= 1 else 1
+    average = max(base.average, min(average, AVERAGE_CEILING))
+    scale = average // base.average
+    return ChunkSizes(base.minimum * scale, average, base.maximum * scale)
+
+
+def sizes_kept(previous: ChunkSizes | None, wanted: ChunkSizes) -> ChunkSizes:
+    """`previous` while `wanted` is within a factor of two of it, else `wanted`. A file whose size hovers
+    where sized_for's average steps would otherwise be cut the other way at every publish, and each
+    such publish stores the whole file again (no chunk of one cut is a chunk of the other)."""
+    if previous is not None and wanted.average // 2 <= previous.average <= wanted.average * 2:
+        return previous
+    return wanted
 
 
 def chunk_ends(data: bytes | memoryview, sizes: ChunkSizes = FILE_CHUNKS) -> Iterator[int]:

@@ -13,6 +13,7 @@ rollback to a pruned release renders its files again (releases are deterministic
 from __future__ import annotations
 
 import hashlib
+import math
 import mmap
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -22,13 +23,13 @@ from functools import partial
 from typing import NamedTuple
 
 from django.db import connection, transaction
-from django.db.models import Sum
+from django.db.models import Count, Sum
 from django.utils import timezone
 
 from knowledge.actors import Actor
 from knowledge.models import Artifact, ArtifactBlob, ArtifactPart, Namespace, Release
 from knowledge.retrieval.chunk_reuse import RELEASE_BYTES, Cuts, cut_again
-from knowledge.retrieval.chunks import FILE_CHUNKS, INDEX_CHUNKS, ChunkSizes, chunk_ends
+from knowledge.retrieval.chunks import FILE_CHUNKS, INDEX_CHUNKS, ChunkSizes, chunk_ends, sized_for, sizes_kept
 from knowledge.retrieval.render.release import INDEX_NAMES, RenderedArtifact
 from knowledge.selectors.pinned import release_retained
 from knowledge.services.audit import audit_record
@@ -36,6 +37,10 @@ from knowledge.services.audit import audit_record
 DIGESTS_PER_QUERY = 1000
 BATCH_BYTES = 16 * 1024 * 1024  # new chunks are copied and inserted at most this many bytes at a time
 PARTS_PER_INSERT = 2000
+# About how many chunks of a file a one-entry publish changes (chunks.sized_for): a place in the posting
+# list of each of the entry's terms in an index; in another file the entry's place and the header's.
+INDEX_PLACES = 128
+FILE_PLACES = 4
 # The models' own tables (Meta.db_table is not set, so these are Django's names for them).
 _KNOWN_BLOBS = (
     "SELECT digest, id FROM knowledge_artifactblob WHERE namespace_id = %s AND digest = ANY(string_to_array(%s, ','))"
@@ -59,9 +64,37 @@ class _Chunk(NamedTuple):  # a tuple: a hundred thousand are made per build at 1
     data: memoryview
 
 
-def _sizes(name: str) -> ChunkSizes:
+def _base(name: str) -> ChunkSizes:
     """Indexes are cut finer than other files (knowledge.retrieval.chunks.INDEX_CHUNKS)."""
     return INDEX_CHUNKS if name in INDEX_NAMES else FILE_CHUNKS
+
+
+def _sizes(name: str, size: int) -> ChunkSizes:
+    """The sizes a file of `size` bytes is best cut with (chunks.sized_for): large files coarser."""
+    return sized_for(_base(name), size, places=INDEX_PLACES if name in INDEX_NAMES else FILE_PLACES)
+
+
+def _sizes_before(*, release: Release) -> dict[str, ChunkSizes]:
+    """The sizes the namespace's previous release cut its files with, told by their chunks' mean length
+    (FastCDC's chunks average between `average` and 1.5 x `average`, chunks.ChunkSizes); files in fewer
+    than two chunks, or pruned, tell nothing. For a process that kept no cuts (CutsKept) of the last build."""
+    previous = (
+        Release.objects.filter(namespace_id=release.namespace_id, sequence__lt=release.sequence)
+        .order_by("-sequence")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if previous is None:
+        return {}
+    files = Artifact.objects.filter(release_id=previous).annotate(chunks=Count("parts"))
+    found: dict[str, ChunkSizes] = {}
+    for name, size, chunks in files.values_list("name", "size", "chunks"):
+        base = _base(name)
+        if chunks < 2 or size // chunks < base.average:
+            continue
+        scale = (1 << int(math.log2(size // chunks))) // base.average
+        found[name] = ChunkSizes(base.minimum * scale, base.average * scale, base.maximum * scale)
+    return found
 
 
 def _chunks(content: bytes | mmap.mmap, sizes: ChunkSizes) -> list[_Chunk]:
@@ -85,6 +118,14 @@ def _let_go(content: bytes | mmap.mmap) -> None:
         content.madvise(mmap.MADV_DONTNEED)
 
 
+class Kept(NamedTuple):
+    """A large file as a build stored it: the spooled file, its chunks, and the sizes they were cut with."""
+
+    artifact: RenderedArtifact
+    cuts: Cuts
+    sizes: ChunkSizes
+
+
 class CutsKept:
     """The large files of the last release a process stored, with their chunks, so the next release's
     files are cut and hashed again only where they changed (knowledge.retrieval.chunk_reuse). The files
@@ -92,31 +133,34 @@ class CutsKept:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._files: dict[str, tuple[RenderedArtifact, Cuts]] = {}
+        self._files: dict[str, Kept] = {}
 
-    def get(self, name: str) -> tuple[RenderedArtifact, Cuts] | None:
+    def get(self, name: str) -> Kept | None:
         with self._lock:
             return self._files.get(name)
 
-    def replace(self, files: dict[str, tuple[RenderedArtifact, Cuts]]) -> None:
+    def replace(self, files: dict[str, Kept]) -> None:
         with self._lock:
             self._files = files
 
 
-def _chunks_kept(artifact: RenderedArtifact, content: bytes | mmap.mmap, kept: CutsKept | None) -> list[_Chunk]:
-    """The artifact's chunks: cut again from the kept file of the same name when both are large."""
-    sizes = _sizes(artifact.name)
-    held = kept.get(artifact.name) if kept is not None else None
-    if held is None or min(held[0].size, len(content)) <= sizes.maximum:
-        return _chunks(content, sizes)
-    old = held[0].mapped()
+def _chunks_kept(
+    artifact: RenderedArtifact, content: bytes | mmap.mmap, held: Kept | None, before: ChunkSizes | None
+) -> tuple[list[_Chunk], ChunkSizes]:
+    """The artifact's chunks and their sizes: those the file was cut with last (`held`, else `before`)
+    while they stay near the best (chunks.sizes_kept); cut again from the kept file of the same name
+    when both are large and were cut alike."""
+    sizes = sizes_kept(held.sizes if held is not None else before, _sizes(artifact.name, len(content)))
+    if held is None or held.sizes != sizes or min(held.artifact.size, len(content)) <= sizes.maximum:
+        return _chunks(content, sizes), sizes
+    old = held.artifact.mapped()
     try:
-        found = cut_again(content, sizes, old=old, cuts=held[1], digest=_digest)
+        found = cut_again(content, sizes, old=old, cuts=held.cuts, digest=_digest)
     finally:
         if not isinstance(old, bytes):
             old.close()
     view, starts = memoryview(content), [0, *(end for end, _ in found[:-1])]
-    return [_Chunk(a, d, view[a:end]) for a, (end, d) in zip(starts, found, strict=True)]
+    return [_Chunk(a, d, view[a:end]) for a, (end, d) in zip(starts, found, strict=True)], sizes
 
 
 def _batches(chunks: list[_Chunk]) -> Iterable[list[_Chunk]]:
@@ -196,18 +240,29 @@ def _blobs_insert(*, namespace_id: int, chunks: list[_Chunk]) -> dict[str, int]:
     return _known_blobs(namespace_id=namespace_id, digests=[chunk.digest for chunk in chunks])
 
 
-def _parts_store(*, namespace_id: int, files: dict[int, RenderedArtifact], kept: CutsKept | None = None) -> int:
+def _parts_store(
+    *,
+    namespace_id: int,
+    files: dict[int, RenderedArtifact],
+    kept: CutsKept | None = None,
+    before: Callable[[], dict[str, ChunkSizes]] = dict,
+) -> int:
     """Give each artifact (by row id) its chunks; returns the bytes of chunks stored anew. One file is
     read and cut at a time, so a build holds at most its largest file's bytes (a spooled one is on disk).
-    Indexes are cut finer than other files (knowledge.retrieval.chunks.INDEX_CHUNKS). With `kept`, large
-    files are cut again from the last ones kept there, which these then replace."""
+    Indexes are cut finer than other files and large files coarser (_sizes). With `kept`, large files are
+    cut again from the last ones kept there, which these then replace; a file kept nowhere keeps the
+    sizes `before` gives (asked once, when first needed) while they stay near the best."""
     stored = 0
-    keep: dict[str, tuple[RenderedArtifact, Cuts]] = {}
+    keep: dict[str, Kept] = {}
+    sizes_before: dict[str, ChunkSizes] | None = None
     for artifact_id, artifact in files.items():
         content = artifact.mapped()
-        chunks = _chunks_kept(artifact, content, kept)
+        held = kept.get(artifact.name) if kept is not None else None
+        if held is None and sizes_before is None and _sizes(artifact.name, len(content)) != _base(artifact.name):
+            sizes_before = before()  # a file the base sizes do not fit may have been cut with others last
+        chunks, sizes = _chunks_kept(artifact, content, held, (sizes_before or {}).get(artifact.name))
         if artifact.spooled:
-            keep[artifact.name] = (artifact, Cuts.of([(c.offset + len(c.data), c.digest) for c in chunks]))
+            keep[artifact.name] = Kept(artifact, Cuts.of([(c.offset + len(c.data), c.digest) for c in chunks]), sizes)
         blobs, new = _blob_ids(namespace_id=namespace_id, chunks=chunks, after_batch=partial(_let_go, content))
         stored += new
         _parts_insert(
@@ -223,7 +278,8 @@ def artifacts_chunked(artifacts: Iterable[RenderedArtifact]) -> Iterator[tuple[R
     """Each artifact with the number of chunks storage cuts it into, one file read at a time (as storing
     does: bench.buildmem measures this step without a database)."""
     for artifact in artifacts:
-        yield artifact, len(_chunks(artifact.mapped(), _sizes(artifact.name)))
+        content = artifact.mapped()
+        yield artifact, len(_chunks(content, _sizes(artifact.name, len(content))))
 
 
 def artifacts_store(*, release: Release, artifacts: Iterable[RenderedArtifact], kept: CutsKept | None = None) -> int:
@@ -234,7 +290,8 @@ def artifacts_store(*, release: Release, artifacts: Iterable[RenderedArtifact], 
         Artifact(release=release, name=f.name, content_type=f.content_type, etag=f.etag, size=f.size) for f in files
     )
     contents = {row.pk: f for row, f in zip(rows, files, strict=True)}
-    return _parts_store(namespace_id=release.namespace_id, files=contents, kept=kept)
+    before = partial(_sizes_before, release=release)
+    return _parts_store(namespace_id=release.namespace_id, files=contents, kept=kept, before=before)
 
 
 def release_files_restore(*, release: Release, artifacts: Iterable[RenderedArtifact]) -> None:

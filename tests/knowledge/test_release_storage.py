@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from io import StringIO
 from typing import Any
@@ -24,7 +24,7 @@ from knowledge.models import (
     ReleaseActivation,
     Role,
 )
-from knowledge.retrieval.chunks import CHUNK_MAX
+from knowledge.retrieval.chunks import CHUNK_MAX, FILE_CHUNKS, ChunkSizes
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.render.release import CONTEXT_JSON, LLMS_FULL_TXT, SEARCH_INDEX, RenderedArtifact
 from knowledge.selectors.artifacts import artifact_content, artifact_stream
@@ -377,10 +377,65 @@ def test_a_build_cuts_its_large_files_again_from_the_last_ones_exactly_as_cuttin
     assert len(calls) >= 2
     for name, row in files(second).items():
         content = artifact_content(release_id=second.pk, name=name)
-        whole = [(c.offset, c.digest) for c in release_storage._chunks(content, release_storage._sizes(name))]
+        whole = [
+            (c.offset, c.digest) for c in release_storage._chunks(content, release_storage._sizes(name, len(content)))
+        ]
         parts = row.parts.order_by("position").values_list("offset", "blob__digest")
         assert list(parts) == whole, name
     assert_stored_as_a_full_rebuild(ns_a)
+
+
+def stored_cuts(release: Release) -> dict[str, list[tuple[int, str]]]:
+    """Each file's parts as stored: (offset, digest)."""
+    return {
+        name: list(row.parts.order_by("position").values_list("offset", "blob__digest"))
+        for name, row in files(release).items()
+    }
+
+
+def cut_with(release: Release, sizes: Callable[[str, int], ChunkSizes]) -> dict[str, list[tuple[int, str]]]:
+    """Each file of `release` cut whole with sizes(name, its length)."""
+    found = {}
+    for name in files(release):
+        content = artifact_content(release_id=release.pk, name=name)
+        found[name] = [(c.offset, c.digest) for c in release_storage._chunks(content, sizes(name, len(content)))]
+    return found
+
+
+def test_large_files_are_cut_coarser_and_a_restarted_worker_keeps_the_last_releases_sizes(
+    ns_a: Namespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18 §4: a file's chunks grow with it (chunks.sized_for; here at a few hundred kilobytes, the
+    part rows made dearer). A process that kept no cuts (a restarted worker) reads the sizes the last
+    release used from its parts and keeps them while they stay within a step of the best, so the next
+    release shares that release's chunks rather than storing every large file again; two steps away it
+    cuts with the best."""
+    from knowledge.retrieval import chunks as chunking
+    from knowledge.services.releases import release_analysis_caches_clear
+
+    best = release_storage._sizes
+    monkeypatch.setattr(chunking, "PART_ROW_BYTES", 64 * chunking.PART_ROW_BYTES)
+    release_analysis_caches_clear()
+    bodies = {n: text(700, seed=n).decode(errors="ignore") for n in range(1, 501)}
+    rows = [{"id": f"AL-{n:04d}", "category": "fact", "title": f"Entry {n}", "body": b} for n, b in bodies.items()]
+    first = release(publish(ns_a, rows), 1)
+    assert stored_cuts(first) == cut_with(first, best)
+    first_sizes = {name: best(name, row.size) for name, row in files(first).items()}
+    assert first_sizes[CONTEXT_JSON].average >= 4 * FILE_CHUNKS.average
+
+    release_analysis_caches_clear()  # a restarted worker: no cuts kept
+    monkeypatch.setattr(chunking, "PART_ROW_BYTES", 4 * chunking.PART_ROW_BYTES)  # the best average doubles
+    rows[120] = {**rows[120], "title": "Changed", "body": "Now about a zeppelin."}
+    second = change_rows(ns_a, [rows[120]])
+    assert stored_cuts(second) == cut_with(second, lambda name, _size: first_sizes[name])
+    assert new_bytes(second)[CONTEXT_JSON] < 0.5 * files(second)[CONTEXT_JSON].size  # cut anew: all of it
+
+    release_analysis_caches_clear()
+    monkeypatch.setattr(chunking, "PART_ROW_BYTES", 165)  # context.json's best is its base again, two steps down
+    rows[121] = {**rows[121], "title": "Changed too", "body": "Now about a balloon."}
+    third = change_rows(ns_a, [rows[121]])
+    assert stored_cuts(third) == cut_with(third, best)
+    assert stored_cuts(third)[CONTEXT_JSON] != cut_with(third, lambda name, _size: first_sizes[name])[CONTEXT_JSON]
 
 
 def test_storing_a_spooled_file_reads_it_mapped_and_lets_its_pages_go(
