@@ -307,6 +307,9 @@ class ReleaseSerializer(serializers.ModelSerializer):
 
 class ReleaseDetailSerializer(ReleaseSerializer):
     gate = ReleaseGateDetailSerializer(read_only=True, allow_null=True, help_text="With per-question before and after.")
+    manifest = serializers.JSONField(
+        read_only=True, help_text="[{id, version, hash}] of the published entries, and tombstones."
+    )
 
     class Meta(ReleaseSerializer.Meta):
         fields = [*ReleaseSerializer.Meta.fields, "manifest", "metrics"]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 from django.utils import timezone
 
 from knowledge.models.base import UndeletableModel
 from knowledge.models.json_encoder import CompiledJSONEncoder
 from knowledge.models.namespace import Namespace
+from knowledge.retrieval.manifests import manifest_applied, manifest_whole_at
 
 
 class Release(UndeletableModel):
@@ -17,8 +20,11 @@ class Release(UndeletableModel):
     sequence = models.PositiveIntegerField()
     knowledge_version = models.CharField(max_length=32)
     revision = models.DateField()
-    manifest = models.JSONField(
-        encoder=CompiledJSONEncoder, help_text="[{id, version, hash}] of the published entries, and tombstones."
+    manifest_stored = models.JSONField(
+        db_column="manifest",
+        encoder=CompiledJSONEncoder,
+        help_text="[{id, version, hash}] of the published entries, and tombstones; or how they differ from the "
+        "previous release's (knowledge.retrieval.manifests).",
     )
     inputs_hash = models.CharField(max_length=64, help_text="Hash of everything the artifacts are built from.")
     content_serial = models.PositiveBigIntegerField(
@@ -51,6 +57,37 @@ class Release(UndeletableModel):
 
     def __str__(self) -> str:
         return f"{self.namespace.slug} #{self.sequence} v{self.knowledge_version}"
+
+    @property
+    def manifest(self) -> Any:
+        """The whole manifest. A release that stored only its differences reads the release that stored it
+        whole and every delta since in one query, and keeps the result."""
+        whole = self.__dict__.get("_manifest")
+        if whole is None:
+            whole = self.__dict__["_manifest"] = self._manifest_resolved()
+        return whole
+
+    @manifest.setter
+    def manifest(self, whole: Any) -> None:
+        """Store `whole` as this release's manifest, whole."""
+        self.manifest_stored = whole
+        self.__dict__["_manifest"] = whole
+
+    def manifest_known(self, *, stored: Any, whole: Any) -> None:
+        """What this release stores and the whole manifest it gives, known already (no query)."""
+        self.manifest_stored = stored
+        self.__dict__["_manifest"] = whole
+
+    def _manifest_resolved(self) -> Any:
+        stored = self.manifest_stored
+        start = manifest_whole_at(stored)
+        if start is None:
+            return stored
+        chain = Release.objects.filter(namespace_id=self.namespace_id, sequence__gte=start, sequence__lt=self.sequence)
+        whole: Any = None
+        for link in [*chain.order_by("sequence").values_list("manifest_stored", flat=True), stored]:
+            whole = link if manifest_whole_at(link) is None else manifest_applied(whole, link)
+        return whole
 
 
 class ArtifactBlob(models.Model):

@@ -59,7 +59,7 @@ def release_gate_check(*, namespace: Namespace, candidate: Callable[[], LoadedRe
     # The serving release without its manifest and metrics (megabytes of JSON at scale; not read here).
     active = (
         Namespace.objects.select_related("active_release")
-        .defer("active_release__manifest", "active_release__metrics")
+        .defer("active_release__manifest_stored", "active_release__metrics")
         .get(pk=namespace.pk)
         .active_release
     )

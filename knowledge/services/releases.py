@@ -39,6 +39,7 @@ from knowledge.retrieval.contract.records import PUBLIC
 from knowledge.retrieval.entry_table import TableReuse
 from knowledge.retrieval.index import SearchIndex
 from knowledge.retrieval.leaks import leak_check, public_texts
+from knowledge.retrieval.manifests import CHAIN_MAX, DELTA, WHOLE_AT, manifest_delta, manifest_whole_at
 from knowledge.retrieval.render.release import (
     CONTEXT_JSON,
     SEARCH_INDEX,
@@ -93,7 +94,8 @@ class _BuildCaches:
     parts: PartsCache
     table: TableReuse = field(default_factory=TableReuse)
     records: dict[RecordKey, EntryRecord] = field(default_factory=dict)
-    manifests: dict[int, Any] = field(default_factory=dict)  # the last release built here: its id -> manifest
+    # The last release built here: its id -> its manifest as stored, and whole.
+    manifests: dict[int, tuple[Any, Any]] = field(default_factory=dict)
     digests: EntryDigests = field(default_factory=EntryDigests)  # of the records, for the inputs hash
     cuts: CutsKept = field(default_factory=CutsKept)  # the large files it stored, cut into chunks
     reading: threading.Lock = field(default_factory=threading.Lock)
@@ -173,18 +175,34 @@ def _render(
 def _latest_release(namespace: Namespace) -> Release | None:
     """The namespace's newest release, its manifest from this process's last build when that built it
     (parsing the manifest's JSON costs a tenth of a second per 10,000 entries), else from the database."""
-    latest = Release.objects.filter(namespace=namespace).defer("manifest").order_by("-sequence").first()
+    latest = Release.objects.filter(namespace=namespace).defer("manifest_stored").order_by("-sequence").first()
     if latest is None:
         return None
     kept = _build_caches(namespace.pk).manifests.get(latest.pk)
-    latest.manifest = kept if kept is not None else Release.objects.values_list("manifest", flat=True).get(pk=latest.pk)
+    if kept is not None:
+        latest.manifest_known(stored=kept[0], whole=kept[1])
     return latest
+
+
+def _manifest_stored(previous: Release | None, manifest: dict[str, Any]) -> Any:
+    """What a new release stores of its manifest: its delta against `previous`'s while the chain of deltas
+    stays short and the delta small (knowledge.retrieval.manifests), else the whole manifest."""
+    if previous is None:
+        return manifest
+    whole_at = manifest_whole_at(previous.manifest_stored)
+    if whole_at is not None and previous.sequence - whole_at >= CHAIN_MAX:
+        return manifest
+    delta = manifest_delta(previous.manifest, manifest)
+    if delta is None:
+        return manifest
+    return {DELTA: previous.sequence, WHOLE_AT: previous.sequence if whole_at is None else whole_at, **delta}
 
 
 def _manifest_keep(namespace: Namespace, release: Release) -> None:
     """Keep the manifest as the database gives it back (JSON: tuples read back as lists), for the next build."""
     _build_caches(namespace.pk).manifests.clear()
-    _build_caches(namespace.pk).manifests[release.pk] = orjson.loads(orjson.dumps(release.manifest))
+    stored, whole = (orjson.loads(orjson.dumps(m)) for m in (release.manifest_stored, release.manifest))
+    _build_caches(namespace.pk).manifests[release.pk] = (stored, whole)
 
 
 def release_analysis_caches_clear() -> None:
@@ -466,13 +484,15 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
         latest = locked.order_by("-sequence").first()
         if (latest.pk if latest else None) != (previous.pk if previous else None):
             raise ConcurrentBuildError(f"Namespace {namespace.slug} got release {latest} meanwhile.")
-        _compress_artifacts_with_lz4()  # the manifest too: 11 MB of JSON at 100,000 entries
+        _compress_artifacts_with_lz4()  # the manifest too, when stored whole: 11 MB of JSON at 100,000 entries
+        manifest = _manifest(snapshot, artifacts)
+        stored = _manifest_stored(previous, manifest)
         release = Release.objects.create(
             namespace=namespace,
             sequence=stamp.sequence,
             knowledge_version=stamp.knowledge_version,
             revision=stamp.revision,
-            manifest=_manifest(snapshot, artifacts),
+            manifest_stored=_manifest_stored(previous, manifest),
             inputs_hash=inputs_hash,
             content_serial=serial,
             built_at=datetime.fromisoformat(stamp.generated_at.replace("Z", "+00:00")),
@@ -481,7 +501,8 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
             total_tokens=snapshot.total_tokens,
             metrics=metrics,
         )
-        stored = artifacts_store(release=release, artifacts=artifacts, kept=_build_caches(namespace.pk).cuts)
+        release.manifest_known(stored=stored, whole=manifest)
+        stored_bytes = artifacts_store(release=release, artifacts=artifacts, kept=_build_caches(namespace.pk).cuts)
         release_gate_record(release=release, check=check, now=now)
         activated = _serve_unless_held(namespace=namespace, release=release, held=check.held, serial=serial, now=now)
         kept = " held; the serving release stays active." if check.held else " built; a newer release stays active."
@@ -501,7 +522,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
         release.sequence,
         namespace.slug,
         release.build_seconds,
-        stored,
+        stored_bytes,
         sum(a.size for a in artifacts),
     )
     return BuildOutcome(release=release, created=True, activated=activated, held=check.held)

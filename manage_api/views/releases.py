@@ -40,7 +40,13 @@ SEQUENCE = OpenApiParameter("sequence", int, OpenApiParameter.PATH, description=
 NO_RELEASE = "The namespace has no active release yet; publish something first, or name a release."
 NO_QUESTIONS = "The namespace has no golden questions to evaluate."
 # What a release list does not read: manifests, metrics and gate reports.
-UNLISTED = ("manifest", "metrics", "gate__report", "gate__compared_with__manifest", "gate__compared_with__metrics")
+UNLISTED = (
+    "manifest_stored",
+    "metrics",
+    "gate__report",
+    "gate__compared_with__manifest_stored",
+    "gate__compared_with__metrics",
+)
 
 
 @extend_schema_view(

@@ -50,7 +50,7 @@ def test_stale_entries_feedback_and_quality_trend_of_own_namespaces_only(
             sequence=1,
             knowledge_version="1.0.0",
             revision=date(2026, 9, 1),
-            manifest=[],
+            manifest_stored=[],
             inputs_hash=f"h-{namespace.slug}",
             built_at=datetime(2026, 9, 1, tzinfo=UTC),
         )

@@ -155,7 +155,7 @@ def test_metrics_name_the_served_release_after_another_one_is_evaluated(client: 
         knowledge_version="0.9.0",
         revision=served.revision,
         inputs_hash="other",
-        manifest=[],
+        manifest_stored=[],
         built_at=served.built_at,
     )
     EvaluationRun.objects.create(namespace=demo, release=served, metrics={"ndcg_at_10": 0.9}, results=[])

@@ -83,7 +83,7 @@ def large(ns_a: Namespace) -> dict[str, Any]:
             sequence=n,
             knowledge_version=f"1.{n}.0",
             revision=built.date(),
-            manifest=[],
+            manifest_stored=[],
             inputs_hash=f"h{n}",
             built_at=built,
         )

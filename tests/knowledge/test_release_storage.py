@@ -247,7 +247,7 @@ def large_release(namespace: Namespace, sequence: int, content: bytes) -> tuple[
         sequence=sequence,
         knowledge_version=f"1.0.{sequence}",
         revision=BUILT_AT.date(),
-        manifest={"entries": [], "retired": []},
+        manifest_stored={"entries": [], "retired": []},
         inputs_hash=f"large-{sequence}",
         built_at=LONG_AGO,
     )
@@ -487,3 +487,27 @@ def test_storing_a_spooled_file_reads_it_mapped_and_lets_its_pages_go(
     assert read_whole == [] and "mmap" in let_go
     assert {CONTEXT_JSON, SEARCH_INDEX} <= {name for name, a in files(release(ns_a, 1)).items() if a.size > 16 * 1024}
     assert_stored_as_a_full_rebuild(ns_a)
+
+
+def test_a_release_stores_its_manifest_as_a_delta_and_reads_it_back_whole(
+    alpha: Namespace, monkeypatch: pytest.MonkeyPatch, django_assert_num_queries: Any
+) -> None:
+    """Issue 18 §4: a manifest is kept for every release for ever, so a publish stores only how it differs
+    from the previous release's, and every CHAIN_MAX-th release stores it whole; each reads back whole in
+    one query, the same as the manifest stored whole."""
+    from knowledge.retrieval import manifests
+    from knowledge.services import releases
+
+    monkeypatch.setattr(releases, "CHAIN_MAX", 2)
+    wholes = {1: release(alpha, 1).manifest}
+    for sequence, body in ((2, "Alpha ships on Wednesdays."), (3, "Alpha ships on Thursdays."), (4, "Daily.")):
+        wholes[sequence] = change(alpha, body).manifest
+
+    stored = dict(Release.objects.filter(namespace=alpha).values_list("sequence", "manifest_stored"))
+    assert [manifests.manifest_whole_at(stored[n]) for n in (1, 2, 3, 4)] == [None, 1, 1, None]
+    assert [item["id"] for item in stored[3]["changed"]] == ["AL-001"] and "entries" not in stored[3]
+    for sequence, whole in wholes.items():
+        fresh = Release.objects.get(namespace=alpha, sequence=sequence)
+        with django_assert_num_queries(1 if sequence in (2, 3) else 0):
+            assert fresh.manifest == whole
+        assert [item["version"] for item in whole["entries"] if item["id"] == "AL-001"] == [sequence]

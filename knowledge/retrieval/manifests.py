@@ -1,0 +1,80 @@
+"""A release's manifest stored as what changed since the release before it (pure; issue 18 §4).
+
+A manifest lists every published entry's {id, version, hash}, the retired IDs and the indexes'
+reference statistics: 11 MB of JSON at 100,000 entries, kept for every release for ever (history,
+rollback and the change feed read it, and pruning keeps it). Stored whole at every publish it grew the
+database by several megabytes a publish, whatever the publish changed. So a release stores its
+manifest as a *delta* against the previous release's: the entries changed in place, the entries added
+(each after the entry it follows, so the list's order comes back exactly), the IDs dropped, and the
+retired list and index references whole (they are small). Every CHAIN_MAX-th release, and any release
+whose delta would not be small, stores its manifest whole, so reading one takes the last whole one and
+at most CHAIN_MAX deltas. A delta is kept only when applying it gives the manifest back exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+DELTA = "delta_of"  # the key that makes a stored manifest a delta: the previous release's sequence
+WHOLE_AT = "whole_at"  # and the sequence of the last release that stored its manifest whole
+CHAIN_MAX = 128  # deltas in a row at most: reading a manifest applies every one since the whole one
+DELTA_MIN = 16  # a delta may always hold this many changes (small namespaces)
+
+
+def manifest_whole_at(stored: object) -> int | None:
+    """The sequence of the release holding the whole manifest a stored delta starts from; None when
+    `stored` is a whole manifest."""
+    if isinstance(stored, Mapping) and DELTA in stored:
+        return int(stored[WHOLE_AT])
+    return None
+
+
+def manifest_delta(previous: Mapping[str, Any], manifest: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`manifest` as its differences from `previous` (both whole), or None when there are more than
+    about sqrt(2 x entries) of them or they would not give `manifest` back exactly."""
+    before = {item["id"]: item for item in previous.get("entries", ())}
+    entries = manifest.get("entries", ())
+    changed, added, after = [], [], None
+    for item in entries:
+        was = before.get(item["id"])
+        if was is None:
+            added.append([after, item])
+        elif was != item:
+            changed.append(item)
+        after = item["id"]
+    present = {item["id"] for item in entries}
+    dropped = [entry_id for entry_id in before if entry_id not in present]
+    if len(changed) + len(added) + len(dropped) > max(DELTA_MIN, math.isqrt(2 * len(entries))):
+        return None
+    delta = {key: value for key, value in manifest.items() if key != "entries"}
+    delta |= {"changed": changed, "added": added, "dropped": dropped}
+    if manifest_applied(previous, delta)["entries"] != list(entries):
+        return None  # entries that moved: only a whole manifest keeps their order
+    return delta
+
+
+def manifest_applied(previous: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[str, Any]:
+    """The whole manifest `delta` describes against the whole manifest `previous`."""
+    replaced = {item["id"]: item for item in delta["changed"]}
+    dropped = set(delta["dropped"])
+    following: dict[str | None, list[dict[str, Any]]] = {}
+    for after, item in delta["added"]:
+        following.setdefault(after, []).append(item)
+    entries: list[dict[str, Any]] = []
+
+    def place(first: list[dict[str, Any]]) -> None:
+        """`first` in order, each followed by the entries added after it (and theirs)."""
+        waiting = list(reversed(first))
+        while waiting:
+            item = waiting.pop()
+            entries.append(item)
+            waiting.extend(reversed(following.pop(item["id"], [])))
+
+    place(following.pop(None, []))
+    for item in previous.get("entries", ()):
+        if item["id"] not in dropped:
+            place([replaced.get(item["id"], item)])
+    skipped = {"changed", "added", "dropped", DELTA, WHOLE_AT}
+    return {"entries": entries, **{key: value for key, value in delta.items() if key not in skipped}}
