@@ -3,6 +3,7 @@ golden questions held is activated from its own page with a reason."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django import forms
@@ -71,13 +72,18 @@ class ReleaseAdmin(ReadOnlyAdmin):
         "content_serial",
         "files_pruned_at",
         "golden_questions",
-        "manifest",
+        "manifest_json",
     ]
     inlines = [ArtifactInline]
     actions = ["rollback", "evaluate_golden_questions"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Release]:
         return super().get_queryset(request).select_related("namespace", "gate__compared_with", "gate__decided_by")
+
+    @admin.display(description="Manifest")
+    def manifest_json(self, obj: Release) -> str:
+        """The whole manifest as JSON, as the admin showed the field before it could be stored as a delta."""
+        return json.dumps(obj.manifest, ensure_ascii=False)
 
     @admin.display(description="Match threshold")
     def matching(self, obj: Release) -> str:

@@ -64,7 +64,11 @@ def sized_for(base: ChunkSizes, size: int, *, places: int) -> ChunkSizes:
     and the minimum and maximum keep their ratios to it. Small files keep `base` as it is."""
     best = math.sqrt(size * PART_ROW_BYTES / places)
     average = 1 << round(math.log2(best)) if best >= 1 else 1
-    average = max(base.average, min(average, AVERAGE_CEILING))
+    return scaled_to(base, max(base.average, min(average, AVERAGE_CEILING)))
+
+
+def scaled_to(base: ChunkSizes, average: int) -> ChunkSizes:
+    """`base` with `average` (a power of two, at least base's), its minimum and maximum in proportion."""
     scale = average // base.average
     return ChunkSizes(base.minimum * scale, average, base.maximum * scale)
 

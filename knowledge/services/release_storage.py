@@ -29,7 +29,15 @@ from django.utils import timezone
 from knowledge.actors import Actor
 from knowledge.models import Artifact, ArtifactBlob, ArtifactPart, Namespace, Release
 from knowledge.retrieval.chunk_reuse import RELEASE_BYTES, Cuts, cut_again
-from knowledge.retrieval.chunks import FILE_CHUNKS, INDEX_CHUNKS, ChunkSizes, chunk_ends, sized_for, sizes_kept
+from knowledge.retrieval.chunks import (
+    FILE_CHUNKS,
+    INDEX_CHUNKS,
+    ChunkSizes,
+    chunk_ends,
+    scaled_to,
+    sized_for,
+    sizes_kept,
+)
 from knowledge.retrieval.render.release import INDEX_NAMES, RenderedArtifact
 from knowledge.selectors.pinned import release_retained
 from knowledge.services.audit import audit_record
@@ -93,8 +101,7 @@ def _sizes_before(*, release: Release) -> dict[str, ChunkSizes]:
         base = _base(name)
         if chunks < 2 or size // chunks < base.average:
             continue
-        scale = (1 << int(math.log2(size // chunks))) // base.average
-        found[name] = ChunkSizes(base.minimum * scale, base.average * scale, base.maximum * scale)
+        found[name] = scaled_to(base, 1 << int(math.log2(size // chunks)))
     return found
 
 

@@ -187,8 +187,8 @@ def _latest_release(namespace: Namespace) -> Release | None:
 def _manifest_stored(previous: Release | None, manifest: dict[str, Any]) -> Any:
     """What a new release stores of its manifest: its delta against `previous`'s while the chain of deltas
     stays short and the delta small (knowledge.retrieval.manifests), else the whole manifest."""
-    if previous is None:
-        return manifest
+    if previous is None or not isinstance(previous.manifest, dict):
+        return manifest  # the first release, or one stored before manifests were mappings
     whole_at = manifest_whole_at(previous.manifest_stored)
     if whole_at is not None and previous.sequence - whole_at >= CHAIN_MAX:
         return manifest

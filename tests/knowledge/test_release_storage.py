@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from io import StringIO
@@ -12,6 +13,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db.models import Sum
 from django.utils import timezone
+from django.utils.html import escape
 
 from bench.datasets import DATASETS
 from knowledge.models import (
@@ -511,3 +513,17 @@ def test_a_release_stores_its_manifest_as_a_delta_and_reads_it_back_whole(
         with django_assert_num_queries(1 if sequence in (2, 3) else 0):
             assert fresh.manifest == whole
         assert [item["version"] for item in whole["entries"] if item["id"] == "AL-001"] == [sequence]
+
+
+def test_the_admin_shows_a_delta_stored_releases_manifest_whole(alpha: Namespace) -> None:
+    """The release page shows the whole manifest as JSON, as it did when every release stored it whole."""
+    from django.urls import reverse
+
+    from tests.knowledge.test_evaluate import admin_client
+
+    second = change(alpha, "Alpha ships on Wednesdays.")
+    assert "entries" not in Release.objects.values_list("manifest_stored", flat=True).get(pk=second.pk)
+    reviewer = membership(UserFactory(username="rita"), alpha, "reviewer")
+    page = admin_client(reviewer).get(reverse("admin:knowledge_release_change", args=[second.pk]))
+    assert page.status_code == 200
+    assert escape(json.dumps(second.manifest, ensure_ascii=False)) in page.content.decode()

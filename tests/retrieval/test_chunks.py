@@ -16,9 +16,9 @@ from knowledge.retrieval.chunks import (
     FILE_CHUNKS,
     INDEX_CHUNKS,
     PART_ROW_BYTES,
-    ChunkSizes,
     chunk_bounds,
     chunks_of,
+    scaled_to,
     sized_for,
     sizes_kept,
 )
@@ -119,11 +119,6 @@ def test_the_chunker_is_the_compiled_one() -> None:
     assert chunks.FastCDC.__module__.startswith("pyfastcdc.cy")
 
 
-def scaled(base: ChunkSizes, average: int) -> ChunkSizes:
-    scale = average // base.average
-    return ChunkSizes(base.minimum * scale, average, base.maximum * scale)
-
-
 def test_large_files_are_cut_at_the_power_of_two_average_that_stores_least() -> None:
     """Issue 18 §4: each chunk costs every release a part row and each changed chunk its bytes, so the
     average grows with the square root of the file (10,000 entries: a 13 MB index at 4 KiB; 100,000: a
@@ -134,12 +129,12 @@ def test_large_files_are_cut_at_the_power_of_two_average_that_stores_least() -> 
 
     assert sized_for(INDEX_CHUNKS, 300_000, places=128) == INDEX_CHUNKS
     assert sized_for(FILE_CHUNKS, 500_000, places=4) == FILE_CHUNKS
-    assert sized_for(INDEX_CHUNKS, 13_000_000, places=128) == scaled(INDEX_CHUNKS, 4096)
-    assert sized_for(FILE_CHUNKS, 114_000_000, places=4) == scaled(FILE_CHUNKS, AVERAGE_CEILING)
+    assert sized_for(INDEX_CHUNKS, 13_000_000, places=128) == scaled_to(INDEX_CHUNKS, 4096)
+    assert sized_for(FILE_CHUNKS, 114_000_000, places=4) == scaled_to(FILE_CHUNKS, AVERAGE_CEILING)
     for base, places in ((INDEX_CHUNKS, 128), (FILE_CHUNKS, 4)):
         for size in (2_000_000, 13_000_000, 40_000_000, 120_000_000):
             sizes = sized_for(base, size, places=places)
-            assert sizes == scaled(base, sizes.average) and base.average <= sizes.average <= AVERAGE_CEILING
+            assert sizes == scaled_to(base, sizes.average) and base.average <= sizes.average <= AVERAGE_CEILING
             for other in (sizes.average // 2, sizes.average * 2):
                 if base.average <= other <= AVERAGE_CEILING:
                     assert stored(size, sizes.average, places) <= stored(size, other, places)
@@ -148,7 +143,7 @@ def test_large_files_are_cut_at_the_power_of_two_average_that_stores_least() -> 
 def test_a_file_keeps_the_sizes_it_was_cut_with_while_they_stay_within_a_step_of_the_best() -> None:
     """A file whose size hovers where the best average steps is not cut the other way at every publish
     (each time storing all of it again): it changes sizes only two steps away from them."""
-    two, four, eight, sixteen = (scaled(INDEX_CHUNKS, 1024 * n) for n in (2, 4, 8, 16))
+    two, four, eight, sixteen = (scaled_to(INDEX_CHUNKS, 1024 * n) for n in (2, 4, 8, 16))
     assert sizes_kept(None, eight) == eight
     assert (
         sizes_kept(four, eight) == four and sizes_kept(sixteen, eight) == sixteen and sizes_kept(eight, eight) == eight
