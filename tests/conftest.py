@@ -7,8 +7,19 @@ from typing import Any
 import pytest
 
 from knowledge.models import Category, Namespace, Role
+from knowledge.telemetry.flusher import flusher
 from tests.factories import NamespaceFactory, UserFactory, membership
 from tests.services import missing, services_missing
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """No telemetry thread in the test process: tests flush by hand, so nothing writes behind their back.
+
+    Paused here, before collection: a test module that imports the WSGI application (which starts the
+    thread in the embedded mode) must not start it either, or it would still be reconciling builds
+    against the test database after pytest dropped it.
+    """
+    flusher.paused = True
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -36,15 +47,6 @@ def django_db_setup(django_db_setup: Any, django_db_blocker: Any) -> Any:
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                     " WHERE datname = current_database() AND pid <> pg_backend_pid()"
                 )
-
-
-@pytest.fixture(autouse=True, scope="session")
-def _telemetry_by_hand() -> Any:
-    """No telemetry thread in the test process: tests flush by hand, so nothing writes behind their back."""
-    from knowledge.telemetry.flusher import flusher
-
-    flusher.paused = True
-    return
 
 
 @pytest.fixture(autouse=True)
