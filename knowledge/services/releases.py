@@ -492,7 +492,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
             sequence=stamp.sequence,
             knowledge_version=stamp.knowledge_version,
             revision=stamp.revision,
-            manifest_stored=_manifest_stored(previous, manifest),
+            manifest_stored=stored,
             inputs_hash=inputs_hash,
             content_serial=serial,
             built_at=datetime.fromisoformat(stamp.generated_at.replace("Z", "+00:00")),
