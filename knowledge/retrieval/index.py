@@ -302,7 +302,10 @@ class SearchIndex:
         worker derives them (index_format.served_arrays); the stored bytes for older formats."""
         if self._meta.get("format") == 1:
             return self.to_pieces()
-        return pack_pieces(self._meta, served_arrays(self._meta, self._arrays))
+        arrays = self._arrays
+        if "_forward" in self.__dict__:  # transposed already (a calibrating build's searches): not again
+            arrays = {**arrays, **self._forward.arrays()}
+        return pack_pieces(self._meta, served_arrays(self._meta, arrays))
 
     @classmethod
     def from_bytes(cls, data: bytes | mmap.mmap) -> SearchIndex:

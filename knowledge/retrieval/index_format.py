@@ -258,11 +258,13 @@ def _served_derived(meta: Mapping[str, Any]) -> bool:
     return int(meta.get("format", 2)) >= 3
 
 
-def stored_arrays(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
+def stored_arrays(
+    arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any] | None = None, *, rows: bool = True
+) -> dict[str, np.ndarray]:
     """The arrays a format 2, 3 or 4 index (`meta`'s format; 2 without it) writes, from the arrays it
     searches with: lengths for offsets, and the string order as hashes unless two terms share a hash
     (then the ids, as before: a hash finds no id); format 3 without the impacts, format 4 with the
-    posting columns as rows (see the module)."""
+    posting columns as rows (see the module) unless `rows` is false (a host's copy holds the columns)."""
     stored = {name: array for name, array in arrays.items() if name != IDF and name not in FORWARD_ARRAYS}
     post_offsets = stored.get("post_offsets")
     for absolute, lengths in LENGTHS.items():
@@ -277,7 +279,7 @@ def stored_arrays(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any] | No
             stored[ORDER_HASHES] = hashes[order]
     if meta is not None and int(meta.get("format", 2)) >= 3 and post_offsets is not None:
         _without_impacts(meta, stored, post_offsets)
-    if meta is not None and int(meta.get("format", 2)) >= 4:
+    if rows and meta is not None and int(meta.get("format", 2)) >= 4:
         _rows(stored)
     return stored
 
@@ -286,9 +288,7 @@ def served_arrays(meta: Mapping[str, Any], searched: Mapping[str, np.ndarray]) -
     """What a host's mapped copy of an index holds: what it stores, with the impacts format 3 derives,
     the posting columns format 4 stores as rows (not the rows), and from format 3 on the offsets and
     string order format 2 derives."""
-    served = stored_arrays(searched, meta)
-    if ROWS in served and ROWS not in searched:
-        del served[ROWS]
+    served = stored_arrays(searched, meta, rows=False)  # the rows were 17 bytes per posting, made to be dropped
     derived = (*LENGTHS, ORDER) if _served_derived(meta) else ()
     for name in (IMPACTS, MAX_IMPACTS, *(name for name, _ in ROW_COLUMNS), *derived):
         if name in searched:

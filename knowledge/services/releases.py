@@ -75,7 +75,7 @@ from knowledge.services.release_gate import (
     release_gate_check,
     release_gate_record,
 )
-from knowledge.services.release_materialise import release_files_write, release_index_mapped
+from knowledge.services.release_materialise import release_files_write, release_index_mapped, release_index_served
 from knowledge.services.release_storage import CutsKept, artifacts_store, release_files_restore
 from knowledge.services.webhooks import release_activation_record
 
@@ -160,6 +160,7 @@ def _render(
         references=references,
         lineage=lineage,
         previous=previous,
+        served=release_index_served,
     )
     logger.info(
         "Release of %s: %d entries analysed, %d reused; %d parts rendered, %d reused",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import mmap
 from dataclasses import replace
@@ -21,6 +22,7 @@ from knowledge.retrieval.feedback import (
 from knowledge.retrieval.index import SearchIndex, SearchOptions
 from tests.retrieval.helpers import make_document
 from tests.retrieval.test_index_format import host_copy
+from tests.retrieval.test_index_patching import collection, edited
 
 UNGATED = SearchOptions(match_threshold=-math.inf)
 DOCUMENTS = [
@@ -166,3 +168,27 @@ def test_a_host_copy_made_before_the_forward_index_still_answers_the_same(tmp_pa
     assert fed_answers(mapped(path).prepared()) == fed_answers(fed)  # transposed as it loads, as before
     SearchIndex.serve_file(path)
     assert path.read_bytes() == b"".join(fed.served_pieces())
+
+
+def test_a_compiled_index_gives_its_host_the_forward_index_its_searches_transposed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A calibrating build has transposed the postings already (its searches rank with feedback): the copy
+    it writes for its host reuses that forward index, and is the copy the stored bytes give."""
+    plain = SearchIndex.compile(collection(), patchable=True)
+    with caplog.at_level(logging.INFO, logger="knowledge.retrieval.patching"):
+        patched = SearchIndex.compile(
+            edited(collection(), 9, "A zeppelin note."), previous=plain, reference=plain.reference, patchable=True
+        )
+    assert "Index patched" in caplog.text  # the patch's impacts, not only a full compile's
+    fed = patched.with_options(replace(patched.options, feedback=True)).prepared()  # transposed here
+    assert "_forward" in fed.__dict__
+
+    def transposed(**_: object) -> ForwardIndex:
+        raise AssertionError("the postings were transposed again")
+
+    monkeypatch.setattr(ForwardIndex, "transposed", transposed)
+    served = b"".join(fed.served_pieces())
+    monkeypatch.undo()
+    path = tmp_path / "index"
+    assert host_copy(fed, path) == served  # host_copy: serve_file of the stored bytes, the other way round

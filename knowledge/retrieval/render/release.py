@@ -292,6 +292,7 @@ def render_release(
     progress: Progress | None = None,
     lineage: Lineage | None = None,
     previous: Indexes | None = None,
+    served: Callable[[RenderedArtifact, SearchIndex], None] | None = None,
 ) -> list[RenderedArtifact]:
     """Every artifact of the release; `analysis` and `parts` make the build incremental (same bytes).
     `references`: the reference statistics of the indexes of the release this one follows; `lineage`
@@ -302,7 +303,8 @@ def render_release(
     clearance in use adds its own index, and protected.json keeps what the public files leave out.
     Memory: the indexes are compiled first (their compile is the build's largest transient, so no
     rendered file is held meanwhile), and every file above SPOOL_ABOVE is written to disk as it renders.
-    `progress` is told each file's name once it is written.
+    `progress` is told each file's name once it is written. `served` is given the public index's file and
+    the compiled index while it is still held (the build writes its host's copy from it).
     """
     public = visible(snapshot, PUBLIC)
     written: dict[str, RenderedArtifact] = {}
@@ -321,6 +323,8 @@ def render_release(
             snapshot, stamp, level, analysis=analysis, references=references, lineage=lineage, previous=previous
         )
         write(index_name(level), BINARY, index.to_pieces())
+        if served is not None and level == PUBLIC:
+            served(written[index_name(level)], index)
         del index  # its arrays go before the next compile
     write(CONTEXT_JSON, JSON, _context_json(public, stamp, parts))
     write(LLMS_TXT, MARKDOWN, [render_llms_txt(public, stamp)])
