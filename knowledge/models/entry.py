@@ -156,7 +156,11 @@ class EntryVersion(UndeletableModel):
                 condition=models.Q(sensitivity__in=Sensitivity.values), name="version_sensitivity_known"
             ),
         ]
-        indexes = [models.Index(fields=["state", "publish_at"], name="version_state_publish_at")]
+        indexes = [
+            models.Index(fields=["state", "publish_at"], name="version_state_publish_at"),
+            # An import finds the content it already holds by hash (services.imports._latest_hashes).
+            models.Index(fields=["content_hash"], name="version_content_hash"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.entry.public_id} v{self.number}"

@@ -8,7 +8,7 @@ changes nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -48,6 +48,7 @@ FIELDS = {
 }
 SENSITIVITIES = ("public", "internal", "restricted")
 MAX_TITLE = 500
+IN_CHUNK = 1000  # values per IN (...) of the queries reading what a file touches
 Progress = Callable[[int, int], None]
 
 
@@ -347,17 +348,19 @@ def entries_import(
     if publish:
         author_id = actor_id(actor)
         four_eyes_check(namespace=namespace, contributors={author_id} if author_id else set(), actor=reviewer)
-    latest = _latest_versions(namespace)
+    # Only the entries and versions the file touches are read: a one-line import into a namespace of
+    # 100,000 entries read every entry and version (2.5 s of CPU before its build started, issue 18 §3).
+    existing = _existing_entries(namespace, {item.public_id for item in items if item.public_id})
     batch = _Batch(
         namespace=namespace,
         publish=publish,
         author=actor_user(actor),
         reviewer=actor_user(reviewer) if publish else None,
         now=timezone.now(),
-        existing={e.public_id: e for e in Entry.objects.filter(namespace=namespace)},
-        latest=latest,
+        existing=existing,
+        latest=_latest_versions(entry.pk for entry in existing.values()),
     )
-    by_hash = {v.content_hash for v in latest.values()}
+    by_hash = _latest_hashes(namespace, {item.content.content_hash for item in items if item.public_id not in existing})
     written: list[ImportLine] = []
     for done, item in enumerate(items, start=1):
         planned = len(batch.versions)
@@ -409,14 +412,39 @@ def _content_kwargs(content: VersionContent) -> dict[str, Any]:
     }
 
 
-def _latest_versions(namespace: Namespace) -> dict[int, EntryVersion]:
+def _existing_entries(namespace: Namespace, public_ids: Iterable[str]) -> dict[str, Entry]:
+    found: dict[str, Entry] = {}
+    for chunk in _chunks(public_ids):
+        found.update((e.public_id, e) for e in Entry.objects.filter(namespace=namespace, public_id__in=chunk))
+    return found
+
+
+def _latest_versions(entry_ids: Iterable[int]) -> dict[int, EntryVersion]:
+    """The newest version of each of these entries, by entry id."""
     latest: dict[int, EntryVersion] = {}
-    versions = EntryVersion.objects.filter(entry__namespace=namespace).order_by("entry_id", "number")
-    for version in versions.only(
-        "id", "entry_id", "number", "state", "content_hash", "updated", "sensitivity", "review_by", "valid_until"
-    ):
-        latest[version.entry_id] = version
+    for chunk in _chunks(entry_ids):
+        versions = EntryVersion.objects.filter(entry_id__in=chunk).order_by("entry_id", "number")
+        for version in versions.only(
+            "id", "entry_id", "number", "state", "content_hash", "updated", "sensitivity", "review_by", "valid_until"
+        ):
+            latest[version.entry_id] = version
     return latest
+
+
+def _latest_hashes(namespace: Namespace, hashes: set[str]) -> set[str]:
+    """Which of `hashes` the newest version of some entry of the namespace has (its content is there)."""
+    holders: set[int] = set()
+    for chunk in _chunks(hashes):
+        versions = EntryVersion.objects.filter(entry__namespace=namespace, content_hash__in=chunk)
+        holders.update(versions.values_list("entry_id", flat=True))
+    return {version.content_hash for version in _latest_versions(holders).values()} & hashes
+
+
+def _chunks(values: Iterable[Any]) -> Iterator[list[Any]]:
+    """`values` sorted, IN_CHUNK at a time: each query's parameters stay within every backend's limit."""
+    ordered = sorted(values)
+    for start in range(0, len(ordered), IN_CHUNK):
+        yield ordered[start : start + IN_CHUNK]
 
 
 def _create_entry(namespace: Namespace, item: ImportLine, category: Category, person: Any) -> Entry:

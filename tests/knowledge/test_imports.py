@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db.models.signals import post_init
 
 from bench.datasets import DATASETS  # EVERGREEN_DATASETS, else ../shared/datasets
 from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, VersionState
@@ -85,6 +86,39 @@ def test_a_changed_line_makes_a_new_version(ns_a: Namespace, tmp_path: Path) -> 
     assert entry.live_version is not None
     assert entry.live_version.number == 2
     assert entry.versions.get(number=1).state == VersionState.SUPERSEDED
+
+
+def test_content_counts_as_held_only_in_an_entrys_newest_version_of_the_same_namespace(
+    ns_a: Namespace, ns_b: Namespace, tmp_path: Path
+) -> None:
+    run("import_entries", str(write(tmp_path, GOOD[:1])), "--namespace", "alpha", "--publish")
+    old = {key: value for key, value in GOOD[0].items() if key != "id"}  # AL-001's first content, without its ID
+    run("import_entries", str(write(tmp_path, [{**GOOD[0], "body": "Ask for 4000 tokens."}])), "--namespace", "alpha")
+    assert "1 created" in run("import_entries", str(write(tmp_path, [old])), "--namespace", "alpha")  # superseded
+    assert "1 created" in run("import_entries", str(write(tmp_path, [GOOD[1]])), "--namespace", "beta")
+    assert "1 unchanged" in run("import_entries", str(write(tmp_path, [GOOD[1]])), "--namespace", "beta")
+    assert "0 created" in run("import_entries", str(write(tmp_path, [old])), "--namespace", "alpha")  # now held
+
+
+def test_a_one_line_import_reads_only_what_it_touches(ns_a: Namespace, tmp_path: Path) -> None:
+    """It read every entry and version of the namespace: 2.5 s of CPU at 100,000 entries (issue 18)."""
+    many = [{"id": f"AL-{n:03d}", "title": f"Entry {n}", "body": f"Fact number {n}."} for n in range(1, 201)]
+    run("import_entries", str(write(tmp_path, many)), "--namespace", "alpha", "--publish")
+    made: list[type] = []
+
+    def count(sender: type, **_: Any) -> None:
+        made.append(sender)
+
+    post_init.connect(count, sender=Entry)
+    post_init.connect(count, sender=EntryVersion)
+    try:
+        edit = [{**many[41], "body": "Fact number 42, revised."}, {"title": "New", "body": "A new fact."}, many[7]]
+        report = run("import_entries", str(write(tmp_path, edit)), "--namespace", "alpha", "--publish")
+    finally:
+        post_init.disconnect(count, sender=Entry)
+        post_init.disconnect(count, sender=EntryVersion)
+    assert "1 created, 1 changed, 1 unchanged" in report
+    assert len(made) < 20, len(made)  # the three lines' entries and versions, not the namespace's 200 of each
 
 
 def test_without_publish_versions_wait_for_review(ns_a: Namespace, tmp_path: Path) -> None:
