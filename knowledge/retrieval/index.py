@@ -303,7 +303,7 @@ class SearchIndex:
         if self._meta.get("format") == 1:
             return self.to_pieces()
         arrays = self._arrays
-        if "_forward" in self.__dict__:  # transposed already (a calibrating build's searches): not again
+        if "_forward" in self.__dict__:  # transposed already (it searched with feedback, or was prepared)
             arrays = {**arrays, **self._forward.arrays()}
         return pack_pieces(self._meta, served_arrays(self._meta, arrays))
 

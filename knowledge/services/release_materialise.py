@@ -7,8 +7,9 @@ rendered from (the table is the same bytes either way: tests/knowledge/test_rele
 It writes them before activating the release, so when workers see the switch the files are there.
 The table copies the records of unchanged entries from the last table the process wrote (TableReuse).
 The index file is written first, from the compiled index while the render still holds it
-(release_index_served): made from the stored bytes instead, it took the posting rows apart again and
-transposed the forward index a second time, the peak of a full build at 100,000 entries (1,022 MiB).
+(release_index_served): made from the stored bytes instead, it took format 4's rows apart into fresh
+posting columns to transpose the forward index from, the peak of a full build at 100,000 entries
+(1,022 MiB); the compiled index holds those columns already.
 The build's checks then read the copy the workers will map (release_index_mapped).
 
 Best effort: a host without the directory, a full disk or a worker on another host loses nothing but
