@@ -78,6 +78,7 @@ class Run:
     dtype: str
     count: int
     pieces: Iterable[bytes | memoryview]
+    shape: tuple[int, ...] = ()  # its shape in the header when not (count,): count items in all
 
     @classmethod
     def of_bytes(cls, pieces: Sequence[bytes | memoryview]) -> Run:
@@ -92,7 +93,7 @@ def pack_pieces(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray | Run])
     runs = {name: array for name, array in arrays.items() if isinstance(array, Run)}
     little = {name: _little(array) for name, array in arrays.items() if not isinstance(array, Run)}
     specs = {name: (array.dtype.str, array.shape) for name, array in little.items()}
-    yield arrays_header(meta, specs | {name: (run.dtype, (run.count,)) for name, run in runs.items()})
+    yield arrays_header(meta, specs | {name: (run.dtype, run.shape or (run.count,)) for name, run in runs.items()})
     for name in sorted(arrays):
         if name in runs:
             size = yield from _run_pieces(name, runs[name])

@@ -33,6 +33,7 @@ from knowledge.retrieval.index_format import (
     served_forward,
     served_lazily,
     stored_arrays,
+    written_arrays,
 )
 from knowledge.retrieval.patching import PreviousIndex, patched_postings
 from knowledge.retrieval.planning import QueryPlanner
@@ -291,7 +292,9 @@ class SearchIndex:
 
     def to_pieces(self) -> Iterator[bytes | memoryview]:
         """to_bytes a piece at a time (views of the arrays): for writing the index without copying it."""
-        return pack_pieces(self._meta, self._stored())
+        if self._meta.get("format") == 1:
+            return pack_pieces(self._meta, self._arrays)
+        return pack_pieces(self._meta, written_arrays(self._arrays, self._meta))
 
     def _stored(self) -> dict[str, np.ndarray]:
         """The arrays the index's format writes (format 1: those it searches with)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -415,4 +415,10 @@ def build_postings(
     del found
     rows = posting_rows(taken, new_id, reference, params)
     order = new_id[_string_order(terms)]
-    return assemble_postings(vocabulary, order, rows, reference, params), lengths
+    # Each term's row count, and the rows' term ids let go before the impacts are made (the peak of a full
+    # build at 100,000 entries, 7.9 million postings): found in the sorted ids, as np.bincount made a
+    # 64-bit copy of them (63 MB) to count.
+    bounds = np.searchsorted(rows.terms, np.arange(len(vocabulary) + 1, dtype=rows.terms.dtype))
+    doc_freq = np.diff(bounds).astype(np.int64)
+    rows = replace(rows, terms=np.empty(0, dtype=rows.terms.dtype))
+    return assemble_postings(vocabulary, order, rows, reference, params, doc_freq=doc_freq), lengths

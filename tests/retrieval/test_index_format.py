@@ -20,6 +20,7 @@ from knowledge.retrieval.index_format import (
     MAX_IMPACTS,
     MAX_SATURATION,
     ORDER,
+    ROW_BYTES,
     ROW_COLUMNS,
     ROWS,
     searched_arrays,
@@ -125,6 +126,18 @@ def test_a_mapped_format_4_index_takes_its_rows_apart_a_block_at_a_time_into_the
         assert derived.tobytes() == np.ascontiguousarray(compiled).tobytes(), name
     assert answers(mapped) == answers(index)
     assert b"".join(bytes(piece) for piece in mapped.to_pieces()) == index.to_bytes()
+
+
+def test_a_format_4_index_is_written_a_block_of_rows_at_a_time_as_the_bytes_it_stores(
+    index: SearchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows are made as they are written, never whole beside the columns (103 MB at 100,000 entries)."""
+    monkeypatch.setattr(index_format, "BLOCK_ROWS", 7)  # many blocks, the last one short
+    rows = len(index._arrays["post_docs"])
+    pieces = [bytes(piece) for piece in index.to_pieces()]
+
+    assert b"".join(pieces) == index.to_bytes()
+    assert rows > 7 and max(len(piece) for piece in pieces) < rows * ROW_BYTES
 
 
 def test_impacts_the_saturations_do_not_give_back_stay_stored(index: SearchIndex) -> None:
