@@ -96,6 +96,9 @@ def without_dead_links(entries: Sequence[EntryRecord]) -> tuple[EntryRecord, ...
     live = {entry.id for entry in entries}
     kept = []
     for entry in entries:
+        if not entry.links:  # most entries: no tuple made and compared (a build reads every entry)
+            kept.append(entry)
+            continue
         links = tuple(link for link in entry.links if link in live)
         kept.append(entry if links == entry.links else replace(entry, links=links))
     return tuple(kept)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal, InvalidOperation
+from functools import partial
 from typing import Any
 
 from django.db import transaction
@@ -27,6 +28,7 @@ from knowledge.services.build_queue import release_request_build
 from knowledge.services.content import VersionContent
 from knowledge.services.entries import _next_free_number
 from knowledge.services.four_eyes import four_eyes_check
+from knowledge.services.planner_statistics import planner_statistics_refresh
 from knowledge.services.safety import import_safety_check
 
 FIELDS = {
@@ -379,6 +381,8 @@ def entries_import(
     import_safety_check(namespace=namespace, lines=lines, publish=publish, acknowledgement=acknowledgement, actor=actor)
     note = f"Bulk {source}: author {actor}, reviewer {reviewer}." if publish else f"Bulk {source}."
     batch.save(source=source, note=note)
+    # Before the build is asked for (on commit, in this order): it reads every entry this file added.
+    transaction.on_commit(partial(planner_statistics_refresh, (Entry, EntryVersion), written=len(batch.versions)))
     if publish and batch.versions:
         release_request_build(namespace=namespace, reason="import")
     return batch.report

@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 from django.db.models.signals import post_init
 
 from bench.datasets import DATASETS  # EVERGREEN_DATASETS, else ../shared/datasets
 from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, VersionState
+from knowledge.services.planner_statistics import ANALYZE_BASE, planner_statistics_refresh
 from tests.factories import committed
 
 pytestmark = pytest.mark.django_db
@@ -119,6 +121,26 @@ def test_a_one_line_import_reads_only_what_it_touches(ns_a: Namespace, tmp_path:
         post_init.disconnect(count, sender=EntryVersion)
     assert "1 created, 1 changed, 1 unchanged" in report
     assert len(made) < 20, len(made)  # the three lines' entries and versions, not the namespace's 200 of each
+
+
+def planned_rows(model: type[Entry] | type[EntryVersion]) -> float:
+    """How many rows PostgreSQL's planner counts the model's table as holding (pg_class.reltuples)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reltuples FROM pg_class WHERE relname = %s", [model._meta.db_table])
+        return float(cursor.fetchone()[0])
+
+
+def test_a_bulk_import_leaves_the_planner_counting_its_rows(ns_a: Namespace, tmp_path: Path) -> None:
+    """The build that follows an import was planned on a near-empty table's statistics: its snapshot's
+    join ran as a nested loop (0.45 s where it takes 0.20 s at 100,000 entries) until the next ANALYZE."""
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's planner statistics")
+    many = [{"id": f"AL-{n:03d}", "title": f"Entry {n}", "body": f"Fact number {n}."} for n in range(1, 121)]
+    run("import_entries", str(write(tmp_path, many)), "--namespace", "alpha", "--publish")
+
+    assert planned_rows(Entry) >= 120 and planned_rows(EntryVersion) >= 120
+    assert planner_statistics_refresh((Entry, EntryVersion), written=ANALYZE_BASE) == []  # as autovacuum would not
+    assert planner_statistics_refresh((Entry, EntryVersion), written=60) == []  # 50 + a tenth of 120 rows
 
 
 def test_without_publish_versions_wait_for_review(ns_a: Namespace, tmp_path: Path) -> None:

@@ -60,3 +60,28 @@ def test_applying_a_delta_always_gives_the_manifest_back(seed: int, size: int, e
     delta = manifest_delta(before, after)
     if delta is not None:
         assert manifest_applied(before, delta) == after
+
+
+@given(st.integers(0, 2**32), st.integers(2, 60), st.integers(0, 12), st.integers(0, 3))
+def test_a_delta_is_refused_exactly_when_entries_moved(seed: int, size: int, edits: int, moves: int) -> None:
+    """Small deltas whose kept entries keep their order are given, and give the manifest back; entries
+    that changed places (not added, not dropped) always mean the whole manifest."""
+    rng = random.Random(seed)
+    ids = sorted(rng.sample(range(1000), size))
+    before = manifest([(f"EG-{n}", 1) for n in ids])
+    kept = [n for n in ids if rng.random() > 0.05]
+    for _ in range(moves):
+        a, b = rng.randrange(len(kept) or 1), rng.randrange(len(kept) or 1)
+        kept[a : a + 1], kept[b : b + 1] = kept[b : b + 1], kept[a : a + 1]
+    after_ids = list(kept)
+    for n in rng.sample(range(1000, 1100), edits):
+        after_ids.insert(rng.randrange(len(after_ids) + 1), n)
+    after = manifest([(f"EG-{n}", 1) for n in after_ids])
+    moved = kept != [n for n in ids if n in set(kept)]
+
+    delta = manifest_delta(before, after)
+
+    if moved:
+        assert delta is None
+    elif len(ids) - len(kept) + edits <= DELTA_MIN:
+        assert delta is not None and manifest_applied(before, delta) == after
