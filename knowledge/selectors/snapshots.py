@@ -136,9 +136,15 @@ def _entry_records(namespace: Namespace, kept: dict[RecordKey, EntryRecord]) -> 
         .annotate(modified=modified)
         .values_list("live_version_id", "modified", "public_id", "category__slug")
     )
-    missing = [key for key in keys if key not in kept]
-    found = {key: kept[key] for key in keys if key in kept}
-    by_version = {key[0]: key for key in missing}
+    found: dict[RecordKey, EntryRecord] = {}
+    by_version: dict[int, RecordKey] = {}
+    held = kept.get
+    for key in keys:  # one lookup a key (a build reads every live entry's)
+        record = held(key)
+        if record is None:
+            by_version[key[0]] = key
+        else:
+            found[key] = record
     ids = list(by_version)
     for start in range(0, len(ids), VERSIONS_PER_QUERY):
         for version in EntryVersion.objects.filter(pk__in=ids[start : start + VERSIONS_PER_QUERY]):

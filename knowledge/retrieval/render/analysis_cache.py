@@ -32,6 +32,7 @@ logger = logging.getLogger(__name__)
 
 Fields = tuple[list[list[str]], ...]  # what postings.analyze_fields returns for one document
 _CONTEXT = tuple(name in CONTEXT_FIELDS for name in FIELDS)
+COMPACT_GROUP = 1000  # documents whose term ids are joined at a time to mark the ids in use (_compact)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,15 +99,18 @@ class AnalysisCache:
         with self._lock:
             known = self._documents
         made: dict[int, tuple[EntryRecord, Document, bytes]] = {}
+        documents, keys = [], []
         for entry in entries:
             found = known.get(id(entry))
             if found is None or found[0] is not entry:
                 document = entry.as_document()
                 found = (entry, document, document_key(document))
             made[id(entry)] = found
+            documents.append(found[1])
+            keys.append(found[2])
         with self._lock:
             self._documents = made
-        return [made[id(entry)][1] for entry in entries], [made[id(entry)][2] for entry in entries]
+        return documents, keys
 
     def _store(self, fields: Fields) -> _Analysed:
         ids: list[int] = []
@@ -219,8 +223,13 @@ class AnalysisCache:
 
     def _compact(self) -> None:
         """Drop the terms no kept document uses, once they are most of the table."""
+        # The ids in use marked, a group of documents at a time: np.unique of every occurrence joined
+        # sorted a copy of them (14 M at 100,000 entries: 1.7 s and 109 MiB after each full build).
         kept = list(self._entries.values())
-        used = np.unique(np.concatenate([a.ids for a in kept])) if kept else np.zeros(0, dtype=np.int32)
+        present = np.zeros(len(self._terms), dtype=bool)
+        for start in range(0, len(kept), COMPACT_GROUP):
+            present[np.concatenate([a.ids for a in kept[start : start + COMPACT_GROUP]])] = True
+        used = np.flatnonzero(present)
         if 2 * len(used) >= len(self._terms):
             return
         renumber = np.zeros(len(self._terms), dtype=np.int32)
