@@ -32,7 +32,8 @@ def planner_statistics_refresh(tables: Sequence[type[models.Model]], *, written:
     names = [table._meta.db_table for table in tables]
     try:
         with connection.cursor() as cursor:
-            cursor.execute("SELECT relname, reltuples FROM pg_class WHERE relname = ANY(%s)", [names])
+            # By oid, as the search path finds the tables (a name alone may be another schema's table).
+            cursor.execute("SELECT relname, reltuples FROM pg_class WHERE oid = ANY(%s::regclass[])", [names])
             counted = {name: max(float(rows), 0.0) for name, rows in cursor.fetchall()}
             stale = [name for name in names if written > ANALYZE_BASE + ANALYZE_SHARE * counted.get(name, 0.0)]
             for name in stale:
