@@ -174,32 +174,43 @@ def _json_run(values: Sequence[Any]) -> tuple[Run, np.ndarray]:
     again as the file is written: 120 MB of JSON held whole at 100,000 entries was a full save's peak
     (issue 18 §3); dumping twice costs about 0.4 s there."""
     offsets = np.zeros(len(values) + 1, dtype=np.int64)
-    np.cumsum([len(orjson.dumps(value)) for value in values], out=offsets[1:])
+    lengths = np.fromiter((len(orjson.dumps(value)) for value in values), dtype=np.int64, count=len(values))
+    np.cumsum(lengths, out=offsets[1:])
     return Run("|u1", int(offsets[-1]), (orjson.dumps(value) for value in values)), offsets
 
 
-def _parts_of(keyed: list[tuple[RecordKey, EntryRecord]], parts: PartsCache) -> dict[int, tuple[str, bytes]]:
-    """The context.json part kept for each record (by its position in `keyed`): its URL and bytes."""
+@dataclass(frozen=True, slots=True)
+class _KeptParts:
+    """The context.json part kept for each record, by its position among the records saved: the base
+    URL it was rendered from and its bytes (None for both where none is kept). Two lists of references:
+    a dictionary of (URL, bytes) pairs by position was 11 MB at 100,000 entries, through the whole save."""
+
+    urls: list[str | None]
+    parts: list[bytes | None]
+
+
+def _parts_of(keyed: list[tuple[RecordKey, EntryRecord]], parts: PartsCache) -> _KeptParts:
+    """The context.json part kept for each record of `keyed` (by its position there)."""
     position = {id(record): n for n, (_, record) in enumerate(keyed)}
-    by_record: dict[int, tuple[str, bytes]] = {}
+    kept = _KeptParts(urls=[None] * len(keyed), parts=[None] * len(keyed))
     found = position.get
     for records, url, run in parts.kept_runs("context.json"):
         for record, part in zip(records, run, strict=True):
             n = found(id(record))
             if n is not None:
-                by_record[n] = (url, part)
-    return by_record
+                kept.urls[n], kept.parts[n] = url, part
+    return kept
 
 
 def _record_arrays(
-    keyed: list[tuple[RecordKey, EntryRecord]], rows: list[int], by_record: dict[int, tuple[str, bytes]]
+    keyed: list[tuple[RecordKey, EntryRecord]], rows: Sequence[int], kept: _KeptParts
 ) -> tuple[list[str], dict[str, np.ndarray | Run]]:
     """The records at `rows` of `keyed` and their parts, as the arrays of a cache file (and its URLs);
     the records' JSON and the parts as runs (pack_pieces writes them as they come, never joined)."""
-    keys = orjson.dumps([list(keyed[n][0]) for n in rows])
+    keys = orjson.dumps([keyed[n][0] for n in rows])  # the key tuples as JSON arrays, no list made of each
     records, record_offsets = _json_run([keyed[n][1] for n in rows])
-    part_run = [by_record[n][1] if n in by_record else b"" for n in rows]
-    base_urls = [by_record[n][0] if n in by_record else None for n in rows]
+    part_run = [kept.parts[n] or b"" for n in rows]
+    base_urls = [kept.urls[n] for n in rows]
     urls = sorted({url for url in base_urls if url is not None})
     url_index = {url: i for i, url in enumerate(urls)}
     return urls, {
@@ -252,11 +263,11 @@ def build_cache_save(
     try:
         build_cache_sweep()
         keyed = list(records.items())
-        by_record = _parts_of(keyed, parts)
+        kept = _parts_of(keyed, parts)
         with _bases_lock:
             base = _bases.get(namespace_id)
-        if base is None or not _delta_save(namespace_id, base, keyed, by_record, analysis):
-            _full_save(namespace_id, keyed, by_record, analysis)
+        if base is None or not _delta_save(namespace_id, base, keyed, kept, analysis):
+            _full_save(namespace_id, keyed, kept, analysis)
     except OSError as error:
         logger.warning("The build caches of namespace %s were not kept on disk: %s", namespace_id, error)
 
@@ -264,10 +275,10 @@ def build_cache_save(
 def _full_save(
     namespace_id: int,
     keyed: list[tuple[RecordKey, EntryRecord]],
-    by_record: dict[int, tuple[str, bytes]],
+    kept: _KeptParts,
     analysis: AnalysisCache,
 ) -> None:
-    urls, arrays = _record_arrays(keyed, list(range(len(keyed))), by_record)
+    urls, arrays = _record_arrays(keyed, range(len(keyed)), kept)
     analysis_meta, analysis_arrays = analysis.export()
     token = os.urandom(8).hex()
     meta = {**_identity(namespace_id), "token": token, "analysis": analysis_meta, "base_urls": urls}
@@ -283,7 +294,7 @@ def _full_save(
         _Base(
             token=token,
             records=_Rows.of(_record_hashes((key for key, _ in keyed), len(keyed))),
-            part_urls=[by_record[n][0] if n in by_record else None for n in range(len(keyed))],
+            part_urls=kept.urls,
             analysis=_Rows.of(_digest_hashes(analysis_keys)),
             config=analysis_meta["config"],
         ),
@@ -306,7 +317,7 @@ def _delta_save(
     namespace_id: int,
     base: _Base,
     keyed: list[tuple[RecordKey, EntryRecord]],
-    by_record: dict[int, tuple[str, bytes]],
+    kept: _KeptParts,
     analysis: AnalysisCache,
 ) -> bool:
     """Write what is not in the base file to the delta file; False (nothing written) when the base
@@ -317,7 +328,7 @@ def _delta_save(
     rows: list[int] = []
     found = base.records.find(_record_hashes((key for key, _ in keyed), len(keyed))).tolist()
     for n, row in enumerate(found):
-        url = by_record[n][0] if n in by_record else None
+        url = kept.urls[n]
         if row >= 0 and base.part_urls[row] == url:
             record_live[row] = 1
         else:
@@ -334,7 +345,7 @@ def _delta_save(
     too_many = (len(rows) + len(fresh)) * DELTA_SHARE > 2 * len(base.part_urls)
     if too_many or 2 * int(record_live.sum()) < len(base.part_urls):
         return False
-    urls, arrays = _record_arrays(keyed, rows, by_record)
+    urls, arrays = _record_arrays(keyed, rows, kept)
     analysis_meta, analysis_arrays = analysis.export(only=fresh)
     meta = {**_identity(namespace_id), "base": base.token, "analysis": analysis_meta, "base_urls": urls}
     arrays |= {f"analysis_{name}": array for name, array in analysis_arrays.items()}

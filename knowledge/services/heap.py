@@ -28,16 +28,27 @@ M_MMAP_THRESHOLD = -3  # glibc's <malloc.h>
 MMAP_THRESHOLD = 128 * 1024
 
 
+def _glibc() -> ctypes.CDLL | None:
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return None
+    try:
+        return ctypes.CDLL("libc.so.6")
+    except OSError:
+        return None
+
+
 def heap_mmap_threshold_set(*, threshold: int = MMAP_THRESHOLD) -> bool:
     """Fix glibc's mmap threshold at `threshold` bytes for this process (and the ones it forks);
     False where there is no glibc."""
-    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
-        return False
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-    except OSError:
-        return False
-    return bool(libc.mallopt(M_MMAP_THRESHOLD, threshold))
+    libc = _glibc()
+    return libc is not None and bool(libc.mallopt(M_MMAP_THRESHOLD, threshold))
+
+
+def heap_trim() -> bool:
+    """Give the free pages inside glibc's heaps back to the system (malloc_trim): what a build freed
+    stays resident otherwise, under whatever comes next. False where there is no glibc."""
+    libc = _glibc()
+    return libc is not None and bool(libc.malloc_trim(0))
 
 
 _frozen_lock = threading.Lock()

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from knowledge.models import Namespace
+from knowledge.models import Namespace, Release
 from knowledge.retrieval.render.analysis_cache import AnalysisCache
 from knowledge.services import build_cache, releases
 from knowledge.services.releases import release_analysis_caches_clear
@@ -229,3 +229,16 @@ def test_one_entry_builds_that_patch_the_index_write_a_delta_not_the_base_again(
     caches = restart_and_publish_an_edit(ns_a)
     assert caches.parts.rendered == 1
     assert_stored_as_a_full_rebuild(ns_a)
+
+
+def test_a_build_keeps_one_copy_of_a_manifest_stored_whole_and_its_release_holds_it(
+    ns_a: Namespace, cache_dir: Path
+) -> None:
+    """A first release stores its manifest whole: the cache kept two copies of it (43 MB each at
+    100,000 entries) and the build held its own beside them through the cache save, a full build's peak."""
+    publish(ns_a, alpha_rows())
+    release = Release.objects.get(namespace=ns_a)
+    stored, whole = releases._build_caches(ns_a.pk).manifests[release.pk]
+
+    assert stored is whole
+    assert whole == release.manifest and [e["id"] for e in whole["entries"]] == sorted(r["id"] for r in alpha_rows())

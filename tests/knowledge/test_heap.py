@@ -24,6 +24,15 @@ def test_the_threshold_is_set_under_glibc_and_nothing_is_done_elsewhere(monkeypa
     assert heap.heap_mmap_threshold_set() is False
 
 
+def test_the_heap_is_trimmed_under_glibc_and_nothing_is_done_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a build frees inside glibc's heap stays resident until it is trimmed."""
+    held = [bytes(2000 + n % 7) for n in range(40_000)]  # above pymalloc's 512 bytes: glibc's heap
+    del held[::2]  # half of them freed between the others: free pages no heap top can give back
+    assert heap.heap_trim() is (heap.platform.libc_ver()[0] == "glibc")
+    monkeypatch.setattr(heap.platform, "libc_ver", lambda: ("", ""))
+    assert heap.heap_trim() is False
+
+
 @pytest.mark.parametrize("signal", [worker_init, worker_process_init])
 def test_a_worker_and_its_pool_processes_set_it_when_they_start(signal: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
