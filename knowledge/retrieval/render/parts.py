@@ -68,7 +68,7 @@ class PartsCache:
 
     def kept_runs(self, kind: str) -> list[tuple[Sequence[object], str, Sequence[bytes]]]:
         """The kept parts of `kind` (a key's first item) as runs of (records, base URL, their parts):
-        each kept group as it is, each other part as a run of one. What `items` gives of them, without a
+        each kept group as it is, the other parts as one run per base URL. What `items` gives of them, without a
         key and a pair made per part (a worker's cache save after every build, issue 18 §3)."""
         with self._lock:
             # The single parts as one run per base URL: a run of one each was three tuples a part
