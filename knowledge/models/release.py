@@ -72,11 +72,26 @@ class Release(UndeletableModel):
         """Store `whole` as this release's manifest, whole."""
         self.manifest_stored = whole
         self.__dict__["_manifest"] = whole
+        self.__dict__.pop("_hashes", None)
 
-    def manifest_known(self, *, stored: Any, whole: Any) -> None:
-        """What this release stores and the whole manifest it gives, known already (no query)."""
+    def manifest_known(self, *, stored: Any, whole: Any, hashes: dict[str, str] | None = None) -> None:
+        """What this release stores and the whole manifest it gives, known already (no query); `hashes`:
+        its entries' content hashes by ID (manifest_hashes), when known too."""
         self.manifest_stored = stored
         self.__dict__["_manifest"] = whole
+        self.__dict__.pop("_hashes", None)
+        if hashes is not None:
+            self.__dict__["_hashes"] = hashes
+
+    def manifest_hashes(self) -> dict[str, str]:
+        """The content hash of each entry of the manifest, by ID; made once per object: the next build's
+        version bump and calibration lineage both compare against it (0.02 s each at 100,000 entries)."""
+        hashes = self.__dict__.get("_hashes")
+        if hashes is None:
+            whole = self.manifest
+            entries = whole.get("entries", ()) if isinstance(whole, dict) else ()
+            hashes = self.__dict__["_hashes"] = {item["id"]: item["hash"] for item in entries}
+        return hashes
 
     def _manifest_resolved(self) -> Any:
         stored = self.manifest_stored

@@ -13,6 +13,7 @@ import pytest
 from django.conf import settings
 
 from knowledge.models import Namespace, Release
+from knowledge.retrieval import manifests
 from knowledge.retrieval.render.analysis_cache import AnalysisCache
 from knowledge.services import build_cache, releases
 from knowledge.services.releases import release_analysis_caches_clear
@@ -238,7 +239,31 @@ def test_a_build_keeps_one_copy_of_a_manifest_stored_whole_and_its_release_holds
     100,000 entries) and the build held its own beside them through the cache save, a full build's peak."""
     publish(ns_a, alpha_rows())
     release = Release.objects.get(namespace=ns_a)
-    stored, whole = releases._build_caches(ns_a.pk).manifests[release.pk]
+    stored, whole, hashes = releases._build_caches(ns_a.pk).manifests[release.pk]
 
     assert stored is whole
+    assert hashes == {item["id"]: item["hash"] for item in release.manifest["entries"]}
     assert whole == release.manifest and [e["id"] for e in whole["entries"]] == sorted(r["id"] for r in alpha_rows())
+
+
+def test_a_build_keeps_a_delta_releases_manifest_as_the_database_gives_it_back_and_bumps_from_it(
+    ns_a: Namespace, cache_dir: Path
+) -> None:
+    """The kept manifest of a release stored as a delta keeps the build's entries (no JSON round trip of
+    them) and the entries' hashes by ID, which the next build's version bump and lineage compare with."""
+    publish(ns_a, alpha_rows())
+    rows = alpha_rows()
+    rows[1]["body"] = EDITED
+    publish(ns_a, [rows[1]], now=BUILT_AT.replace(hour=12))
+    second = Release.objects.get(namespace=ns_a, sequence=2)
+    _, whole, hashes = releases._build_caches(ns_a.pk).manifests[second.pk]
+
+    assert manifests.DELTA in second.manifest_stored
+    assert whole == second.manifest  # resolved from the database, through the first release's
+    assert hashes == second.manifest_hashes() == {item["id"]: item["hash"] for item in whole["entries"]}
+
+    rows[2]["body"] = EDITED
+    publish(ns_a, [rows[2]], now=BUILT_AT.replace(hour=13))
+    third = Release.objects.get(namespace=ns_a, sequence=3)
+    assert third.knowledge_version.split(".")[2] == str(int(second.knowledge_version.split(".")[2]) + 1)
+    assert {key for key, value in third.manifest_hashes().items() if hashes[key] != value} == {rows[2]["id"]}
