@@ -151,6 +151,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     import django
 
     django.setup()
+    from knowledge.services.heap import heap_mmap_threshold_set
+
+    heap_mmap_threshold_set()  # as a Celery worker does when it starts (knowledge.tasks)
     phases: dict[str, float] = {}
     if args.phases:
         seconds, phases = phases_measure(args.slug, args.builds)

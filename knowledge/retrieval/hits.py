@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from knowledge.retrieval.postings import term_slots
 from knowledge.retrieval.ranking import ArrayHits, Prefix
 from knowledge.retrieval.scoring import QueryPlan
 
@@ -32,6 +33,29 @@ def term_min_tokens(*, offsets: np.ndarray, docs: np.ndarray, tokens: np.ndarray
         return np.zeros(0, dtype=np.int64)
     # The minimum in the tokens' own dtype (not a widened copy of one value per posting): the same values.
     return np.minimum.reduceat(tokens[docs], offsets[:-1]).astype(np.int64)
+
+
+def term_min_tokens_carried(
+    previous: np.ndarray,
+    *,
+    renumbered: np.ndarray,
+    touched: np.ndarray,
+    offsets: np.ndarray,
+    docs: np.ndarray,
+    tokens: np.ndarray,
+) -> np.ndarray:
+    """term_min_tokens after an edit in place (patching.Carried): a term the edit did not touch has the
+    same postings of the same unchanged entries, so its previous value (`renumbered`: each previous
+    term id's id now, -1 gone); the `touched` terms' (sorted ids) are found again."""
+    found = np.empty(len(offsets) - 1, dtype=previous.dtype)
+    kept = renumbered >= 0
+    found[renumbered[kept]] = previous[kept]
+    if len(touched):
+        slots = term_slots(offsets, touched)
+        starts = np.zeros(len(touched), dtype=np.int64)
+        np.cumsum(np.diff(offsets)[touched][:-1], out=starts[1:])
+        found[touched] = np.minimum.reduceat(tokens[docs[slots]], starts)
+    return found
 
 
 class Accumulators(threading.local):

@@ -214,6 +214,15 @@ def term_max_impacts(offsets: np.ndarray, impacts: np.ndarray) -> np.ndarray:
     return np.maximum.reduceat(impacts, offsets[:-1]).astype(np.float32)
 
 
+def term_slots(offsets: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """The posting slots of `terms` (sorted ids), in order: offsets[t]:offsets[t + 1] for each."""
+    starts, stops = offsets[terms], offsets[terms + 1]
+    lengths = stops - starts
+    before = np.zeros(len(terms), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=before[1:])
+    return np.repeat(starts - before, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
+
+
 def _string_order(terms: Sequence[str]) -> np.ndarray:
     """The term ids in the terms' string order (code points, as Python compares them). NumPy sorts its
     fixed-width strings the same way unless a term holds NUL, which NumPy would strip: then Python sorts."""
@@ -362,16 +371,19 @@ def assemble_postings(
     params: BM25FParams,
     *,
     doc_freq: np.ndarray | None = None,
+    impacts: np.ndarray | None = None,
 ) -> Postings:
     """Postings from rows numbered by `vocabulary`'s term ids: idf and impacts from each term's document
     frequency and the reference count (`order`: the term ids in string order). `doc_freq`: each term's
-    row count (int64) when the caller knows it, so `rows.terms` is not read."""
+    row count (int64) when the caller knows it, so `rows.terms` is not read; `impacts`: the impacts
+    when the caller made them (a patch: the values this would make)."""
     if doc_freq is None:
         doc_freq = np.bincount(rows.terms, minlength=len(vocabulary))
     offsets = np.zeros(len(vocabulary) + 1, dtype=np.int64)
     np.cumsum(doc_freq, out=offsets[1:])
-    impacts = np.repeat(ranking_idf(doc_freq, reference.documents, params.idf_floor), doc_freq)
-    impacts *= rows.saturation  # in place: one array of one value per posting, not two
+    if impacts is None:
+        impacts = np.repeat(ranking_idf(doc_freq, reference.documents, params.idf_floor), doc_freq)
+        impacts *= rows.saturation  # in place: one array of one value per posting, not two
     return Postings(
         vocabulary=vocabulary,
         offsets=offsets,

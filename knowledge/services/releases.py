@@ -22,6 +22,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -67,7 +68,7 @@ from knowledge.services.build_queue import (
     build_requests_ask_rollback,
     build_requests_satisfy,
 )
-from knowledge.services.heap import heap_frozen, heap_trim
+from knowledge.services.heap import heap_frozen, heap_trim, heap_unmapped
 from knowledge.services.layers import layers_rebuild_dependants
 from knowledge.services.release_gate import (
     candidate_from_artifacts,
@@ -394,7 +395,10 @@ def release_build(
     namespace = Namespace.objects.get(pk=namespace_id)
     build = ReleaseBuild.objects.create(namespace=namespace, task_id=task_id, status=BuildStatus.RUNNING)
     try:
-        with heap_frozen():  # the process's caches are left out of the collector's passes (heap)
+        # The process's caches left out of the collector's passes; an incremental build's arrays taken from
+        # the heap (heap.heap_unmapped: a full build's peak was 59 MiB higher so, at 100,000 entries).
+        incremental = Release.objects.filter(namespace=namespace, files_pruned_at=None).exists()
+        with heap_frozen(), heap_unmapped() if incremental else nullcontext():
             outcome = _build(namespace=namespace, now=now or timezone.now(), actor=actor or system_actor())
     except Exception as error:
         ReleaseBuild.objects.filter(pk=build.pk).update(
