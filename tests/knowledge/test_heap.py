@@ -127,7 +127,8 @@ def test_a_namespaces_first_build_maps_its_arrays_and_the_next_ones_take_them_fr
     ns_a: Namespace, editor: Any, reviewer: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A full build keeps mapping its large buffers (its peak at 100,000 entries was 59 MiB higher from
-    the heap); a build that follows a release with its files, which patches, takes them from the heap."""
+    the heap), and so does a process's first build of a namespace (it reads its caches back); a build
+    that follows a release with this process's caches, which patches, takes them from the heap."""
     entered: list[bool] = []
     real = releases.heap_unmapped
 
@@ -137,6 +138,9 @@ def test_a_namespaces_first_build_maps_its_arrays_and_the_next_ones_take_them_fr
 
     monkeypatch.setattr(releases, "heap_unmapped", unmapped)
     test_releases.publish_new(ns_a, editor, reviewer)
+    assert entered == []
+    releases._analysis_caches.pop(ns_a.pk, None)  # as a fresh worker: none held
+    release_build(namespace_id=ns_a.pk)
     assert entered == []
     release_build(namespace_id=ns_a.pk)
     assert entered == [True]
