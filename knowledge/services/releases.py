@@ -397,8 +397,8 @@ def release_build(
     try:
         # The process's caches left out of the collector's passes; the build's arrays taken from the heap
         # (heap.heap_unmapped) when it follows a release and this process holds the namespace's caches: at
-        # 100,000 entries a full build peaked 59 MiB higher so, and a fresh worker's first (reading its
-        # caches back) 94 MiB higher.
+        # 100,000 entries a full build peaked 59 MiB higher so, and a fresh worker's first build also reads
+        # its caches back, whose objects would sit between the arrays' pages in the heap.
         incremental = namespace.pk in _analysis_caches and Release.objects.filter(namespace=namespace).exists()
         with heap_frozen(), heap_unmapped() if incremental else nullcontext():
             outcome = _build(namespace=namespace, now=now or timezone.now(), actor=actor or system_actor())
