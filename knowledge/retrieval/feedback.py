@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import sparse
 
-from knowledge.retrieval.postings import term_slots
 from knowledge.retrieval.scoring import QueryPlan
 
 FEEDBACK_ENTRIES = 5  # the best entries of the first pass the new terms come from
@@ -63,59 +62,6 @@ class ForwardIndex:
         )
 
     @classmethod
-    def patched(
-        cls,
-        previous: ForwardIndex,
-        *,
-        renumbered: np.ndarray,
-        touched: np.ndarray,
-        changed: np.ndarray,
-        offsets: np.ndarray,
-        docs: np.ndarray,
-        impacts: np.ndarray,
-    ) -> ForwardIndex | None:
-        """`transposed` of the postings (`offsets`, `docs`, `impacts`) an edit in place made from the
-        index whose forward index is `previous`, without transposing them all: each unchanged entry's
-        terms are its previous ones renumbered (`renumbered`: each previous term id's id now, and every
-        term an unchanged entry holds survives), the `changed` entries' (sorted positions) come from
-        their postings, and the impacts of the `touched` terms (sorted ids: those whose rows the edit
-        removed or made, so whose idf may have changed) are taken again from the postings. None when
-        `previous` is not of these postings' entries (then transpose)."""
-        count = len(previous.offsets) - 1
-        if len(changed) and int(changed[-1]) >= count:
-            return None
-        rows = _rows_of(docs, changed)
-        row_docs, row_terms = docs[rows], np.searchsorted(offsets, rows, side="right") - 1
-        by_entry = np.lexsort((row_terms, row_docs))  # each changed entry's rows together, by term
-        rows, row_terms = rows[by_entry], row_terms[by_entry]
-        lengths = np.diff(previous.offsets)
-        lengths[changed] = np.bincount(row_docs, minlength=count)[changed]
-        forward_offsets = np.zeros(count + 1, dtype=np.int64)
-        np.cumsum(lengths, out=forward_offsets[1:])
-        terms = np.empty(int(forward_offsets[-1]), dtype=np.int32)
-        weights = np.empty(len(terms), dtype=impacts.dtype)
-        numbers = renumbered.astype(np.int32)
-        source, made = 0, 0
-        for position in [*changed.tolist(), count]:
-            start, stop, to = (
-                int(previous.offsets[source]),
-                int(previous.offsets[position]),
-                int(forward_offsets[source]),
-            )
-            # mode="clip": with "raise" (every id is in range here) take buffers its output, 8x slower.
-            np.take(numbers, previous.terms[start:stop], out=terms[to : to + stop - start], mode="clip")
-            weights[to : to + stop - start] = previous.impacts[start:stop]
-            if position < count:
-                at, size = int(forward_offsets[position]), int(lengths[position])
-                terms[at : at + size] = row_terms[made : made + size]
-                weights[at : at + size] = impacts[rows[made : made + size]]
-                made += size
-            source = position + 1
-        if not _impacts_taken(terms, weights, forward_offsets, touched, offsets, docs, impacts):
-            return None
-        return cls.of(offsets=forward_offsets, terms=terms, impacts=weights, post_offsets=offsets, count=count)
-
-    @classmethod
     def of(
         cls, *, offsets: np.ndarray, terms: np.ndarray, impacts: np.ndarray, post_offsets: np.ndarray, count: int
     ) -> ForwardIndex:
@@ -128,43 +74,6 @@ class ForwardIndex:
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays a host's file holds it in (FORWARD_ARRAYS)."""
         return dict(zip(FORWARD_ARRAYS, (self.impacts, self.offsets, self.terms), strict=True))
-
-
-def _rows_of(docs: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """The posting slots of the entries at `positions` (sorted), in posting order."""
-    if len(positions) <= 8:  # a comparison per posting each, where np.isin sorts
-        found = np.zeros(len(docs), dtype=bool)
-        for position in positions:
-            found |= docs == position
-        return np.flatnonzero(found)
-    return np.flatnonzero(np.isin(docs, positions))
-
-
-def _impacts_taken(
-    terms: np.ndarray,
-    weights: np.ndarray,
-    forward_offsets: np.ndarray,
-    touched: np.ndarray,
-    offsets: np.ndarray,
-    docs: np.ndarray,
-    impacts: np.ndarray,
-) -> bool:
-    """Set the forward index's impacts of the `touched` terms from their postings (keyed by term and
-    entry); False when one is not found there (the forward index was not of these postings)."""
-    if not len(touched):
-        return True
-    flagged = np.zeros(len(offsets) - 1, dtype=bool)
-    flagged[touched] = True
-    slots = np.flatnonzero(flagged[terms])
-    count = len(forward_offsets) - 1
-    wanted = terms[slots].astype(np.int64) * count + (np.searchsorted(forward_offsets, slots, side="right") - 1)
-    postings = term_slots(offsets, touched)
-    keys = np.repeat(touched.astype(np.int64), np.diff(offsets)[touched]) * count + docs[postings]
-    at = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
-    if len(wanted) and (not len(keys) or not np.array_equal(keys[at], wanted)):
-        return False
-    weights[slots] = impacts[postings[at]]
-    return True
 
 
 def expanded_plan(plan: QueryPlan, positions: np.ndarray, scores: np.ndarray, forward: ForwardIndex) -> QueryPlan:

@@ -277,8 +277,6 @@ class SearchIndex:
         }
         if patchable:
             arrays["doc_keys"] = keys
-        if carried is not None and previous is not None:
-            arrays.update(_forward_carried(previous, carried, postings))
         return cls(meta, arrays)
 
     def _patches(self, analyzer: AnalyzerConfig, params: BM25FParams, reference: ReferenceStats | None) -> bool:
@@ -708,24 +706,6 @@ def _min_tokens(postings: Postings, tokens: np.ndarray, carried: Carried | None)
     else:
         found = term_min_tokens(offsets=postings.offsets, docs=postings.docs, tokens=tokens)
     return found.astype(np.int32, copy=False)
-
-
-def _forward_carried(previous: SearchIndex, carried: Carried, postings: Postings) -> dict[str, np.ndarray]:
-    """The forward index an edit in place makes from the previous index's, when that one holds it (a
-    host's copy of an index that ranks with feedback): the arrays `_forward` then maps, where the host's
-    copy of the new index transposed all of its postings again (0.16 s of CPU at 100,000 entries)."""
-    if not all(name in previous._arrays for name in FORWARD_ARRAYS):
-        return {}
-    forward = ForwardIndex.patched(
-        previous._forward,
-        renumbered=carried.old_to_final,
-        touched=carried.touched,
-        changed=carried.changed,
-        offsets=postings.offsets,
-        docs=postings.docs,
-        impacts=postings.bm25f,
-    )
-    return {} if forward is None else forward.arrays()
 
 
 def _served_differs(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> bool:
