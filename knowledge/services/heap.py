@@ -8,11 +8,12 @@ entries a build's peak is 41–63 MiB lower (at 1 MiB 18–49, at 4 MiB 0–24),
 system time in mmap and page faults (README, Performance; issue 18 §3). Setting the threshold also
 stops it moving, as `MALLOC_MMAP_THRESHOLD_` does. Elsewhere (musl, macOS) nothing is done.
 
-Inside an incremental build (`heap_unmapped`) nothing is mapped on its own: a one-entry build at 100,000 entries makes
-and frees dozens of arrays of 30-60 MiB, and each fresh mapping is faulted in page by page, which on a
-virtual machine that hands freed pages back to its host cost 2-8 us a page (55 ms to first touch
-32 MiB, 1.4 ms to write it again): a fifth of the build's CPU. From the heap, each array takes the
-pages the one before it freed. The build ends with heap_trim, so what it freed goes back as before.
+Inside an incremental build (`heap_unmapped`) nothing is mapped on its own: a one-entry build at
+100,000 entries makes and frees dozens of arrays of 30-60 MiB, and each fresh mapping is faulted in
+page by page, which on a virtual machine that hands freed pages back to its host cost 2-8 us a page
+(55 ms to first touch 32 MiB, 1.4 ms to write it again): about a sixth of the build's CPU. From the
+heap, each array takes the pages the one before it freed; when the build ends the heap is trimmed, so
+what it freed goes back as before.
 
 A worker keeps millions of objects between builds (a namespace's entry records, rendered parts and
 their keys), and each full pass of Python's cyclic collector walks all of them: at 100,000 entries a
@@ -27,8 +28,9 @@ import ctypes
 import gc
 import platform
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from functools import partial
 
 M_MMAP_THRESHOLD, M_MMAP_MAX = -3, -4  # glibc's <malloc.h>
 MMAP_THRESHOLD = 128 * 1024
@@ -58,52 +60,51 @@ def heap_trim() -> bool:
     return libc is not None and bool(libc.malloc_trim(0))
 
 
-_unmapped_lock = threading.Lock()
-_unmapped_depth = 0  # builds in this process inside heap_unmapped (threads): the last one out maps again
+class _Outermost:
+    """Process-wide settings for the length of builds that may nest or run in threads at once: `enter`
+    when the first block starts, `leave` when the last one ends."""
+
+    def __init__(self, enter: Callable[[], object], leave: Callable[[], object]) -> None:
+        self._enter, self._leave = enter, leave
+        self._lock = threading.Lock()
+        self._depth = 0
+
+    @contextmanager
+    def block(self) -> Iterator[None]:
+        with self._lock:
+            if self._depth == 0:
+                self._enter()
+            self._depth += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._leave()
 
 
-@contextmanager
-def heap_unmapped() -> Iterator[None]:
+def _mapped_again(libc: ctypes.CDLL) -> None:
+    libc.mallopt(M_MMAP_MAX, MMAP_MAX)
+    libc.malloc_trim(0)
+
+
+_LIBC = _glibc()
+_unmapped = (
+    _Outermost(partial(_LIBC.mallopt, M_MMAP_MAX, 0), partial(_mapped_again, _LIBC)) if _LIBC is not None else None
+)
+_frozen = _Outermost(gc.freeze, gc.unfreeze)
+
+
+def heap_unmapped() -> AbstractContextManager[None]:
     """While the block runs, glibc maps no allocation on its own (M_MMAP_MAX 0): the large ones come from
     the heap, reusing what the block freed; then they are mapped again and the heap is trimmed. Where
     there is no glibc, nothing is done."""
-    global _unmapped_depth  # noqa: PLW0603 (one setting per process, as malloc's is)
-    libc = _glibc()
-    if libc is None:
-        yield
-        return
-    with _unmapped_lock:
-        if _unmapped_depth == 0:
-            libc.mallopt(M_MMAP_MAX, 0)
-        _unmapped_depth += 1
-    try:
-        yield
-    finally:
-        with _unmapped_lock:
-            _unmapped_depth -= 1
-            if _unmapped_depth == 0:
-                libc.mallopt(M_MMAP_MAX, MMAP_MAX)
-                libc.malloc_trim(0)
+    return _unmapped.block() if _unmapped is not None else nullcontext()
 
 
-_frozen_lock = threading.Lock()
-_frozen_depth = 0  # builds in this process inside heap_frozen (threads): the last one out unfreezes
-
-
-@contextmanager
-def heap_frozen() -> Iterator[None]:
+def heap_frozen() -> AbstractContextManager[None]:
     """While the block runs, the objects alive when it started are left out of the cyclic collector's
     passes; afterwards they are collectable again (gc.unfreeze). Cyclic garbage among them made meanwhile
     waits for a pass after the block; the objects the block makes are collected as usual."""
-    global _frozen_depth  # noqa: PLW0603 (one count per process, as gc's frozen generation is)
-    with _frozen_lock:
-        if _frozen_depth == 0:
-            gc.freeze()
-        _frozen_depth += 1
-    try:
-        yield
-    finally:
-        with _frozen_lock:
-            _frozen_depth -= 1
-            if _frozen_depth == 0:
-                gc.unfreeze()
+    return _frozen.block()
