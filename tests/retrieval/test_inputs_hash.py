@@ -22,3 +22,29 @@ def test_kept_digests_give_the_fresh_hash_and_every_change_changes_it() -> None:
     hashes = {first} | {s.inputs_hash(kept) for s in (edited, reordered, renamed)}
     assert len(hashes) == 4
     assert edited.inputs_hash(kept) == edited.inputs_hash()  # the edited record is a new object: hashed again
+
+
+def test_the_token_total_is_kept_once_summed_and_is_no_part_of_the_snapshots_content() -> None:
+    records = demo_records()
+    snapshot = Snapshot(namespace=demo_namespace(), entries=records)
+    before = snapshot.inputs_hash()
+    assert snapshot.total_tokens == sum(record.tokens for record in records) == snapshot.total_tokens
+    assert snapshot.inputs_hash() == before  # summed or not, the same hash, the same snapshot
+    assert snapshot == Snapshot(namespace=demo_namespace(), entries=records)
+    assert "total" not in repr(snapshot)
+
+    fewer = replace(snapshot, entries=records[1:])  # a new snapshot sums its own entries
+    assert fewer.total_tokens == snapshot.total_tokens - records[0].tokens
+    heavier = replace(snapshot, entries=(replace(records[0], tokens=records[0].tokens + 7), *records[1:]))
+    assert heavier.total_tokens == snapshot.total_tokens + 7
+
+    walks = []
+
+    class Walked(tuple):  # type: ignore[type-arg]
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            walks.append(1)
+            return super().__iter__()
+
+    walked = replace(snapshot, entries=Walked(records))
+    assert [walked.total_tokens for _ in range(3)] == [snapshot.total_tokens] * 3
+    assert len(walks) == 1
