@@ -40,8 +40,8 @@ def test_the_token_total_is_kept_once_summed_and_is_no_part_of_the_snapshots_con
 
     walks = []
 
-    class Walked(tuple):  # type: ignore[type-arg]
-        def __iter__(self):  # type: ignore[no-untyped-def]
+    class Walked(tuple):
+        def __iter__(self):
             walks.append(1)
             return super().__iter__()
 
