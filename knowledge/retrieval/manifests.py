@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import compress
+from operator import is_not, itemgetter
 from typing import Any
 
 DELTA = "delta_of"  # the key that makes a stored manifest a delta: the previous release's sequence
@@ -34,8 +36,53 @@ def manifest_whole_at(stored: object) -> int | None:
 def manifest_delta(previous: Mapping[str, Any], manifest: Mapping[str, Any]) -> dict[str, Any] | None:
     """`manifest` as its differences from `previous` (both whole), or None when there are more than
     about sqrt(2 x entries) of them or they would not give `manifest` back exactly."""
-    before = {item["id"]: item for item in previous.get("entries", ())}
     entries = manifest.get("entries", ())
+    limit = max(DELTA_MIN, math.isqrt(2 * len(entries)))
+    found = _edited_in_place(previous.get("entries", ()), entries, limit=limit)
+    if found is None:
+        found = _compared(previous.get("entries", ()), entries, limit=limit)
+    if found is None:
+        return None
+    changed, added, dropped = found
+    delta = {key: value for key, value in manifest.items() if key != "entries"}
+    return delta | {"changed": changed, "added": added, "dropped": dropped}
+
+
+Found = tuple[list[Any], list[Any], list[str]]  # the changed items, the added [after, item] pairs, the dropped IDs
+
+
+def _edited_in_place(
+    before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]], *, limit: int
+) -> Found | None:
+    """What changed when the two list the same IDs in the same order, each once, and at most `limit`
+    items differ (an edit): only items changed in place; None otherwise. A build
+    hands its manifest the very item objects the last one held for unchanged entries, so they are
+    passed over by identity (comparing every item took 0.12 s a build at 100,000 entries)."""
+    if len(before) != len(after):
+        return None
+    places = list(compress(range(len(after)), map(is_not, before, after)))
+    if len(places) > limit:
+        return None
+    changed = []
+    for place in places:
+        was, item = before[place], after[place]
+        if was["id"] != item["id"]:
+            return None
+        if was != item:
+            changed.append(item)
+    if len(set(map(_ID, after))) != len(after):
+        return None
+    return changed, [], []
+
+
+_ID = itemgetter("id")
+
+
+def _compared(
+    previous: Sequence[Mapping[str, Any]], entries: Sequence[Mapping[str, Any]], *, limit: int
+) -> Found | None:
+    """The changed, added and dropped entries, matched by ID; None past `limit` or when their order moved."""
+    before = {item["id"]: item for item in previous}
     changed, added, after = [], [], None
     for item in entries:
         was = before.get(item["id"])
@@ -46,12 +93,11 @@ def manifest_delta(previous: Mapping[str, Any], manifest: Mapping[str, Any]) -> 
         after = item["id"]
     present = {item["id"] for item in entries}
     dropped = [entry_id for entry_id in before if entry_id not in present]
-    if len(changed) + len(added) + len(dropped) > max(DELTA_MIN, math.isqrt(2 * len(entries))):
+    if len(changed) + len(added) + len(dropped) > limit:
         return None
-    if not _kept_in_order(previous.get("entries", ()), entries, added=added, dropped=dropped):
+    if not _kept_in_order(previous, entries, added=added, dropped=dropped):
         return None  # entries that moved: only a whole manifest keeps their order
-    delta = {key: value for key, value in manifest.items() if key != "entries"}
-    return delta | {"changed": changed, "added": added, "dropped": dropped}
+    return changed, added, dropped
 
 
 def _kept_in_order(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
+from typing import Generic, TypeVar
 
 import orjson
 
@@ -14,6 +15,8 @@ from knowledge.retrieval import ENGINE_VERSION
 from knowledge.retrieval.contract.records import Tombstone
 from knowledge.retrieval.documents import Document
 from knowledge.retrieval.synonyms import SynonymSet
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,30 +187,38 @@ def entry_digest(entry: EntryRecord) -> bytes:
     return hashlib.sha256(orjson.dumps(entry)).digest()
 
 
-class EntryDigests:
-    """Entry digests kept between builds by record identity: the snapshot reader hands the next build
-    the same record object for an unchanged entry version (an EntryRecord is immutable, and the kept
-    record is held, so its id is not reused). Only the last call's records are kept."""
+class KeptByRecord(Generic[T]):
+    """Values made from entry records, kept between builds by record identity: the snapshot reader hands
+    the next build the same record object for an unchanged entry version (an EntryRecord is immutable,
+    and the kept record is held, so its id is not reused). Only the last call's records are kept."""
 
-    def __init__(self) -> None:
+    def __init__(self, make: Callable[[EntryRecord], T]) -> None:
+        self._make = make
         self._lock = threading.Lock()
-        self._kept: dict[int, tuple[EntryRecord, bytes]] = {}
+        self._kept: dict[int, tuple[EntryRecord, T]] = {}
 
-    def of(self, entries: Sequence[EntryRecord]) -> list[bytes]:
-        """Each entry's entry_digest, in order."""
+    def of(self, entries: Sequence[EntryRecord]) -> list[T]:
+        """Each entry's value, in order: the one made for the same record last time, else made now."""
         with self._lock:
             known = self._kept
-        made: dict[int, tuple[EntryRecord, bytes]] = {}
+        made: dict[int, tuple[EntryRecord, T]] = {}
         found = []
         for entry in entries:
             held = known.get(id(entry))
             if held is None or held[0] is not entry:
-                held = (entry, entry_digest(entry))
+                held = (entry, self._make(entry))
             made[id(entry)] = held
             found.append(held[1])
         with self._lock:
             self._kept = made
         return found
+
+
+class EntryDigests(KeptByRecord[bytes]):
+    """Each record's entry_digest, kept between builds (Snapshot.inputs_hash)."""
+
+    def __init__(self) -> None:
+        super().__init__(entry_digest)
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,7 +52,7 @@ from knowledge.retrieval.render.release import (
     render_release,
 )
 from knowledge.retrieval.semver import bump_knowledge_version
-from knowledge.retrieval.snapshot import EntryDigests, EntryRecord, ReleaseStamp, Snapshot
+from knowledge.retrieval.snapshot import EntryDigests, EntryRecord, KeptByRecord, ReleaseStamp, Snapshot
 from knowledge.retrieval.tiers import INTERNAL_ARTIFACTS, freshness_counts, packable, visible
 from knowledge.retrieval.timestamps import rfc3339
 from knowledge.selectors.calibration import calibration_lineage, recorded_lineage
@@ -98,6 +98,9 @@ class _BuildCaches:
     # The last release built here: its id -> its manifest as stored, whole, and its entries' hashes by ID.
     manifests: dict[int, tuple[Any, Any, dict[str, str]]] = field(default_factory=dict)
     digests: EntryDigests = field(default_factory=EntryDigests)  # of the records, for the inputs hash
+    # The manifest's item of each record: an unchanged entry's is the very object the last manifest
+    # holds, so the delta against it finds the changed items by identity (manifests.manifest_delta).
+    items: KeptByRecord[dict[str, Any]] = field(default_factory=lambda: KeptByRecord(_manifest_item))
     cuts: CutsKept = field(default_factory=CutsKept)  # the large files it stored, cut into chunks
     reading: threading.Lock = field(default_factory=threading.Lock)
 
@@ -251,9 +254,12 @@ class BuildOutcome:
         return "unchanged"
 
 
-def _manifest(snapshot: Snapshot, artifacts: list[RenderedArtifact]) -> dict[str, Any]:
+def _manifest(
+    snapshot: Snapshot, artifacts: list[RenderedArtifact], items: KeptByRecord[dict[str, Any]]
+) -> dict[str, Any]:
+    """The release's manifest; `items`: the namespace's last manifest items (shared, so never changed)."""
     return {
-        "entries": [_manifest_item(e) for e in snapshot.entries],
+        "entries": items.of(snapshot.entries),
         "retired": [t.id for t in snapshot.tombstones],
         "index": index_references(artifacts),
     }
@@ -512,7 +518,7 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
         if (latest.pk if latest else None) != (previous.pk if previous else None):
             raise ConcurrentBuildError(f"Namespace {namespace.slug} got release {latest} meanwhile.")
         _compress_artifacts_with_lz4()  # the manifest too, when stored whole: 11 MB of JSON at 100,000 entries
-        manifest = _manifest(snapshot, artifacts)
+        manifest = _manifest(snapshot, artifacts, _build_caches(namespace.pk).items)
         stored = _manifest_stored(previous, manifest)
         release = Release.objects.create(
             namespace=namespace,

@@ -85,3 +85,35 @@ def test_a_delta_is_refused_exactly_when_entries_moved(seed: int, size: int, edi
         assert delta is None
     elif len(ids) - len(kept) + edits <= DELTA_MIN:
         assert delta is not None and manifest_applied(before, delta) == after
+
+
+@given(st.integers(0, 2**32), st.integers(0, 60), st.integers(0, 4), st.integers(0, 2), st.booleans())
+def test_items_shared_with_the_previous_manifest_give_the_delta_compared_item_by_item(
+    seed: int, size: int, edits: int, moves: int, duplicate: bool
+) -> None:
+    """A build's manifest holds the last one's very items for unchanged entries (releases._BuildCaches);
+    passing over them by identity gives the delta that comparing copies of them gives, whatever changed."""
+    rng = random.Random(seed)
+    ids = [f"EG-{n}" for n in sorted(rng.sample(range(1000), size))]
+    if duplicate and ids:
+        ids.insert(rng.randrange(len(ids) + 1), rng.choice(ids))
+    before = manifest([(entry_id, 1) for entry_id in ids])
+    items = list(before["entries"])
+    for _ in range(edits):  # an edit in place: a new item at the same place
+        if items:
+            place = rng.randrange(len(items))
+            items[place] = {**items[place], "version": items[place]["version"] + 1}
+    for _ in range(moves):
+        if items:
+            a, b = rng.randrange(len(items)), rng.randrange(len(items))
+            items[a], items[b] = items[b], items[a]
+    if rng.random() < 0.3 and items:
+        items.pop(rng.randrange(len(items)))
+    after = {**before, "entries": items}
+    copied = {**before, "entries": [dict(item) for item in before["entries"]]}
+
+    delta = manifest_delta(before, after)
+
+    assert delta == manifest_delta(copied, after)
+    if delta is not None and not duplicate:
+        assert manifest_applied(before, delta) == after
