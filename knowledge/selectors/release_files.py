@@ -9,12 +9,16 @@ the name. Every process maps it read-only. The pages are the kernel's page cache
 processes mapping them, instead of a private copy in each.
 
 Files untouched for PRUNE_AFTER_SECONDS are removed when a new one is written, and so are the least
-recently used past EVERGREEN_RELEASE_FILES_MAX_BYTES (never the one just written): a process that still
-maps one keeps reading it (an unlinked file lives until its last mapping goes), and one that needs
-it again makes it again. A 100,000-entry namespace that publishes every few minutes writes about
-200 MB of them each time, so the day's age alone let the directory fill its disk. What a writer
-killed half-way left aside is removed then too, and when a worker starts (knowledge.partial_files:
-never what a live writer holds).
+recently used past EVERGREEN_RELEASE_FILES_MAX_BYTES (never the one just written). Room for the new file
+(as much as the largest of its kind) is made before it is written: the directory keeps to its budget
+while the file is written, and the page-cache pages of the files removed are free for the new one's
+writes, where fresh pages cost several times as much (on a VM whose free pages go back to its host, a
+222 MB index copy took 0.55 s of CPU, 0.30 s with the room made first: docs/performance-log.md, sixth
+round). A process that still maps one keeps reading it (an unlinked file lives until its last mapping
+goes), and one that needs it again makes it again. A 100,000-entry namespace that publishes every few
+minutes writes about 200 MB of them each time, so the day's age alone let the directory fill its disk.
+What a writer killed half-way left aside is removed then too, and when a worker starts
+(knowledge.partial_files: never what a live writer holds).
 """
 
 from __future__ import annotations
@@ -65,13 +69,15 @@ def release_file_made(*, name: str, produce: Callable[[Path], None]) -> Path:
         with open(directory / ".lock", "a+b") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not path.exists():
+                budget = settings.EVERGREEN.release_files_max_bytes
+                _prune(directory, keep=None, budget=budget - _room(directory, suffix=path.suffix))
                 partial = partial_path(path)
                 try:
                     produce(partial)
                     os.replace(partial, path)
                 finally:
                     partial.unlink(missing_ok=True)
-                _prune(directory, keep=path, budget=settings.EVERGREEN.release_files_max_bytes)
+                _prune(directory, keep=path, budget=budget)
     os.utime(path)  # in use: not pruned
     return path
 
@@ -87,7 +93,13 @@ def release_files_sweep() -> None:
     partials_sweep(settings.EVERGREEN.release_files_dir)
 
 
-def _prune(directory: Path, *, keep: Path, budget: int) -> None:
+def _room(directory: Path, *, suffix: str) -> int:
+    """The size of the largest file of the kind `suffix` names: about what the next one of them takes."""
+    sizes = [path.stat().st_size for path in directory.glob(f"*{suffix}") if not is_partial(path.name)]
+    return max(sizes, default=0)
+
+
+def _prune(directory: Path, *, keep: Path | None, budget: int) -> None:
     partials_sweep(directory)
     cutoff = time.time() - PRUNE_AFTER_SECONDS
     kept: list[tuple[float, int, Path]] = []  # the files left, with when each was last used and its size
@@ -99,7 +111,7 @@ def _prune(directory: Path, *, keep: Path, budget: int) -> None:
             path_remove(path)
         elif path != keep:
             kept.append((status.st_mtime, status.st_size, path))
-    held = keep.stat().st_size + sum(size for _, size, _ in kept)
+    held = (keep.stat().st_size if keep is not None else 0) + sum(size for _, size, _ in kept)
     for _, size, path in sorted(kept):  # the least recently used first
         if held <= budget:
             break

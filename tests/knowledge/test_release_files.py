@@ -110,3 +110,25 @@ def test_past_its_byte_budget_the_least_recently_used_files_go_never_the_one_jus
 
     release_file_mapped(name="huge.index", produce=partial(_filled, size=1000))
     assert sorted(p.name for p in files.iterdir() if p.name != ".lock") == ["huge.index"]
+
+
+def test_room_for_a_new_file_is_made_before_it_is_written(files: Path, settings: Any) -> None:
+    """Past the budget, the least recently used files go before the new one is written, as many as the
+    largest file of its kind takes: the directory stays within its budget while the file is written, and
+    the pages of the files dropped are free for the new one's (fresh ones cost several times as much)."""
+    settings.EVERGREEN = replace(settings.EVERGREEN, release_files_max_bytes=350)
+    files.mkdir(parents=True)
+    for minutes, name, size in [(10, "last.index", 100), (20, "older.index", 100), (30, "oldest.entries", 100)]:
+        (files / name).write_bytes(b"x" * size)
+        os.utime(files / name, (time.time() - 60 * minutes,) * 2)
+    seen: list[list[str]] = []
+
+    def produce(path: Path) -> None:
+        seen.append(sorted(p.name for p in files.iterdir() if p.name != ".lock" and p != path))
+        _filled(path, size=100)
+
+    release_file_mapped(name="new.index", produce=produce)
+    assert seen == [["last.index", "older.index"]]  # 300 held and 100 for the largest .index: the oldest went
+    release_file_mapped(name="next.entries", produce=produce)
+    assert seen[1] == ["last.index", "new.index", "older.index"]  # no .entries left to size it: nothing went first
+    assert sorted(p.name for p in files.iterdir() if p.name != ".lock") == ["last.index", "new.index", "next.entries"]
