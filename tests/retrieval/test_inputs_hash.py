@@ -3,9 +3,13 @@ afresh, and any change to an entry, to the entries' order or to the rest of the 
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
-from knowledge.retrieval.snapshot import EntryDigests, Snapshot
+from hypothesis import given
+from hypothesis import strategies as st
+
+from knowledge.retrieval.snapshot import EntryDigests, EntryRecord, KeptByRecord, Snapshot
 from tests.retrieval.helpers import demo_namespace, demo_records
 
 
@@ -48,3 +52,40 @@ def test_the_token_total_is_kept_once_summed_and_is_no_part_of_the_snapshots_con
     walked = replace(snapshot, entries=Walked(records))
     assert [walked.total_tokens for _ in range(3)] == [snapshot.total_tokens] * 3
     assert len(walks) == 1
+
+
+@given(st.integers(0, 2**32), st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.booleans()), max_size=4))
+def test_kept_values_are_the_made_ones_and_only_new_records_are_made(
+    seed: int, rounds: list[tuple[int, int, bool]]
+) -> None:
+    """Call after call, whatever changed since the last (records edited in place, swapped, one dropped),
+    each record gets the value made for it, and only records the last call did not hold are made again;
+    a record listed twice (no snapshot lists one twice) still gets its own value."""
+    rng = random.Random(seed)
+    records = list(demo_records())
+    made: list[EntryRecord] = []
+
+    def make(record: EntryRecord) -> str:
+        made.append(record)
+        return record.title
+
+    kept = KeptByRecord(make)
+    assert kept.of(records) == [r.title for r in records] and made == records
+    for number, (edits, swaps, dropped) in enumerate(rounds):
+        changed = list(records)
+        for position in rng.sample(range(len(changed)), min(edits, len(changed))):
+            changed[position] = replace(changed[position], title=f"{changed[position].title} ({number})")
+        for _ in range(swaps if len(changed) > 1 else 0):
+            a, b = rng.sample(range(len(changed)), 2)
+            changed[a], changed[b] = changed[b], changed[a]
+        if dropped and len(changed) > 2:
+            changed.pop(rng.randrange(len(changed)))
+        made.clear()
+        assert kept.of(changed) == [r.title for r in changed]
+        assert {id(r) for r in made} == {id(r) for r in changed if not any(r is old for old in records)}
+        records = changed
+    made.clear()
+    assert kept.of(tuple(records)) == [r.title for r in records] and made == []
+    doubled = [*records[1:], records[1]]
+    assert kept.of(doubled) == [r.title for r in doubled]
+    assert kept.of([*doubled[:-1], records[0]]) == [*(r.title for r in doubled[:-1]), records[0].title]
