@@ -29,7 +29,7 @@ import orjson
 from knowledge.retrieval.container import ContainerError, array_padding, arrays_header, unpack_arrays
 from knowledge.retrieval.contract.records import Tombstone
 from knowledge.retrieval.render.site import snapshot_from_artifacts
-from knowledge.retrieval.snapshot import EntryRecord
+from knowledge.retrieval.snapshot import EntryRecord, Placed
 from knowledge.retrieval.tiers import expired_on
 
 KIND = "entries"
@@ -114,34 +114,33 @@ class TableReuse:
     """Where each entry of the last table a process wrote is, so the next table copies the records of
     the same entries from that file instead of serialising them again (a one-entry build writes one).
 
-    Entries are matched by identity: an EntryRecord is immutable and the snapshot reader hands a build
-    the same object for an unchanged entry version (a changed, moved or retired entry is another object
-    or none), so a copied record is the record serialising it gives. The file is named by its content
-    and never changes (knowledge.selectors.release_files); when it is gone or not a table of this code,
-    every record is serialised. `reused` counts the last table's copied records.
+    Entries are matched by identity (snapshot.Placed): an EntryRecord is immutable and the snapshot reader
+    hands a build the same object for an unchanged entry version (a changed, moved or retired entry is
+    another object or none), so a copied record is the record serialising it gives. The file is named by
+    its content and never changes (knowledge.selectors.release_files); when it is gone or not a table of
+    this code, every record is serialised. `reused` counts the last table's copied records.
     """
 
     def __init__(self) -> None:
-        # The kept table's path, its entries in order and each one's position there by id(entry): one
-        # attribute, so a build in another thread reads all three of the same table.
-        self._kept: tuple[Path, Sequence[EntryRecord], dict[int, int]] | None = None
+        # The kept table's path and its entries placed: one attribute, so a build in another thread reads
+        # both of the same table.
+        self._kept: tuple[Path, Placed] | None = None
         self.reused = 0
 
     def kept(self, path: Path, entries: Sequence[EntryRecord]) -> None:
-        """`path` holds the table of `entries` (in that order): the next table may copy from it. (The
-        positions by id are made in C: a tuple per entry made in Python was a tenth of a second at 100,000.)"""
-        self._kept = (path, entries, dict(zip(map(id, entries), range(len(entries)), strict=True)))
+        """`path` holds the table of `entries` (in that order): the next table may copy from it."""
+        placed = self._kept[1] if self._kept is not None else Placed()
+        self._kept = (path, placed.then(entries, placed.moved(entries)))
 
     def forget(self) -> None:
         self._kept = None
 
-    def previous(self) -> tuple[memoryview, np.ndarray, Sequence[EntryRecord], dict[int, int], mmap.mmap] | None:
-        """The kept table's records, offsets, entries and their positions by id, and its mapping; None when it
-        cannot be read."""
+    def previous(self) -> tuple[memoryview, np.ndarray, Placed, mmap.mmap] | None:
+        """The kept table's records, offsets, entries placed, and its mapping; None when it cannot be read."""
         kept = self._kept
         if kept is None:
             return None
-        path, entries, at = kept
+        path, placed = kept
         try:
             with open(path, "rb") as file:
                 buffer = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
@@ -151,7 +150,7 @@ class TableReuse:
             blob, offsets = memoryview(arrays["blob"].data), arrays["offsets"]
         except (OSError, ValueError, KeyError):  # ContainerError is a ValueError; so is mapping an empty file
             return None
-        return (blob, offsets, entries, at, buffer) if len(offsets) - 1 == len(entries) else None
+        return (blob, offsets, placed, buffer) if len(offsets) - 1 == len(placed.records) else None
 
 
 def pack_entries(entries: Iterable[EntryRecord], tombstones: Iterable[Tombstone] = ()) -> bytes:
@@ -177,15 +176,10 @@ def write_entries(
     entries = entries if isinstance(entries, Sequence) else list(entries)
     columns = EntryColumns.of(entries)
     previous = reuse.previous() if reuse is not None else None
-    blob, old_offsets, old, at, mapped = (
-        previous if previous is not None else (memoryview(b""), np.zeros(1, np.int64), (), {}, None)
+    blob, old_offsets, placed, mapped = (
+        previous if previous is not None else (memoryview(b""), np.zeros(1, np.int64), Placed(), None)
     )
-    # Each entry's position in the kept table, or -1 when its record is serialised here.
-    olds = np.fromiter(
-        (p if (p := at.get(id(e))) is not None and old[p] is e else -1 for e in entries),
-        dtype=np.int64,
-        count=len(entries),
-    )
+    olds = _kept_positions(placed, entries)
     copied = olds >= 0
     lengths = np.zeros(len(entries), dtype=np.int64)
     lengths[copied] = np.diff(old_offsets)[olds[copied]]
@@ -236,6 +230,19 @@ def write_entries(
     out.write(array_padding(size))
     out.write(offsets.tobytes())
     out.write(array_padding(offsets.nbytes))
+
+
+def _kept_positions(placed: Placed, entries: Sequence[EntryRecord]) -> np.ndarray:
+    """Each entry's position in the kept table (`placed`), or -1 when its record is serialised here."""
+    moved = placed.moved(entries)
+    if moved is None:
+        where = placed.where
+        return np.fromiter((-1 if (p := where(e)) is None else p for e in entries), dtype=np.int64, count=len(entries))
+    olds = np.arange(len(entries), dtype=np.int64)
+    for position in moved:
+        found = placed.where(entries[position])
+        olds[position] = -1 if found is None else found
+    return olds
 
 
 def _serialised(entries: Sequence[EntryRecord], fresh: list[int], lengths: np.ndarray) -> dict[int, bytes]:

@@ -188,56 +188,82 @@ def entry_digest(entry: EntryRecord) -> bytes:
     return hashlib.sha256(orjson.dumps(entry)).digest()
 
 
-class KeptByRecord(Generic[T]):
-    """Values made from entry records, kept between builds by record identity: the snapshot reader hands
-    the next build the same record object for an unchanged entry version (an EntryRecord is immutable,
-    and the kept record is held, so its id is not reused). Only the last call's records are kept.
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """Records in order, with each one's position by id, carried from one build's sequence to the next's.
 
-    A one-entry build asks for the same records in the same places but one: those are found by one
-    identity pass in C (operator.is_not over both sequences), and only the others are looked up, by id
-    in positions kept beside the values and moved with them (made anew, in C, only when the count
-    changes: 25 ms at 100,000 records). Walking every record in Python cost 42 ms per call there; the
-    identity pass and the copies take about 7. A position found by id is used only if the record there
-    is the very one, so the positions may miss a record (then its value is made again) but never mislead."""
+    The snapshot reader hands the next build the same record object for an unchanged entry version (an
+    EntryRecord is immutable, and the records here are held, so their ids are not reused), so a
+    one-entry build's sequence holds the same records in the same places but one: `moved` finds that one
+    in a single identity pass in C (operator.is_not over both sequences), and `then` moves its position
+    only. Positions by id are made anew, in C, only when the count changes (25 ms at 100,000 records,
+    what every build paid before). A position is used only if the record there is the very one, so the
+    positions may miss a record listed twice, but never mislead."""
+
+    records: tuple[EntryRecord, ...] = ()
+    at: dict[int, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, records: Sequence[EntryRecord]) -> Placed:
+        records = records if isinstance(records, tuple) else tuple(records)
+        return cls(records, dict(zip(map(id, records), range(len(records)), strict=True)))
+
+    def where(self, record: EntryRecord) -> int | None:
+        """The position of this very record here, or None."""
+        position = self.at.get(id(record))
+        return position if position is not None and self.records[position] is record else None
+
+    def moved(self, records: Sequence[EntryRecord]) -> list[int] | None:
+        """The positions at which `records` holds another record than here; None when the counts differ."""
+        if len(records) != len(self.records):
+            return None
+        return list(compress(range(len(records)), map(is_not, records, self.records)))
+
+    def then(self, records: Sequence[EntryRecord], moved: list[int] | None) -> Placed:
+        """`records` placed, given `moved`, what self.moved(records) gave."""
+        if moved is None:
+            return Placed.of(records)
+        records = records if isinstance(records, tuple) else tuple(records)
+        if not moved:
+            return Placed(records, self.at)
+        at = self.at.copy()
+        for position in moved:
+            if at.get(id(self.records[position])) == position:  # else it is found where it went
+                del at[id(self.records[position])]
+            at[id(records[position])] = position
+        return Placed(records, at)
+
+
+class KeptByRecord(Generic[T]):
+    """Values made from entry records, kept between builds by record identity (Placed): a record's value
+    is made once, while the record is in every call's sequence. Only the last call's records are kept;
+    walking every one of them in Python cost 42 ms per call at 100,000 entries, and finding the one
+    that changed about 7."""
 
     def __init__(self, make: Callable[[EntryRecord], T]) -> None:
         self._make = make
         self._lock = threading.Lock()
-        self._kept: tuple[tuple[EntryRecord, ...], list[T], dict[int, int]] = ((), [], {})
+        self._kept: tuple[Placed, list[T]] = (Placed(), [])
 
     def of(self, entries: Sequence[EntryRecord]) -> list[T]:
         """Each entry's value, in order: the one made for the same record last time, else made now."""
         entries = entries if isinstance(entries, tuple) else tuple(entries)
         with self._lock:
-            old, values, at = self._kept
-        if len(old) == len(entries):
-            found = list(values)
-            moved = list(compress(range(len(entries)), map(is_not, entries, old)))
-            for position in moved:
-                found[position] = self._kept_or_made(entries[position], old, values, at)
-            at = _positions_moved(at, old, entries, moved) if moved else at
+            placed, values = self._kept
+        moved = placed.moved(entries)
+        if moved is None:
+            found = [self._kept_or_made(entry, placed, values) for entry in entries]
         else:
-            found = [self._kept_or_made(entry, old, values, at) for entry in entries]
-            at = dict(zip(map(id, entries), range(len(entries)), strict=True))
+            found = list(values)
+            for position in moved:
+                found[position] = self._kept_or_made(entries[position], placed, values)
         with self._lock:
-            self._kept = (entries, found, at)
+            self._kept = (placed.then(entries, moved), found)
         return list(found)
 
-    def _kept_or_made(self, entry: EntryRecord, old: tuple[EntryRecord, ...], values: list[T], at: dict[int, int]) -> T:
-        kept = at.get(id(entry))
-        return values[kept] if kept is not None and old[kept] is entry else self._make(entry)
-
-
-def _positions_moved(
-    at: dict[int, int], old: Sequence[EntryRecord], new: Sequence[EntryRecord], moved: list[int]
-) -> dict[int, int]:
-    """`at` (positions by id of the records of `old`) for `new`, which holds other records at `moved`."""
-    at = at.copy()
-    for position in moved:
-        if at.get(id(old[position])) == position:  # else it is found where it went (or, if listed twice, elsewhere)
-            del at[id(old[position])]
-        at[id(new[position])] = position
-    return at
+    def _kept_or_made(self, entry: EntryRecord, placed: Placed, values: list[T]) -> T:
+        kept = placed.where(entry)
+        return values[kept] if kept is not None else self._make(entry)
 
 
 class EntryDigests(KeptByRecord[bytes]):

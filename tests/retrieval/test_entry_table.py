@@ -76,6 +76,19 @@ def test_a_table_copies_only_the_records_of_the_same_entry_objects_from_the_last
     assert reuse.reused == 0
 
 
+def test_entries_that_changed_places_are_copied_from_where_they_were(tmp_path: Path) -> None:
+    """The same count of entries, two swapped and one edited: the swapped ones' records are found in the
+    kept table by identity and copied, over three tables in a row."""
+    entries = list(demo_records())
+    reuse = TableReuse()
+    _written(tmp_path / "1", entries, reuse)
+    for number in (2, 3):
+        entries[1], entries[6] = entries[6], entries[1]
+        entries[number] = replace(entries[number], body=f"{entries[number].body} Changed {number}.")
+        assert _written(tmp_path / str(number), entries, reuse) == pack_entries(entries, [RETIRED])
+        assert reuse.reused == len(entries) - 1
+
+
 def test_a_table_copied_from_the_last_one_a_slice_at_a_time_is_the_same_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
