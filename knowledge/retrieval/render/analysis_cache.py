@@ -17,6 +17,7 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from itertools import pairwise
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ from knowledge.retrieval.analysis import AnalyzerConfig
 from knowledge.retrieval.container import Run
 from knowledge.retrieval.documents import Document, document_key
 from knowledge.retrieval.postings import CONTEXT_FIELDS, FIELDS, Analyze, Occurrences, analyze_fields
-from knowledge.retrieval.snapshot import EntryRecord
+from knowledge.retrieval.snapshot import EntryRecord, KeptByRecord
 from knowledge.retrieval.vocabulary import hash_term, pack_strings
 
 logger = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ class AnalysisCache:
         self._pending: list[Saved] = []
         self._pending_keys: set[bytes] = set()
         # The last call of `documents`: each entry's document and key, by the entry object's id.
-        self._documents: dict[int, tuple[EntryRecord, Document, bytes]] = {}
+        self._documents = KeptByRecord(_document)
         self.reused = 0
         self.analysed = 0
 
@@ -92,25 +93,13 @@ class AnalysisCache:
             return bool(self._pending)
 
     def documents(self, entries: Sequence[EntryRecord]) -> tuple[list[Document], list[bytes]]:
-        """The entries' documents and their document_key, kept between builds by entry object: a record
-        the snapshot reader kept is the same object in the next build (knowledge.selectors.snapshots),
-        so only changed entries are made and hashed again. Only the last call's are kept: the tiers'
-        entries nest (public within internal within restricted), so the widest holds every one."""
-        with self._lock:
-            known = self._documents
-        made: dict[int, tuple[EntryRecord, Document, bytes]] = {}
-        documents, keys = [], []
-        for entry in entries:
-            found = known.get(id(entry))
-            if found is None or found[0] is not entry:
-                document = entry.as_document()
-                found = (entry, document, document_key(document))
-            made[id(entry)] = found
-            documents.append(found[1])
-            keys.append(found[2])
-        with self._lock:
-            self._documents = made
-        return documents, keys
+        """The entries' documents and their document_key, kept between builds by entry object (KeptByRecord):
+        a record the snapshot reader kept is the same object in the next build
+        (knowledge.selectors.snapshots), so only changed entries are made and hashed again. Only the last
+        call's are kept: the tiers' entries nest (public within internal within restricted), so the widest
+        holds every one."""
+        made = self._documents.of(entries)
+        return list(map(itemgetter(0), made)), list(map(itemgetter(1), made))
 
     def _store(self, fields: Fields) -> _Analysed:
         ids: list[int] = []
@@ -427,3 +416,8 @@ def _little_int32(ids: np.ndarray) -> memoryview:
 
 def _config_of(meta: dict[str, Any]) -> AnalyzerConfig | None:
     return AnalyzerConfig.from_meta(meta["config"]) if meta.get("config") is not None else None
+
+
+def _document(entry: EntryRecord) -> tuple[Document, bytes]:
+    document = entry.as_document()
+    return document, document_key(document)
