@@ -25,6 +25,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from operator import attrgetter
 
 import numpy as np
 
@@ -114,9 +115,16 @@ class _Entries:
     changed: np.ndarray  # int64 new positions whose rows are made again
 
 
+_id_of = attrgetter("id")
+
+
 def _entries(previous: PreviousIndex, documents: Sequence[Document], keys: np.ndarray) -> _Entries | None:
-    position = {entry_id: i for i, entry_id in enumerate(previous.ids)}
-    old = np.array([position.get(d.id, -1) for d in documents], dtype=np.int64)
+    ids = list(map(_id_of, documents))
+    if ids == previous.ids:  # the usual publish: the same entries in the same places (compared in C)
+        old = np.arange(len(ids), dtype=np.int64)
+    else:
+        position = {entry_id: i for i, entry_id in enumerate(previous.ids)}
+        old = np.array([position.get(entry_id, -1) for entry_id in ids], dtype=np.int64)
     same = old >= 0
     same[same] = (previous.keys[old[same]] == keys[same]).all(axis=1)
     moved = np.full(len(previous.ids), -1, dtype=np.int64)
