@@ -153,11 +153,12 @@ class Snapshot:
     # so the day an entry turns stale builds a new release although no content changed.
     due: tuple[str, ...] = ()
     themes: tuple[ThemeRecord, ...] = ()
-    # The entries' token total, summed on first use: rendering a release asks for it about ten times, a
-    # walk over every record each (7 ms at 100,000 entries). Not a field of the snapshot's content: no
-    # argument, left out of comparisons and of orjson's output (a leading underscore), and `replace()`
-    # starts a new snapshot without it.
+    # The entries' token total and the sensitivity levels of its entries and tombstones, made on first
+    # use: a build asks for each several times, a walk over every record each (7-10 ms at 100,000
+    # entries). Not fields of the snapshot's content: no arguments, left out of comparisons and of
+    # orjson's output (a leading underscore), and `replace()` starts a new snapshot without them.
     _total_tokens: int | None = field(default=None, init=False, repr=False, compare=False)
+    _levels: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def inputs_hash(self, digests: EntryDigests | None = None) -> str:
         """A content hash of the snapshot and engine: equal hashes build byte-identical releases.
@@ -179,8 +180,18 @@ class Snapshot:
             object.__setattr__(self, "_total_tokens", total)  # frozen: set once, as a cache
         return total
 
+    @property
+    def levels(self) -> frozenset[str]:
+        """The sensitivity levels its entries and tombstones are at."""
+        levels = self._levels
+        if levels is None:
+            levels = frozenset(map(_SENSITIVITY, self.entries)) | frozenset(map(_SENSITIVITY, self.tombstones))
+            object.__setattr__(self, "_levels", levels)  # frozen: set once, as a cache
+        return levels
+
 
 _TOKENS = attrgetter("tokens")
+_SENSITIVITY = attrgetter("sensitivity")
 
 
 def entry_digest(entry: EntryRecord) -> bytes:

@@ -36,6 +36,8 @@ INTERNAL_ARTIFACTS = frozenset({*(index_name(level) for level in LEVELS), PROTEC
 def visible(snapshot: Snapshot, clearance: str) -> Snapshot:
     """The snapshot as a caller with `clearance` may read it (links to hidden entries dropped)."""
     readable = frozenset(level for level in LEVELS if clears(clearance, level))  # once, not per entry
+    if snapshot.levels <= readable:
+        return snapshot
     entries = tuple(e for e in snapshot.entries if e.sensitivity in readable)
     tombstones = tuple(t for t in snapshot.tombstones if t.sensitivity in readable)
     if len(entries) == len(snapshot.entries) and len(tombstones) == len(snapshot.tombstones):
@@ -45,8 +47,7 @@ def visible(snapshot: Snapshot, clearance: str) -> Snapshot:
 
 def tier_levels(snapshot: Snapshot) -> tuple[str, ...]:
     """The clearances whose view differs from the one below: public always, then each level in use."""
-    used = {e.sensitivity for e in snapshot.entries} | {t.sensitivity for t in snapshot.tombstones}
-    return tuple(level for level in LEVELS if level == PUBLIC or level in used)
+    return tuple(level for level in LEVELS if level == PUBLIC or level in snapshot.levels)
 
 
 def tier_for(clearance: str, levels: tuple[str, ...]) -> str:

@@ -33,9 +33,10 @@ def test_the_token_total_is_kept_once_summed_and_is_no_part_of_the_snapshots_con
     snapshot = Snapshot(namespace=demo_namespace(), entries=records)
     before = snapshot.inputs_hash()
     assert snapshot.total_tokens == sum(record.tokens for record in records) == snapshot.total_tokens
+    assert snapshot.levels == {record.sensitivity for record in records}
     assert snapshot.inputs_hash() == before  # summed or not, the same hash, the same snapshot
     assert snapshot == Snapshot(namespace=demo_namespace(), entries=records)
-    assert "total" not in repr(snapshot)
+    assert "total" not in repr(snapshot) and "levels" not in repr(snapshot)
 
     fewer = replace(snapshot, entries=records[1:])  # a new snapshot sums its own entries
     assert fewer.total_tokens == snapshot.total_tokens - records[0].tokens
