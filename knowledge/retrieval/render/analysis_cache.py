@@ -78,7 +78,7 @@ class AnalysisCache:
         # Analyses read back but not yet taken (restore_deferred), and the keys of their documents.
         self._pending: list[Saved] = []
         self._pending_keys: set[bytes] = set()
-        # The last call of `documents`: each entry's document and key, by the entry object's id.
+        # The last call of `documents`: each entry's document and key, kept by record.
         self._documents = KeptByRecord(_document)
         self.reused = 0
         self.analysed = 0
