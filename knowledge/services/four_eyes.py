@@ -5,6 +5,10 @@ publish, management commands, any future API), for entry versions, reviewed text
 contributor is the version's author and every person who saved its content; single-person mode
 (`allow_self_approval`) lifts the rule for a namespace and is itself an audited setting only its
 admins change. The system actor is no person: set-up from files it publishes is not an approval.
+
+A draft copied from a version that never passed review (rejected, withdrawn) carries that version's
+contributors: their words are still its content. Otherwise a second editor opening a draft from a
+withdrawn version, typing nothing, let its writer approve it as someone else's.
 """
 
 from __future__ import annotations
@@ -13,10 +17,12 @@ from collections.abc import Collection
 
 from knowledge.actors import Actor, actor_id, actor_user, is_system_actor
 from knowledge.errors import SELF_APPROVAL
-from knowledge.models import EntryVersion, Namespace, TextVersion
+from knowledge.models import EntryVersion, Namespace, TextVersion, VersionState
 from knowledge.services.access import refusal
 
 AnyVersion = EntryVersion | TextVersion
+# The states of a version whose content passed review (approved, published once or still).
+REVIEWED_STATES = frozenset({VersionState.APPROVED, VersionState.PUBLISHED, VersionState.SUPERSEDED})
 
 
 def contribution_record(*, version: AnyVersion, actor: Actor) -> None:
@@ -24,6 +30,12 @@ def contribution_record(*, version: AnyVersion, actor: Actor) -> None:
     user = actor_user(actor)
     if user is not None:
         version.contributors.add(user)
+
+
+def contributions_carried(*, draft: AnyVersion, base: AnyVersion) -> None:
+    """`draft` was copied from `base`: unless base's content passed review, its contributors are the draft's too."""
+    if base.state not in REVIEWED_STATES:
+        draft.contributors.add(*version_contributor_ids(version=base))
 
 
 def version_contributor_ids(*, version: AnyVersion) -> set[int]:

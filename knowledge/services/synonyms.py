@@ -24,7 +24,7 @@ from knowledge.retrieval.synonyms import MAX_PHRASE_TERMS
 from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
 from knowledge.services.build_queue import release_request_build
-from knowledge.services.four_eyes import four_eyes_check
+from knowledge.services.four_eyes import REVIEWED_STATES, four_eyes_check
 from knowledge.services.versions import ACTION_ROLES
 from knowledge.workflow import check_transition
 
@@ -76,7 +76,18 @@ class SynonymContent:
         return cls(phrases=cleaned, two_way=two_way, enabled=enabled)
 
 
-def _audit(version: SynonymVersion, *, actor: Any, action: str, from_state: str = "", note: str = "") -> None:
+def _audit(
+    version: SynonymVersion,
+    *,
+    actor: Any,
+    action: str,
+    from_state: str = "",
+    note: str = "",
+    drafted_from: SynonymVersion | None = None,
+) -> None:
+    value = {"set": version.synonym_set.name, "version": version.number, "phrases": version.phrases}
+    if drafted_from is not None:
+        value["from"] = drafted_from.number  # its contributors are the draft's too (synonym_contributor_ids)
     audit_record(
         namespace=version.synonym_set.namespace,
         actor=actor,
@@ -85,20 +96,26 @@ def _audit(version: SynonymVersion, *, actor: Any, action: str, from_state: str 
         to_state=version.state,
         note=note,
         field="synonym_set",
-        new_value={"set": version.synonym_set.name, "version": version.number, "phrases": version.phrases},
+        new_value=value,
     )
 
 
 def synonym_contributor_ids(version: SynonymVersion) -> set[int]:
-    """The author and everyone who saved this version (read from the audit trail, which names each save)."""
+    """The author and everyone who saved this version (read from the audit trail, which names each save),
+    and, for a draft copied from a version that never passed review, that version's (four_eyes)."""
     saves = AuditRecord.objects.filter(
         namespace=version.synonym_set.namespace,
         action__in=("synonyms_create", "synonyms_edit"),
         new_value__set=version.synonym_set.name,
         new_value__version=version.number,
-    ).values_list("actor_id", flat=True)
-    ids = {actor_id for actor_id in saves if actor_id is not None}
-    return ids | ({version.author_id} if version.author_id is not None else set())
+    ).values_list("actor_id", "new_value")
+    ids = {actor_id for actor_id, _ in saves if actor_id is not None}
+    ids |= {version.author_id} if version.author_id is not None else set()
+    sources = {value["from"] for _, value in saves if isinstance(value, dict) and isinstance(value.get("from"), int)}
+    for base in version.synonym_set.versions.filter(number__in=sources, number__lt=version.number):
+        if base.state not in REVIEWED_STATES:
+            ids |= synonym_contributor_ids(base)
+    return ids
 
 
 def _locked(version: SynonymVersion) -> SynonymVersion:
@@ -168,7 +185,7 @@ def synonym_draft(*, synonym_set: SynonymSet, actor: Any, base: SynonymVersion |
         enabled=base.enabled,
         author=actor_user(actor),
     )
-    _audit(draft, actor=actor, action="create", note=f"Draft from version {base.number}.")
+    _audit(draft, actor=actor, action="create", note=f"Draft from version {base.number}.", drafted_from=base)
     return draft
 
 

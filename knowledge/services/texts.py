@@ -24,7 +24,12 @@ from knowledge.services.access import require_role
 from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
 from knowledge.services.build_queue import release_request_build
-from knowledge.services.four_eyes import contribution_record, four_eyes_check, version_contributor_ids
+from knowledge.services.four_eyes import (
+    contribution_record,
+    contributions_carried,
+    four_eyes_check,
+    version_contributor_ids,
+)
 from knowledge.services.layers import layers_declaration_apply, layers_declaration_check
 from knowledge.services.safety import approval_safety_check, findings_gate, findings_record
 from knowledge.services.text_kinds import KINDS, text_content_clean, text_content_hash, text_key_check
@@ -126,6 +131,8 @@ def text_draft(
         content_hash=text_content_hash(kind=kind, content=content),
     )
     contribution_record(version=draft, actor=actor)
+    if source is not None:
+        contributions_carried(draft=draft, base=source)
     audit_record(
         namespace=namespace, actor=actor, action="create", text_version=draft, to_state="draft", note=str(text)
     )

@@ -24,7 +24,12 @@ from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
 from knowledge.services.build_queue import release_request_build
 from knowledge.services.content import VersionContent
-from knowledge.services.four_eyes import contribution_record, four_eyes_check, version_contributor_ids
+from knowledge.services.four_eyes import (
+    contribution_record,
+    contributions_carried,
+    four_eyes_check,
+    version_contributor_ids,
+)
 from knowledge.services.safety import approval_safety_check, findings_record
 from knowledge.workflow import ROLLBACK_TRANSITIONS, TRANSITIONS, check_transition
 
@@ -119,6 +124,7 @@ def version_draft_for_entry(*, entry: Entry, actor: Actor, base: EntryVersion | 
         content_hash=base.content_hash,
     )
     contribution_record(version=draft, actor=actor)
+    contributions_carried(draft=draft, base=base)
     audit_record(
         namespace=entry.namespace,
         actor=actor,

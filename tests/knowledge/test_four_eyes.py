@@ -8,10 +8,28 @@ import pytest
 from django.urls import reverse
 
 from knowledge.errors import SELF_APPROVAL, NotAllowedError
-from knowledge.models import Category, EntryVersion, Namespace, Role, VersionState
+from knowledge.models import Category, EntryVersion, Namespace, Role, TextKind, VersionState
 from knowledge.services.entries import entry_create
 from knowledge.services.four_eyes import version_contributor_ids
-from knowledge.services.versions import version_approve, version_draft_for_entry, version_save, version_submit
+from knowledge.services.synonyms import (
+    SynonymContent,
+    synonym_approve,
+    synonym_contributor_ids,
+    synonym_draft,
+    synonym_set_create,
+    synonym_submit,
+    synonym_withdraw,
+)
+from knowledge.services.texts import text_approve, text_draft, text_reject, text_save, text_submit
+from knowledge.services.versions import (
+    version_approve,
+    version_draft_for_entry,
+    version_publish,
+    version_reject,
+    version_save,
+    version_submit,
+    version_withdraw,
+)
 from tests.factories import UserFactory, content, membership
 from tests.knowledge.adminforms import as_user
 
@@ -73,3 +91,66 @@ def test_editing_a_later_draft_counts_too(ns_a: Namespace, fact: Category, edito
     version_submit(version=saved, actor=editor)
     with pytest.raises(NotAllowedError):
         version_approve(version=saved, actor=coauthor)
+
+
+# A draft copied from a version that never passed review keeps its writers (QA, 2026-12-07): a second editor
+# opening a draft from a withdrawn or rejected version, typing nothing, let its writer approve it.
+
+
+@pytest.mark.parametrize("closed", ["withdrawn", "rejected"])
+def test_a_copy_of_an_unreviewed_version_keeps_its_writers(
+    ns_a: Namespace, fact: Category, editor: Any, reviewer: Any, coauthor: Any, closed: str
+) -> None:
+    written = version_submit(
+        version=entry_create(namespace=ns_a, category=fact, content=content(body="Unreviewed."), actor=coauthor),
+        actor=coauthor,
+    )
+    if closed == "withdrawn":
+        version_withdraw(version=written, actor=coauthor)
+    else:
+        version_reject(version=written, actor=reviewer, note="No.")
+    copy = version_draft_for_entry(entry=written.entry, actor=editor)
+    assert copy.author == editor and copy.body == "Unreviewed."
+    version_submit(version=copy, actor=coauthor)
+    assert version_contributor_ids(version=copy) == {editor.pk, coauthor.pk}
+    with pytest.raises(NotAllowedError):
+        version_approve(version=copy, actor=coauthor)
+    assert version_approve(version=copy, actor=reviewer).state == VersionState.APPROVED
+
+
+def test_a_revision_of_the_published_version_is_its_reviser_s_alone(
+    ns_a: Namespace, fact: Category, editor: Any, reviewer: Any, coauthor: Any
+) -> None:
+    first = entry_create(namespace=ns_a, category=fact, content=content(), actor=coauthor)
+    version_publish(
+        version=version_approve(version=version_submit(version=first, actor=coauthor), actor=reviewer), actor=reviewer
+    )
+    revision = version_draft_for_entry(entry=first.entry, actor=editor)
+    saved = version_save(version=revision, content=content(body="Revised."), expected_lock_version=0, actor=editor)
+    version_submit(version=saved, actor=editor)
+    assert version_contributor_ids(version=saved) == {editor.pk}  # the reviewed text is nobody's to withhold
+    assert version_approve(version=saved, actor=coauthor).state == VersionState.APPROVED
+
+
+def test_a_copy_of_an_unreviewed_synonym_set_keeps_its_writers(ns_a: Namespace, editor: Any, coauthor: Any) -> None:
+    phrases = SynonymContent.build(phrases=["rate limit", "限流"])
+    written = synonym_set_create(namespace=ns_a, name="rate limit", content=phrases, actor=coauthor)[1]
+    synonym_withdraw(version=synonym_submit(version=written, actor=coauthor), actor=coauthor)
+    copy = synonym_draft(synonym_set=written.synonym_set, actor=editor)
+    synonym_submit(version=copy, actor=coauthor)
+    assert synonym_contributor_ids(copy) == {editor.pk, coauthor.pk}
+    with pytest.raises(NotAllowedError):
+        synonym_approve(version=copy, actor=coauthor)
+
+
+def test_a_copy_of_a_rejected_text_keeps_its_writers(
+    ns_a: Namespace, editor: Any, reviewer: Any, coauthor: Any
+) -> None:
+    written = text_draft(namespace=ns_a, kind=TextKind.DOC, key="guide", actor=coauthor)
+    doc = {"title": "Guide", "body": "Unreviewed words.", "position": 0}
+    written = text_save(version=written, content=doc, expected_lock_version=written.lock_version, actor=coauthor)
+    text_reject(version=text_submit(version=written, actor=coauthor), actor=reviewer, note="No.")
+    copy = text_draft(namespace=ns_a, kind=TextKind.DOC, key="guide", actor=editor, base=written)
+    text_submit(version=copy, actor=coauthor)
+    with pytest.raises(NotAllowedError):
+        text_approve(version=copy, actor=coauthor)
