@@ -1,15 +1,18 @@
 """Answers read from the database, kept in the process, revalidated in the background, served stale on failure.
 
 The gateway resolves every request to a namespace (and checks its API key) through this cache. An
-answer is fresh for `fresh_seconds()` (a publish or a revoked key shows within that time); after that
-the next request gets the answer it had and queues a revalidation, which one background thread per
-process runs. When the database fails, the last answer keeps being served for up to
-EVERGREEN_STALE_IF_ERROR_SECONDS after it was read, and the database breaker records the outage (the
-answers say how stale they are). Names never seen need the database: with its breaker open they fail
-at once with DatabaseUnavailableError, else they are read in the request, as is an answer older than
-that bound.
+answer is served for `fresh_seconds()` after it was read (a publish or a revoked key shows within that
+time), and no longer while the database answers: a request that finds it older reads it again itself.
+So that busy names never wait for that, a request in the second half of an answer's freshness queues a
+read ahead of time, which one background thread per process runs. (The next request after freshness
+ran out used to get the held answer and queue the read: after a quiet spell, the first request with a
+key revoked seconds or an hour before was still admitted.) When the database fails, the last answer
+keeps being served for up to EVERGREEN_STALE_IF_ERROR_SECONDS after it was read, and the database
+breaker records the outage (the answers say how stale they are). Names never seen need the database:
+with its breaker open they fail at once with DatabaseUnavailableError, else they are read in the
+request, as is an answer older than that bound.
 
-`background=False` (the test settings) revalidates in the request instead: a test's transaction is
+`revalidate_in_background=False` (the test settings) reads nothing ahead: a test's transaction is
 invisible to another thread's connection.
 """
 
@@ -37,6 +40,7 @@ UNAVAILABLE = "The database does not answer; this name was never read while it d
 @dataclass(frozen=True, slots=True)
 class _Held:
     value: Any
+    ahead_from: float  # from here a request queues the next read (in the background)
     fresh_until: float
     stale_until: float
     load: Load  # how it was read, to read it again (reload)
@@ -59,11 +63,10 @@ class StaleCache:
         now = self._clock()
         held = self._items.get(key)
         if held is not None and now < held.fresh_until:
+            if now >= held.ahead_from and settings.EVERGREEN.revalidate_in_background:
+                self._queue(key, load)
             return held.value
         if held is not None and now < held.stale_until:
-            if settings.EVERGREEN.revalidate_in_background:
-                self._queue(key, load)
-                return held.value
             if not database_breaker().allow():
                 return held.value
             try:
@@ -107,8 +110,8 @@ class StaleCache:
         return value
 
     def _store(self, key: Hashable, value: Any, load: Load) -> None:
-        now = self._clock()
-        held = _Held(value, now + self.fresh_seconds(), now + settings.EVERGREEN.stale_if_error_seconds, load)
+        now, fresh = self._clock(), self.fresh_seconds()
+        held = _Held(value, now + fresh / 2, now + fresh, now + settings.EVERGREEN.stale_if_error_seconds, load)
         with self._lock:
             if key not in self._items and len(self._items) >= self._size:
                 self._items = {k: v for k, v in self._items.items() if v.stale_until > now}
