@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from knowledge.actors import Actor, actor_user
 from knowledge.errors import BLOCK_FULL, BlockFullError, InvalidInputError
-from knowledge.ids import format_public_id, parse_public_id
+from knowledge.ids import canonical_number, format_public_id
 from knowledge.models import Category, Entry, EntryVersion, Namespace, Role, VersionState
 from knowledge.models.entry import OPEN_STATES
 from knowledge.services.access import require_role
@@ -19,6 +19,7 @@ from knowledge.services.four_eyes import contribution_record
 
 ID_TAKEN = "The ID {public_id} is already used in this namespace; IDs are never reused."
 ID_MALFORMED = "“{public_id}” is not an ID of this namespace (expected {prefix}-{example})."
+ID_OUTSIDE_BLOCKS = "{public_id} is outside the ID blocks of the category {category}; each category numbers its own."
 RETIRE_NEEDS_REASON = "Say why the entry is retired: agents receive the reason with 410 Gone."
 REPLACEMENT_INVALID = "The replacement {public_id} must be a live entry of this namespace other than {entry}."
 ALREADY_RETIRED = "{entry} was already retired on {date}."
@@ -43,15 +44,21 @@ def _next_free_number(*, namespace: Namespace, category: Category) -> int:
     raise BlockFullError(BLOCK_FULL.format(category=category.slug))
 
 
-def entry_allocate_id(*, namespace: Namespace, category: Category, public_id: str | None = None) -> tuple[str, int]:
-    """Pick (public ID, number) for a new entry. The caller holds the namespace row lock."""
+def entry_allocate_id(
+    *, namespace: Namespace, category: Category, public_id: str | None = None, within_blocks: bool = True
+) -> tuple[str, int]:
+    """Pick (public ID, number) for a new entry. The caller holds the namespace row lock. A given ID is
+    spelled as the namespace writes it and, unless `within_blocks` is false (a synced file keeps the ID
+    it carries), lies in one of the category's blocks."""
     if public_id:
-        number = parse_public_id(public_id, prefix=namespace.prefix)
+        number = canonical_number(public_id, prefix=namespace.prefix, digits=namespace.id_digits)
         if number is None:
             example = "0" * (namespace.id_digits - 1) + "1"
             raise InvalidInputError(ID_MALFORMED.format(public_id=public_id, prefix=namespace.prefix, example=example))
         if Entry.objects.filter(namespace=namespace, number=number).exists():
             raise InvalidInputError(ID_TAKEN.format(public_id=public_id))
+        if within_blocks and not category.blocks.filter(start__lte=number, end__gte=number).exists():
+            raise InvalidInputError(ID_OUTSIDE_BLOCKS.format(public_id=public_id, category=category.slug))
         return public_id, number
     number = _next_free_number(namespace=namespace, category=category)
     return format_public_id(prefix=namespace.prefix, number=number, digits=namespace.id_digits), number
@@ -65,13 +72,16 @@ def entry_create(
     content: VersionContent,
     actor: Actor,
     public_id: str | None = None,
+    within_blocks: bool = True,
     check_permission: bool = True,
 ) -> EntryVersion:
     """Create an entry and its first draft; two editors at once always get different IDs."""
     if check_permission:
         require_role(user=actor, namespace=namespace, role=Role.EDITOR)
     Namespace.objects.select_for_update().filter(pk=namespace.pk).first()
-    public_id, number = entry_allocate_id(namespace=namespace, category=category, public_id=public_id)
+    public_id, number = entry_allocate_id(
+        namespace=namespace, category=category, public_id=public_id, within_blocks=within_blocks
+    )
     entry = Entry.objects.create(
         namespace=namespace,
         public_id=public_id,

@@ -331,6 +331,7 @@ def sync_apply(
                 content=item.content,
                 actor=actor,
                 public_id=item.public_id,
+                within_blocks=False,  # the file's ID, as an import keeps it
             )
             change.public_id = version.entry.public_id
         else:

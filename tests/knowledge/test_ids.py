@@ -101,3 +101,21 @@ def test_concurrent_creation_allocates_different_ids(ns_a: Namespace, editor: An
         thread.join()
     assert errors == []
     assert sorted(results) == ["AL-000", "AL-001", "AL-002", "AL-003"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("given", "refusal"),
+    [
+        ("AL-0٥٥", "not an ID of this namespace"),  # Arabic-Indic digits: a third spelling of 55 (QA)
+        ("AL-0061", "not an ID of this namespace"),  # number 61, which AL-061 lookups would never find
+        ("AL-250", "outside the ID blocks of the category fact"),  # a fact in the rule block
+    ],
+)
+def test_a_given_id_is_spelled_as_the_namespace_writes_it_inside_its_category_s_blocks(
+    ns_a: Namespace, editor: Any, given: str, refusal: str
+) -> None:
+    with pytest.raises(InvalidInputError, match=refusal):
+        create(ns_a, editor, public_id=given)
+    assert not Entry.objects.filter(namespace=ns_a).exists()
+    assert create(ns_a, editor, public_id="AL-055").public_id == "AL-055"
