@@ -79,13 +79,19 @@ def _transition(
     return version
 
 
-@transaction.atomic
 def version_draft_for_entry(*, entry: Entry, actor: Actor, base: EntryVersion | None = None) -> EntryVersion:
     """The entry's draft, creating one from `base` (default: the live or latest version); the live one keeps serving.
 
     With an explicit `base` (revert to an earlier version, revise a rejected one) an open version is
     refused rather than reused, so nobody's draft is silently replaced.
     """
+    return version_draft_opened(entry=entry, actor=actor, base=base)[0]
+
+
+@transaction.atomic
+def version_draft_opened(*, entry: Entry, actor: Actor, base: EntryVersion | None = None) -> tuple[EntryVersion, bool]:
+    """version_draft_for_entry, and whether this call created the draft (decided under the entry's lock:
+    of several calls at once, one creates it and the others find it)."""
     require_role(user=actor, namespace=entry.namespace, role=Role.EDITOR)
     entry = Entry.objects.select_for_update().select_related("namespace").get(pk=entry.pk)
     if entry.retired_at is not None:
@@ -95,7 +101,7 @@ def version_draft_for_entry(*, entry: Entry, actor: Actor, base: EntryVersion | 
     open_version = entry.versions.filter(state__in=OPEN_STATES).first()
     if open_version is not None:
         if open_version.state == VersionState.DRAFT and base is None:
-            return open_version
+            return open_version, False
         raise InvalidInputError(
             OPEN_VERSION_EXISTS.format(
                 entry=entry.public_id, number=open_version.number, state=open_version.get_state_display().lower()
@@ -134,7 +140,7 @@ def version_draft_for_entry(*, entry: Entry, actor: Actor, base: EntryVersion | 
         to_state="draft",
         note=f"Draft from version {base.number}.",
     )
-    return draft
+    return draft, True
 
 
 @transaction.atomic

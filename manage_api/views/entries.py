@@ -16,7 +16,7 @@ from rest_framework.response import Response
 
 from knowledge.models import Category, Entry, EntryVersion, Role
 from knowledge.services.entries import entry_create, entry_retire
-from knowledge.services.versions import version_draft_for_entry
+from knowledge.services.versions import version_draft_opened
 from manage_api.base import ManageViewSet
 from manage_api.errors import error_body
 from manage_api.filters import EntryFilter
@@ -126,10 +126,7 @@ class EntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ManageViewS
     )
     @action(detail=True, methods=["post"])
     def draft(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        entry = self.get_object()
-        before = entry.versions.count()
-        draft = version_draft_for_entry(entry=entry, actor=request.user)
-        created = entry.versions.count() > before
+        draft, created = version_draft_opened(entry=self.get_object(), actor=request.user)
         response = Response(
             VersionSerializer(draft).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
         )

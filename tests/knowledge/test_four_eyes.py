@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.urls import reverse
 
 from knowledge.errors import SELF_APPROVAL, NotAllowedError
@@ -24,6 +26,7 @@ from knowledge.services.texts import text_approve, text_draft, text_reject, text
 from knowledge.services.versions import (
     version_approve,
     version_draft_for_entry,
+    version_draft_opened,
     version_publish,
     version_reject,
     version_save,
@@ -154,3 +157,37 @@ def test_a_copy_of_a_rejected_text_keeps_its_writers(
     text_submit(version=copy, actor=coauthor)
     with pytest.raises(NotAllowedError):
         text_approve(version=copy, actor=coauthor)
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_of_several_editors_opening_a_draft_at_once_one_creates_it(
+    ns_a: Namespace, fact: Category, editor: Any, reviewer: Any, coauthor: Any
+) -> None:
+    """Each is told whether it created the draft, decided under the entry's lock (QA: the management API
+    compared version counts outside it and answered 201 Created to all eight of eight callers)."""
+    first = entry_create(namespace=ns_a, category=fact, content=content(), actor=editor)
+    version_publish(
+        version=version_approve(version=version_submit(version=first, actor=editor), actor=reviewer), actor=reviewer
+    )
+    barrier = threading.Barrier(4)
+    created: list[bool] = []
+    errors: list[BaseException] = []
+
+    def work(actor: Any) -> None:
+        try:
+            barrier.wait()
+            created.append(version_draft_opened(entry=first.entry, actor=actor)[1])
+        except BaseException as error:  # noqa: BLE001  # reported by the assertion below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=work, args=(who,)) for who in (editor, coauthor, editor, coauthor)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(created) == [False, False, False, True]
+    assert first.entry.versions.count() == 2
