@@ -22,7 +22,7 @@ import orjson
 from django.db import connections
 
 from knowledge.heartbeat import heartbeat
-from knowledge.ids import ID_PATTERN
+from knowledge.ids import ID_PATTERN, asked_number
 from knowledge.models import ApiKey, Artifact, Namespace, NamespaceHost, Release
 from knowledge.models.namespace import api_key_digest
 from knowledge.resilience.stale import StaleCache
@@ -142,12 +142,11 @@ class LoadedRelease:
 
     def nearest(self, entry_id: str) -> tuple[str, ...]:
         """The three published IDs whose numbers are closest to the requested one (ties: lower first)."""
-        match = ID_PATTERN.match(entry_id)
+        number = asked_number(entry_id)
         if not self.numbered:
             return ()
-        if match is None:
+        if number is None:
             return tuple(i for _, i in self.numbered[:NEAREST_COUNT])
-        number = int(match["number"])
         at = bisect_left(self.numbered, (number, ""))
         window = self.numbered[max(0, at - NEAREST_COUNT) : at + NEAREST_COUNT]
         window.sort(key=lambda item: (abs(item[0] - number), item[0]))

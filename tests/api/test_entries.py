@@ -126,3 +126,11 @@ def test_retiring_an_entry_drops_it_from_other_entries_links(client: Any, alpha:
     assert after["AL-201"] == []
     assert client.get("/t/alpha/api/entries/AL-201").json()["links"] == []
     assert "AL-001" not in client.get("/t/alpha/api/entries/AL-201.md").content.decode()
+
+
+def test_a_short_mistyped_id_gets_the_nearest_by_its_number(client: Any, alpha: Namespace) -> None:
+    """AL-2 names number 2 (QA: an ID of fewer than three digits got the namespace's first three IDs)."""
+    response = client.get("/t/alpha/api/entries/AL-2")
+
+    assert response.status_code == 404
+    assert response.json()["nearest"] == ["AL-002", "AL-001", "AL-201"]
