@@ -163,6 +163,10 @@ class QueryHits:
             return int(self._term_min_tokens[self._plan.term_ids].min())
         return self._evaluated().min_tokens
 
+    def unordered(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+        """Every hit (positions ascending), its score and no link: see ranking.UnorderedHits."""
+        return self._evaluated().unordered()
+
     def scored(self) -> tuple[np.ndarray, np.ndarray]:
         """Every hit (positions ascending) and its score: for link expansion, which needs them all."""
         self._evaluated()

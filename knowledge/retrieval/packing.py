@@ -35,6 +35,21 @@ class Pack:
     truncated: bool  # a matching entry was left out because of the budget
 
 
+def cheapest_matching(ranking: Ranking, *, tokens_of: Callable[[int], int]) -> int | None:
+    """Seed §4's `minEntryTokens`: the cost of the cheapest matching entry, None when nothing hit.
+
+    A budget below it packs nothing, and a budget of it packs at least that entry. Without floors
+    every hit matches (seed packing: the cheapest hit). With them a hit below a floor is not a
+    matching entry (pack_to_budget never packs it), so it must not set the cost an agent is told to
+    raise its budget to: the cheapest hit that passes the floors.
+    """
+    floor = ranking.relevance
+    if floor is None:
+        return ranking.min_tokens
+    every = ranking.every_hit()
+    return None if every is None else floor.cheapest(every, tokens_of=tokens_of)
+
+
 def pack_to_budget(
     hits: Iterable[Hit],
     *,
@@ -47,10 +62,10 @@ def pack_to_budget(
     """Take hits in rank order, each whole or not at all; skip one that does not fit and try the next.
 
     `min_tokens` is the cheapest hit's cost: once the leftover budget is below it nothing else can
-    fit, so the scan stops. The pack is empty only when the budget is below the cheapest hit (or
-    `limit` is 0). `limit` caps the number of packed entries without touching `truncated`. With
-    `relevance`, a hit below its floors is not a matching entry: it is neither packed nor omitted
-    and never makes the pack `truncated`.
+    fit, so the scan stops. The pack is empty only when the budget is below the cheapest matching
+    hit (cheapest_matching), or `limit` is 0. `limit` caps the number of packed entries without
+    touching `truncated`. With `relevance`, a hit below its floors is not a matching entry: it is
+    neither packed nor omitted and never makes the pack `truncated`.
     """
     packed: list[Hit] = []
     omitted: list[Hit] = []

@@ -16,7 +16,7 @@ from knowledge.retrieval.contract.shapes import (
     payload_tokens,
 )
 from knowledge.retrieval.index import SearchIndex
-from knowledge.retrieval.packing import BUDGET_MAX, Pack, pack_to_budget
+from knowledge.retrieval.packing import BUDGET_MAX, Pack, cheapest_matching, pack_to_budget
 from knowledge.retrieval.path_ranking import PathRanking, path_search
 from knowledge.retrieval.paths import PathScope
 from knowledge.retrieval.ranking import Ranking
@@ -61,19 +61,25 @@ def suggested_budget(tokens: int) -> int:
     return -(-tokens // 100) * 100
 
 
-def _hint(query: ContextQuery, ranking: Ranking, pack: Pack, namespace: NamespaceInfo) -> str | None:
-    """Seed §4: a hint only where a person or agent must act, in the namespace's language."""
+def _hint(
+    query: ContextQuery, ranking: Ranking, pack: Pack, namespace: NamespaceInfo, min_tokens: int | None
+) -> str | None:
+    """Seed §4: a hint only where a person or agent must act, in the namespace's language.
+
+    `min_tokens` is the response's `minEntryTokens`: an empty pack is said to be below the cheapest
+    matching entry only when its budget is, so the hint and that field never disagree.
+    """
     text = messages_for(namespace.language)
     if not ranking.matched:
         wording = text.hint_weak_match if ranking.mode == "weak" else text.hint_no_match
         if isinstance(ranking, PathRanking) and ranking.no_path_applies:
             wording = text.hint_no_path_applies
         return wording.format(name=namespace.name)
-    if not pack.packed and ranking.min_tokens is not None and query.limit != 0:
-        if ranking.min_tokens > BUDGET_MAX:
-            return text.hint_entry_too_large.format(min_tokens=ranking.min_tokens)
+    if not pack.packed and min_tokens is not None and query.budget < min_tokens and query.limit != 0:
+        if min_tokens > BUDGET_MAX:
+            return text.hint_entry_too_large.format(min_tokens=min_tokens)
         return text.hint_below_cheapest.format(
-            budget=query.budget, min_tokens=ranking.min_tokens, suggested=suggested_budget(ranking.min_tokens)
+            budget=query.budget, min_tokens=min_tokens, suggested=suggested_budget(min_tokens)
         )
     if pack.truncated:
         if query.budget >= BUDGET_MAX:
@@ -89,12 +95,14 @@ def _relevance(score: float, top: float) -> float:
     return max(0.01, round(score / top, 2))
 
 
-def _hit_facts(ranking: Ranking) -> tuple[int, int | None]:
+def _hit_facts(ranking: Ranking, tokens_of: Callable[[int], int]) -> tuple[int, int | None]:
     """`hitCount` and `minEntryTokens` describe the hit set; the zero-hit fallback (entries by
-    confidence, seed §4) has none, so it reports 0 and null rather than the fallback entries'."""
+    confidence, seed §4) has none, so it reports 0 and null rather than the fallback entries'.
+    `minEntryTokens` is the cheapest *matching* entry: a hit below the relevance floors is never
+    packed, so a budget of its cost could still pack nothing (packing.cheapest_matching)."""
     if ranking.mode == "fallback":
         return 0, None
-    return ranking.total, ranking.min_tokens
+    return ranking.total, cheapest_matching(ranking, tokens_of=tokens_of)
 
 
 def context_payload(
@@ -108,7 +116,7 @@ def context_payload(
     """
     # The ranking's first hit is always packed or omitted, so this is the top score of the hit set.
     top = max((hit.score for hit in pack.packed + pack.omitted), default=0.0)
-    hit_count, min_entry_tokens = _hit_facts(ranking)
+    hit_count, min_entry_tokens = _hit_facts(ranking, _tokens_of(view, index))
     matched_paths = ranking.matched_paths if isinstance(ranking, PathRanking) else {}
     packed = tuple(
         Packed(
@@ -130,7 +138,7 @@ def context_payload(
         matched=ranking.matched,
         truncated=pack.truncated,
         min_entry_tokens=min_entry_tokens,
-        hint=_hint(query, ranking, pack, view.namespace),
+        hint=_hint(query, ranking, pack, view.namespace, min_entry_tokens),
         packed=packed,
         rules=tuple(agent_rules(view.namespace)),
         hit_count=hit_count,
@@ -141,7 +149,7 @@ def context_payload(
     document = context_document(facts)
     if query.budget_mode == "payload" and not pack.packed and ranking.matched and query.limit != 0:
         floor = needed = document["payloadTokens"]
-        cheapest = _packed(ranking, view, query, ranking.min_tokens or 0, index)
+        cheapest = _packed(ranking, view, query, min_entry_tokens or 0, index)
         if cheapest.packed:  # what the response costs with the cheapest hit in it
             needed = context_payload(query=query, ranking=ranking, pack=cheapest, view=view, index=index)[
                 "payloadTokens"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -75,6 +75,26 @@ class HitSource(Protocol):
     def min_tokens(self) -> int | None: ...
 
 
+@runtime_checkable
+class UnorderedHits(Protocol):
+    """A hit source that can hand over its whole hit set without ordering it."""
+
+    def unordered(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+        """(positions, scores, via) of every hit, in no particular order, and each entry's tokens by position."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class EveryHit:
+    """The whole hit set in no particular order, and the first hit in rank order."""
+
+    best: int
+    positions: np.ndarray
+    scores: np.ndarray
+    via: np.ndarray | None  # as Prefix.via
+    tokens: np.ndarray | None  # each entry's tokens by position, when the source has them as an array
+
+
 def ranked_rounds(positions: np.ndarray, scores: np.ndarray) -> Iterator[np.ndarray]:
     """Indices into `positions` by score descending, then position ascending, a round at a time.
 
@@ -140,6 +160,9 @@ class ArrayHits:
     @property
     def min_tokens(self) -> int | None:
         return int(self._tokens[self._positions].min()) if len(self._positions) else None
+
+    def unordered(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+        return self._positions, self._scores, self._via, self._tokens
 
     def prefix(self, length: int) -> Prefix:
         served = max(self._served, min(length, self.total))
@@ -224,6 +247,16 @@ class Ranking:
     @property
     def hit_source(self) -> HitSource:
         return self._hits
+
+    def every_hit(self) -> EveryHit | None:
+        """Every hit and the best one, without ordering the rest (None when nothing hit)."""
+        first = self._hits.prefix(1)
+        if not len(first.positions):
+            return None
+        if isinstance(self._hits, UnorderedHits):
+            return EveryHit(int(first.positions[0]), *self._hits.unordered())
+        whole = self._hits.prefix(self._hits.total)
+        return EveryHit(int(first.positions[0]), whole.positions, whole.scores, whole.via, None)
 
     def __iter__(self) -> Iterator[Hit]:
         for position, score, via in self.ranked():

@@ -18,10 +18,11 @@ from enum import Enum
 
 import numpy as np
 
-from knowledge.retrieval.ranking import Hit
+from knowledge.retrieval.ranking import EveryHit, Hit
 from knowledge.retrieval.scoring import QueryPlan, coverage_many
 
 RELATIVE_FLOOR = 0.4
+CHEAPEST_FIRST = 4  # PackFloor.cheapest judges this many candidates before whole batches
 COVERAGE_FLOOR = 0.15
 BEST_SHARE = 0.55  # of the best hit's passage coverage, when the release's collection is not crowded
 
@@ -54,6 +55,12 @@ class PackFloor:
     best_share: float = 0.0
     _passage: dict[int, float] = field(default_factory=dict)
     _best: float = 0.0
+    _cheapest: int | None = None
+
+    @property
+    def relative_floor(self) -> float:
+        """The least score a hit past the best one needs (hits come in score order: below it, all stop)."""
+        return self.relative * self.top_score
 
     def verdict(self, hit: Hit, *, first: bool) -> Verdict:
         """The best hit always joins; a hit a link brought in is judged by its score only."""
@@ -65,12 +72,56 @@ class PackFloor:
             if self.best_share:
                 self._best = self._coverage(position)
             return Verdict.KEEP
-        if score < self.relative * self.top_score:
+        if score < self.relative_floor:
             return Verdict.STOP
         if via is not None:
             return Verdict.KEEP
         coverage = self._coverage(position)
         return Verdict.KEEP if coverage >= max(self.absolute, self.best_share * self._best) else Verdict.SKIP
+
+    def cheapest(self, every: EveryHit, *, tokens_of: Callable[[int], int]) -> int:
+        """The cost of the cheapest hit that passes the floors: what packing.cheapest_matching reports.
+
+        No hit order is needed past the best one (it always joins and sets the coverage yardstick):
+        whether a hit passes depends only on its own score, link and coverage. So hits under the
+        relative floor, or costing no less than the cheapest kept so far, are never judged, and the
+        rest are judged cheapest first, a batch of coverages at a time. Remembered per ranking.
+        """
+        if self._cheapest is not None:
+            return self._cheapest
+        self.judge(every.best, self.top_score, None, first=True)
+        found = tokens_of(every.best)
+        above = every.scores >= self.relative_floor
+        near = every.positions[above]
+        linked = np.zeros(len(near), dtype=bool) if every.via is None else every.via[above] >= 0
+        if every.tokens is not None:
+            costs = every.tokens[near].astype(np.int64)
+        else:
+            costs = np.fromiter((tokens_of(p) for p in near.tolist()), dtype=np.int64, count=len(near))
+        if linked.any():  # a hit a link brought in is judged by its score only
+            found = min(found, int(costs[linked].min()))
+        cheaper = (costs < found) & ~linked
+        near, costs = near[cheaper], costs[cheaper]
+        order = np.argsort(costs, kind="stable")
+        need = max(self.absolute, self.best_share * self._best)
+        start, size = 0, CHEAPEST_FIRST
+        while start < len(order):  # a few first: the cheapest candidates usually pass
+            chosen = order[start : start + size]
+            kept = self._coverages(near[chosen]) >= need
+            if kept.any():
+                found = min(found, int(costs[chosen][kept].min()))
+                break
+            start, size = start + size, BATCH
+        self._cheapest = found
+        return found
+
+    def _coverages(self, positions: np.ndarray) -> np.ndarray:
+        """The passage coverage of each position, measured once (shared with judge)."""
+        missing = np.array([p for p in positions.tolist() if p not in self._passage], dtype=np.int64)
+        if len(missing):
+            passage, _ = coverage_many(self.plan, missing, offsets=self.offsets, docs=self.docs, blocks=self.blocks)
+            self._passage.update(zip(missing.tolist(), passage.tolist(), strict=True))
+        return np.array([self._passage[p] for p in positions.tolist()], dtype=np.float64)
 
     def remember(self, positions: np.ndarray, passages: np.ndarray) -> None:
         """Coverage the search already measured (its first batch of hits)."""
