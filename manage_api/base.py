@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import Any, ClassVar
 
-from django.db.models import QuerySet
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import Field, QuerySet
 from rest_framework import exceptions, viewsets
-from rest_framework.pagination import CursorPagination
+from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import BasePermission
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
@@ -17,8 +19,12 @@ from knowledge.models import Namespace
 from manage_api.access import Access, request_access
 from manage_api.auth import BrowserSessionAuthentication, PersonalTokenAuthentication
 from manage_api.errors import exception_handler
+from manage_api.filters import in_utc
 from manage_api.throttles import ManageRateThrottle
 
+INVALID_CURSOR = "Invalid cursor: send back the `next` or `previous` link of a list as it came."
+INVALID_LIMIT = "`limit` is a whole number from 1 to {maximum}."
+TOO_DEEP = "JSON parse error - the body nests too deeply."
 REFUSALS = (
     exceptions.NotAuthenticated,
     exceptions.AuthenticationFailed,
@@ -36,13 +42,76 @@ class NamespaceRole(BasePermission):
         return True
 
 
+class ManageJSONParser(JSONParser):
+    """JSON bodies; one nested past the interpreter's recursion limit is malformed (400 invalid_json), not a 500."""
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError as error:
+            raise exceptions.ParseError(TOO_DEEP) from error
+
+
+def _ordering_field(queryset: QuerySet[Any], name: str) -> Field[Any, Any]:
+    annotation = queryset.query.annotations.get(name)
+    return annotation.output_field if annotation is not None else queryset.model._meta.get_field(name)
+
+
 class ManagePagination(CursorPagination):
-    """Cursor paging: stable under concurrent writes; `next`/`previous` are full URLs."""
+    """Cursor paging: stable under concurrent writes; `next`/`previous` are full URLs.
+
+    A bad `cursor` or `limit` is a bad parameter (400 invalid_parameter), as the README's errors say; DRF
+    answers 404 for an undecodable cursor, hands a decodable one's position to the query unchecked (a
+    500 when it is not of the ordering field's type), and quietly pages by 50 for any bad limit.
+    """
 
     page_size = 50
     page_size_query_param = "limit"
     max_page_size = 200
     ordering = "-id"
+
+    def paginate_queryset(self, queryset: QuerySet[Any], request: Request, view: Any = None) -> list[Any] | None:
+        self.queryset = queryset  # decode_cursor checks the position against the ordering field
+        return super().paginate_queryset(queryset, request, view)
+
+    def get_page_size(self, request: Request) -> int:
+        raw = request.query_params.get(self.page_size_query_param, "").strip()
+        if not raw:
+            return self.page_size
+        if not raw.isdecimal() or not 1 <= int(raw) <= self.max_page_size:
+            raise exceptions.ValidationError(
+                {self.page_size_query_param: [INVALID_LIMIT.format(maximum=self.max_page_size)]}
+            )
+        return int(raw)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"].update(minimum=1, maximum=self.max_page_size, default=self.page_size)
+        return parameters
+
+    def decode_cursor(self, request: Request) -> Cursor | None:
+        try:
+            cursor = super().decode_cursor(request)
+        except exceptions.NotFound as error:
+            raise self._invalid_cursor() from error
+        if cursor is not None and cursor.position is not None:
+            self._check_position(cursor.position)
+        return cursor
+
+    def _check_position(self, position: object) -> None:
+        """The position must be a value of the field the list is ordered by (in its column's range)."""
+        field = _ordering_field(self.queryset, self.ordering[0].lstrip("-"))
+        try:
+            value = field.clean(position, None)
+            if isinstance(value, datetime):
+                in_utc(value)
+        except (DjangoValidationError, ValueError, TypeError) as error:
+            raise self._invalid_cursor() from error
+
+    def _invalid_cursor(self) -> exceptions.ValidationError:
+        return exceptions.ValidationError({self.cursor_query_param: [INVALID_CURSOR]})
 
 
 class ManageViewSet(viewsets.GenericViewSet):
@@ -51,7 +120,7 @@ class ManageViewSet(viewsets.GenericViewSet):
     authentication_classes = [PersonalTokenAuthentication, BrowserSessionAuthentication]
     permission_classes = [NamespaceRole]
     throttle_classes = [ManageRateThrottle]
-    parser_classes = [JSONParser]
+    parser_classes = [ManageJSONParser]
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer]  # HTML for a signed-in browser that asks for it
     pagination_class = ManagePagination
     lookup_value_regex = "[^/]+"

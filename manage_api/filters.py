@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import django_filters as filters
+from django import forms
+from django.core.exceptions import ValidationError
 from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
+from django_filters.fields import IsoDateTimeField
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
 from knowledge.models import (
     ApiKey,
@@ -29,6 +34,8 @@ from knowledge.models import (
 )
 
 STALE_AFTER = timedelta(days=365)
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
+OUT_OF_RANGE = "This time is out of range: it must fall between years 1 and 9999 in UTC."
 
 
 def tags_contain(tag: str) -> Q:
@@ -40,6 +47,45 @@ def tags_contain(tag: str) -> Q:
 
 def stale_cutoff() -> Any:
     return timezone.localdate() - STALE_AFTER
+
+
+def in_utc(value: datetime) -> datetime:
+    """The same instant in UTC, as the database compares it; a ValidationError when it has none there.
+
+    Python's datetime cannot hold 9999-12-31T23:59:59-12:00 or 0001-01-01T00:00:00+05:00 in UTC, so the
+    database adapter (SQLite's at least) would raise OverflowError from inside the query.
+    """
+    if timezone.is_naive(value):
+        return value
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as error:
+        raise ValidationError(OUT_OF_RANGE, code="out_of_range") from error
+
+
+class UtcDateTimeField(IsoDateTimeField):
+    def to_python(self, value: Any) -> datetime | None:
+        parsed = super().to_python(value)
+        return None if parsed is None else in_utc(parsed)
+
+
+class TimeFilter(filters.IsoDateTimeFilter):
+    """An ISO 8601 time (an offset or Z; else the site's time zone) that exists in UTC: 400, not 500."""
+
+    field_class = UtcDateTimeField
+
+
+@extend_schema_field(OpenApiTypes.INT64)
+class IdFilter(filters.NumberFilter):
+    """A whole number a 64-bit column holds: `1.5` and 2**63 are refused (400), not sent to the database."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, min_value=BIGINT_MIN, max_value=BIGINT_MAX, **kwargs)
+
+    def get_max_validator(self) -> None:
+        return None  # the field's own min_value and max_value bound it
 
 
 class StatesFilter(filters.MultipleChoiceFilter):
@@ -62,8 +108,8 @@ class EntryFilter(filters.FilterSet):
     reviewer = filters.CharFilter(field_name="head_reviewer", help_text="Username of its reviewer.")
     updated_after = filters.DateFilter(field_name="head_updated", lookup_expr="gte")
     updated_before = filters.DateFilter(field_name="head_updated", lookup_expr="lte")
-    approved_after = filters.IsoDateTimeFilter(field_name="head_reviewed_at", lookup_expr="gte")
-    approved_before = filters.IsoDateTimeFilter(field_name="head_reviewed_at", lookup_expr="lte")
+    approved_after = TimeFilter(field_name="head_reviewed_at", lookup_expr="gte")
+    approved_before = TimeFilter(field_name="head_reviewed_at", lookup_expr="lte")
     confidence_min = filters.NumberFilter(field_name="head_confidence", lookup_expr="gte")
     confidence_max = filters.NumberFilter(field_name="head_confidence", lookup_expr="lte")
     stale = filters.BooleanFilter(method="staleness", help_text="Newest version's `updated` over a year ago.")
@@ -113,8 +159,8 @@ class VersionFilter(filters.FilterSet):
     q = filters.CharFilter(method="search", help_text="Words in the title, summary or body.")
     updated_after = filters.DateFilter(field_name="updated", lookup_expr="gte")
     updated_before = filters.DateFilter(field_name="updated", lookup_expr="lte")
-    approved_after = filters.IsoDateTimeFilter(field_name="reviewed_at", lookup_expr="gte")
-    approved_before = filters.IsoDateTimeFilter(field_name="reviewed_at", lookup_expr="lte")
+    approved_after = TimeFilter(field_name="reviewed_at", lookup_expr="gte")
+    approved_before = TimeFilter(field_name="reviewed_at", lookup_expr="lte")
     confidence_min = filters.NumberFilter(field_name="confidence", lookup_expr="gte")
     confidence_max = filters.NumberFilter(field_name="confidence", lookup_expr="lte")
     stale = filters.BooleanFilter(method="staleness")
@@ -141,8 +187,8 @@ class VersionFilter(filters.FilterSet):
 
 
 class ReleaseFilter(filters.FilterSet):
-    built_after = filters.IsoDateTimeFilter(field_name="built_at", lookup_expr="gte")
-    built_before = filters.IsoDateTimeFilter(field_name="built_at", lookup_expr="lte")
+    built_after = TimeFilter(field_name="built_at", lookup_expr="gte")
+    built_before = TimeFilter(field_name="built_at", lookup_expr="lte")
     knowledge_version = filters.CharFilter(field_name="knowledge_version")
 
     class Meta:
@@ -156,8 +202,8 @@ class FeedbackFilter(filters.FilterSet):
     entry = filters.CharFilter(field_name="entry_public_id", lookup_expr="iexact")
     source = filters.CharFilter(field_name="source")
     q = filters.CharFilter(field_name="message", lookup_expr="icontains")
-    created_after = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
-    created_before = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lte")
+    created_after = TimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = TimeFilter(field_name="created_at", lookup_expr="lte")
 
     class Meta:
         model = Feedback
@@ -168,8 +214,8 @@ class AuditFilter(filters.FilterSet):
     action = filters.CharFilter(field_name="action")
     actor = filters.CharFilter(field_name="actor__username")
     entry = filters.CharFilter(field_name="entry__public_id", lookup_expr="iexact")
-    created_after = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
-    created_before = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lte")
+    created_after = TimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = TimeFilter(field_name="created_at", lookup_expr="lte")
 
     class Meta:
         model = AuditRecord
@@ -186,9 +232,9 @@ class GoldenQuestionFilter(filters.FilterSet):
 
 
 class EvaluationRunFilter(filters.FilterSet):
-    release = filters.NumberFilter(field_name="release__sequence")
-    created_after = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
-    created_before = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lte")
+    release = IdFilter(field_name="release__sequence")
+    created_after = TimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = TimeFilter(field_name="created_at", lookup_expr="lte")
 
     class Meta:
         model = EvaluationRun
@@ -214,7 +260,7 @@ class SynonymSetFilter(filters.FilterSet):
 
 class SynonymVersionFilter(filters.FilterSet):
     state = StatesFilter("state", help_text="Repeat for several, e.g. state=in_review.")
-    synonym_set = filters.NumberFilter(field_name="synonym_set_id")
+    synonym_set = IdFilter(field_name="synonym_set_id")
     author = filters.CharFilter(field_name="author__username")
     reviewer = filters.CharFilter(field_name="reviewer__username")
 

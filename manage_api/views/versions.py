@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from django.db.models import QuerySet
+from django.utils.http import parse_etags
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers
@@ -42,6 +43,13 @@ IF_MATCH = OpenApiParameter(
     "If-Match", str, OpenApiParameter.HEADER, required=True, description="The ETag of the draft as last read."
 )
 TRANSITION_ERRORS = errors(400, 401, 403, 404, 409, 422, 429)
+
+
+def if_match_passes(header: str, etag: str) -> bool:
+    """RFC 9110 §13.1.1: `*` matches the current draft; otherwise any listed tag, compared strongly (a weak
+    tag, W/"…", never matches)."""
+    tags = parse_etags(header)
+    return tags == ["*"] or etag in tags
 
 
 def _with_etag(version: EntryVersion) -> Response:
@@ -95,7 +103,7 @@ class VersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ManageVie
         expected = request.headers.get("If-Match", "").strip()
         if not expected:
             raise PreconditionRequired()
-        if expected != version_etag(version):
+        if not if_match_passes(expected, version_etag(version)):
             raise PreconditionFailed()
         body = ContentSerializer(data=request.data, partial=True)
         body.is_valid(raise_exception=True)

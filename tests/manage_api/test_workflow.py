@@ -140,7 +140,8 @@ def test_lists_filter_and_page(world: Any) -> None:
 SAMPLES = {
     "CharFilter": "cite",
     "DateFilter": "2026-01-01",
-    "IsoDateTimeFilter": "2026-01-01T00:00:00Z",
+    "TimeFilter": "2026-01-01T00:00:00Z",
+    "IdFilter": "1",
     "NumberFilter": "0.5",
     "BooleanFilter": "true",
     "StatesFilter": "draft",
