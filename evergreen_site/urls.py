@@ -14,7 +14,10 @@ from mcp_bridge import urls as agents
 
 # Refusals inside the admin render as admin pages that name the missing role.
 handler403 = "knowledge.admin.denied.permission_denied"
-# A dependency failure raised outside a view is a 503 with its code too (gateway.outages).
+# A dependency failure raised outside a view is a 503 with its code too (gateway.outages); on the JSON
+# routes (/api/, /mcp, /a2a, at / or /t/<namespace>/) errors answer {"error": {…}}, elsewhere Django's pages.
+handler400 = "gateway.outages.bad_request"
+handler404 = "gateway.outages.page_not_found"
 handler500 = "gateway.outages.server_error"
 
 urlpatterns = [

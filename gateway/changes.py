@@ -72,7 +72,8 @@ def changes_params(query: Any) -> tuple[str, str | None, int]:
     raw = (query.get(LIMIT.name) or "").strip()
     if not raw:
         return since.strip(), after, LIMIT_DEFAULT
-    if not raw.isdigit() or not 1 <= int(raw) <= LIMIT_MAX:
+    # ASCII digits only: str.isdigit() also takes "²", which int() refuses, and other scripts' digits.
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 9 or not 1 <= int(raw) <= LIMIT_MAX:
         raise LIMIT.refusal("invalid_limit")
     return since.strip(), after, int(raw)
 

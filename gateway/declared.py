@@ -20,6 +20,9 @@ from gateway.errors import BadParameterError
 # A namespace's own values that a parameter takes (its categories, its prompt-pack scenarios), when known.
 Enums = Mapping[str, Sequence[str] | None]
 
+# The refusal of a parameter sent more than once, for every parameter that declares it.
+REPEATED = "The parameter {param} appears more than once; send it once."
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Parameter:

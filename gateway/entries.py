@@ -6,7 +6,7 @@ module finds the entry in a release.
 
 from __future__ import annotations
 
-from gateway.declared import Operation, Parameter
+from gateway.declared import REPEATED, Operation, Parameter
 from knowledge.retrieval.contract.lookups import EntryFound, EntryLookup, entry_found, entry_gone, entry_missing
 from knowledge.retrieval.contract.shapes import Served
 from knowledge.retrieval.snapshot import EntryRecord
@@ -18,7 +18,7 @@ VERSION = Parameter(
     "version",
     {"type": "integer", "minimum": 1, "maximum": 999_999_999},
     "A published version number.",
-    {"invalid_version": VERSION_INVALID, "unknown_version": UNKNOWN_VERSION},
+    {"invalid_version": VERSION_INVALID, "unknown_version": UNKNOWN_VERSION, "repeated_parameter": REPEATED},
 )
 ENTRY = Operation((VERSION,))  # the entry's ID is the path; an unknown one answers 404 with the nearest IDs
 
@@ -48,11 +48,17 @@ def entry_lookup(release: LoadedRelease, entry_id: str, *, version: int | None =
     return _found(release, older)
 
 
-def version_parse(raw: str | None) -> int | None:
-    """?version=N: a whole number from 1, or absent (400 invalid_version otherwise)."""
+def version_parse(raw: str | list[str] | None) -> int | None:
+    """?version=N: a whole number from 1, or absent (400 invalid_version otherwise); `raw` as a list: every
+    value sent, of which there must be one (400 repeated_parameter)."""
+    if isinstance(raw, list):
+        if len(raw) > 1:
+            raise VERSION.refusal("repeated_parameter", param=VERSION.name)
+        raw = raw[0] if raw else None
     if raw is None or raw == "":
         return None
-    if not raw.isdigit() or len(raw) > 9:
+    # ASCII digits only: str.isdigit() also takes "²" and "①", which int() refuses, and other scripts' digits.
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 9:
         raise VERSION.refusal("invalid_version")
     return int(raw)
 

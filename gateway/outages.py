@@ -1,26 +1,34 @@
-"""A failed dependency answers 503 with a stable code, never 500; answers served from memory say so.
+"""A failed dependency answers 503 with a stable code, never 500; errors on JSON routes answer JSON.
 
 - `unavailable_error` names the dependency behind an exception (PostgreSQL, Redis, the task broker);
 - `DependencyFailureMiddleware` turns such an exception in any view (the admin's writes included) into
   503 + Retry-After with `{"error": {"code": …}}`, or a short HTML page for the admin;
 - `server_error` (handler500) does the same for one raised outside a view (a session saved on the way out);
+  any other error is a 500 `server_error` on a JSON route, Django's page elsewhere;
+- `page_not_found` (handler404) and `bad_request` (handler400) answer a JSON route's unknown URL and
+  unreadable request (a body over DATA_UPLOAD_MAX_MEMORY_SIZE: 413 `body_too_large`) in the README's
+  error shape, and leave pages to Django;
 - `degraded_headers` is the `Evergreen-Degraded` header of answers given while PostgreSQL fails.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from collections.abc import Callable
 
 import orjson
 import redis
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponseServerError
 from django.utils.html import escape
+from django.views import defaults
 from kombu.exceptions import OperationalError as BrokerError
 
-from gateway.errors import UnavailableError
+from gateway.errors import NOT_FOUND, GatewayError, NotFoundError, UnavailableError
 from knowledge.resilience.database import database_staleness
 
 logger = logging.getLogger(__name__)
@@ -33,6 +41,11 @@ MESSAGES = {
     "redis_unavailable": UNAVAILABLE.format(what="Redis"),
     "broker_unavailable": UNAVAILABLE.format(what="The task queue"),
 }
+SERVER_ERROR = "Something went wrong on our side and was logged; retry later, or report it if it persists."
+BAD_REQUEST = "The request could not be read (a malformed header, query string or body)."
+BODY_TOO_LARGE = "The body is larger than {limit} bytes."
+# The JSON routes, at / and under /t/<namespace>/: the REST API (public and management), MCP and A2A.
+_JSON_ROUTE = re.compile(r"/(?:t/[^/]+/)?(?:api|mcp|a2a)(?:/|$)")
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Temporarily unavailable</title></head>
 <body><h1>Temporarily unavailable</h1><p>{message}</p><p>Error code: <code>{code}</code></p></body></html>
@@ -68,18 +81,40 @@ def degraded_headers() -> dict[str, str]:
     return {} if staleness is None else {HEADER: f"database;stale={int(staleness)}"}
 
 
+class ServerError(GatewayError):
+    status = 500
+    code = "server_error"
+
+
+class BodyTooLargeError(GatewayError):
+    """/api/verify's code for an oversize body, with the 413 MCP and A2A answer one with (RFC 9110 §15.5.14)."""
+
+    status = 413
+    code = "body_too_large"
+
+
+def json_route(request: HttpRequest) -> bool:
+    return _JSON_ROUTE.match(request.path_info) is not None
+
+
+def _uncached(response: HttpResponse, error: GatewayError) -> HttpResponse:
+    response["Cache-Control"] = "no-store"
+    for name, value in error.headers.items():
+        response[name] = value
+    return response
+
+
+def error_response(error: GatewayError) -> HttpResponse:
+    """`{"error": {"code", "message", "param"}}` with the error's status, for a request no view answered."""
+    body = orjson.dumps(error.body())
+    return _uncached(HttpResponse(body, status=error.status, content_type="application/json; charset=utf-8"), error)
+
+
 def unavailable_response(request: HttpRequest, refusal: UnavailableError) -> HttpResponse:
     if request.path.startswith("/admin/"):
         page = PAGE.format(message=escape(refusal.message), code=refusal.code)
-        response = HttpResponse(page, status=refusal.status, content_type="text/html; charset=utf-8")
-    else:
-        response = HttpResponse(
-            orjson.dumps(refusal.body()), status=refusal.status, content_type="application/json; charset=utf-8"
-        )
-    response["Cache-Control"] = "no-store"
-    for name, value in refusal.headers.items():
-        response[name] = value
-    return response
+        return _uncached(HttpResponse(page, status=refusal.status, content_type="text/html; charset=utf-8"), refusal)
+    return error_response(refusal)
 
 
 class DependencyFailureMiddleware:
@@ -102,4 +137,22 @@ def server_error(request: HttpRequest) -> HttpResponse:
     refusal = unavailable_error(sys.exc_info()[1] or Exception())
     if refusal is not None:
         return unavailable_response(request, refusal)
+    if json_route(request):
+        return error_response(ServerError(SERVER_ERROR))
     return HttpResponseServerError("<h1>Server Error (500)</h1>", content_type="text/html")
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler404: a URL no route matches, or an Http404 no view turned into its own answer."""
+    if json_route(request):
+        return error_response(NotFoundError(NOT_FOUND))
+    return defaults.page_not_found(request, exception)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler400: Django's answer to a SuspiciousOperation or BadRequest raised while reading the request."""
+    if not json_route(request):
+        return defaults.bad_request(request, exception)
+    if isinstance(exception, RequestDataTooBig):
+        return error_response(BodyTooLargeError(BODY_TOO_LARGE.format(limit=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)))
+    return error_response(GatewayError(BAD_REQUEST))

@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, unquote_to_bytes
 from django.core.handlers.wsgi import get_bytes_from_wsgi
 from django.http import HttpRequest
 
-from gateway.declared import Operation, Parameter
+from gateway.declared import REPEATED, Operation, Parameter
 from gateway.explain import EXPLAIN, WHY
 from knowledge.retrieval.contract.shapes import BUDGET_MODES, PATH_MAX_LENGTH, PATHS_MAX
 from knowledge.retrieval.packing import clamp_budget
@@ -20,9 +20,9 @@ from knowledge.retrieval.payload import ContextQuery
 TOPIC_MAX = 500
 MAX_FIELDS = 100
 TOO_MANY_FIELDS = "The query string has more than 100 parameters."
-_INTEGER = re.compile(r"^[+-]?\d{1,12}(?:\.0*)?$")
+# ASCII digits only, nothing around them: \d and str.strip() would also take "１２００", "٣٠٠" and " 100".
+_INTEGER = re.compile(r"[+-]?[0-9]{1,12}(?:\.0*)?")
 
-REPEATED = "The parameter {param} appears more than once; send it once."
 TOPIC_TOO_LONG = "topic is longer than 500 characters; shorten it to the key words."
 TOPIC_CONTROL = "topic contains control characters; send plain text."
 BUDGET_NOT_INTEGER = "budget must be an integer number of tokens (it is clamped to 200..8000)."
@@ -107,7 +107,7 @@ def budget_parse(budget: str | float | None, *, default: int) -> int:
     """A whole number clamped to [200, 8000]; empty means the default.
 
     Whole floats count (``600.0`` from JSON, ``budget=600.0`` in a URL: clients and models send them);
-    anything else, fractions included, is a 400 ``invalid_budget``.
+    anything else, fractions, spaces and digits other than ASCII's included, is a 400 ``invalid_budget``.
     """
     if budget is None or budget == "":
         return clamp_budget(default)
@@ -119,9 +119,9 @@ def budget_parse(budget: str | float | None, *, default: int) -> int:
         if not math.isfinite(budget) or not budget.is_integer():
             raise BUDGET.refusal("invalid_budget")
         return clamp_budget(int(budget))
-    if not isinstance(budget, str) or not _INTEGER.match(budget.strip()):
+    if not isinstance(budget, str) or not _INTEGER.fullmatch(budget):
         raise BUDGET.refusal("invalid_budget")
-    return clamp_budget(int(budget.strip().split(".")[0]))
+    return clamp_budget(int(budget.split(".")[0]))
 
 
 def category_parse(category: str | None, *, categories: Iterable[str], declared: Parameter = CATEGORY) -> str | None:

@@ -21,7 +21,7 @@ def _status(found: object) -> int:
 
 
 def _lookup(request: HttpRequest, gate: Gate, entry_id: str) -> tuple[EntryLookup, int | None]:
-    version = version_parse(request.GET.get("version")) if "version=" in request.META.get("QUERY_STRING", "") else None
+    version = version_parse(request.GET.getlist("version"))
     return entry_lookup(gate.release, entry_id, version=version), version
 
 

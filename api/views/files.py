@@ -8,7 +8,7 @@ from functools import cache
 import orjson
 from django.http import HttpRequest, HttpResponse
 
-from gateway.declared import Operation, Parameter
+from gateway.declared import REPEATED, Operation, Parameter
 from gateway.errors import NotFoundError, RangeNotSatisfiableError
 from gateway.gate import Gate
 from gateway.http import JSON, TEXT, Reply, not_modified
@@ -25,7 +25,7 @@ SCENARIO = Parameter(
     "scenario",
     {"type": "string"},
     "chat, coding, research or support (seed §5 ①).",
-    {"unknown_scenario": SCENARIO_MISSING},
+    {"unknown_scenario": SCENARIO_MISSING, "repeated_parameter": REPEATED},
     required=True,
     enum="scenarios",
 )
@@ -124,7 +124,9 @@ def prompt_pack_get(request: HttpRequest, gate: Gate) -> Reply:
     """Seed §5 ①: the scenario's prompt pack as text/plain, ${base_url} filled with the namespace's URL."""
     packs = dict(gate.release.snapshot.prompt_packs)
     scenarios = request.GET.getlist(SCENARIO.name)
-    scenario = scenarios[0] if len(scenarios) == 1 else ""
+    if len(scenarios) > 1:
+        raise SCENARIO.refusal("repeated_parameter", param=SCENARIO.name)
+    scenario = scenarios[0] if scenarios else ""
     if scenario not in packs:
         known = ", ".join(sorted(packs)) or "-"
         raise SCENARIO.refusal("unknown_scenario", known=known)

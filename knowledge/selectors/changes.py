@@ -9,8 +9,9 @@ from typing import Any
 
 from knowledge.models import Release, ReleaseActivation
 
-_SEQUENCE = re.compile(r"^\d{1,9}$")
-_SEMVER = re.compile(r"^v?\d+\.\d+\.\d+$")
+# ASCII digits, as gateway.changes.SINCE_PATTERN declares (\d would also take "٣", read as release 3).
+_SEQUENCE = re.compile(r"[0-9]{1,9}")
+_SEMVER = re.compile(r"v?[0-9]+\.[0-9]+\.[0-9]+")
 
 SINCE_INVALID = (
     "since must be a release number (releaseId), a knowledgeVersion such as 1.4.0, or an ISO 8601 date or time."
@@ -37,11 +38,13 @@ class Since:
 
 
 def _moment(reference: str) -> datetime | None:
+    """The time in UTC (a naive one is UTC), or None when it does not parse or its UTC time falls outside
+    the years 1 to 9999 (9999-12-31T23:59:59-12:00): a datetime cannot hold it, so the query would overflow."""
     try:
         moment = datetime.fromisoformat(reference.replace("Z", "+00:00"))
-    except ValueError:
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except (ValueError, OverflowError):
         return None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _as_since(release: Release | None) -> Since:
@@ -68,11 +71,11 @@ def since_resolve(*, namespace_id: int, reference: str) -> Since:
     """Raises SinceError for a reference that does not parse or names no release of the namespace."""
     reference = reference.strip()
     releases = Release.objects.filter(namespace_id=namespace_id)
-    if _SEQUENCE.match(reference):
+    if _SEQUENCE.fullmatch(reference):
         if int(reference) == 0:
             return _as_since(None)
         found = releases.filter(sequence=int(reference)).first()
-    elif _SEMVER.match(reference):
+    elif _SEMVER.fullmatch(reference):
         found = releases.filter(knowledge_version=reference.removeprefix("v")).order_by("-sequence").first()
     else:
         moment = _moment(reference)

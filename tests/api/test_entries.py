@@ -134,3 +134,10 @@ def test_a_short_mistyped_id_gets_the_nearest_by_its_number(client: Any, alpha: 
 
     assert response.status_code == 404
     assert response.json()["nearest"] == ["AL-002", "AL-001", "AL-201"]
+
+
+def test_a_repeated_version_is_refused_not_the_last_one_taken(client: Any, alpha: Namespace) -> None:
+    response = client.get("/t/alpha/api/entries/AL-001?version=1&version=2")
+
+    assert response.status_code == 400
+    assert (response.json()["error"]["code"], response.json()["error"]["param"]) == ("repeated_parameter", "version")

@@ -93,13 +93,25 @@ def test_prompt_pack_fills_in_the_base_url(client: Any, demo: Namespace) -> None
     assert demo.base_url in text
 
 
-@pytest.mark.parametrize("query", ["", "?scenario=nope", "?scenario=chat&scenario=coding"])
+@pytest.mark.parametrize("query", ["", "?scenario=nope"])
 def test_an_unknown_scenario_is_a_400(client: Any, demo: Namespace, query: str) -> None:
     response = client.get("/api/prompt-pack" + query)
 
     assert response.status_code == 400
     assert response.json()["error"]["param"] == "scenario"
     assert "chat, coding, research, support" in response.json()["error"]["message"]
+
+
+def test_a_repeated_scenario_is_refused_as_repeated(client: Any, demo: Namespace) -> None:
+    """Both values are known scenarios (QA: the answer said they must be one of chat, coding, …)."""
+    response = client.get("/api/prompt-pack?scenario=chat&scenario=coding")
+
+    assert response.status_code == 400
+    assert response.json()["error"] == {
+        "code": "repeated_parameter",
+        "message": "The parameter scenario appears more than once; send it once.",
+        "param": "scenario",
+    }
 
 
 def test_metrics_are_measured_at_build_time(client: Any, demo: Namespace) -> None:

@@ -62,6 +62,7 @@ CASES = [
     Refusal("/api/entries/{entry_id}", "api/entries/AL-001?version=x", "invalid_version", "version"),
     Refusal("/api/entries/{entry_id}", "api/entries/AL-001?version=9", "unknown_version", "version"),
     Refusal("/api/entries/{entry_id}", "api/entries/AL-001?version=%FF", "invalid_text", "version"),
+    Refusal("/api/entries/{entry_id}", "api/entries/AL-001?version=1&version=2", "repeated_parameter", "version"),
     Refusal("/api/entries/{entry_id}", "api/entries/AL-001?release=x", "invalid_release", "release"),
     Refusal("/api/entries/{entry_id}", "api/entries/AL-001?release=7", "unknown_release", "release"),
     Refusal("/api/entries/{entry_id}", "api/entries/AL-001?release=1", "release_expired", "release", status=410),
@@ -76,6 +77,7 @@ CASES = [
     # /api/prompt-pack and the entry list
     Refusal("/api/prompt-pack", "api/prompt-pack?scenario=nope", "unknown_scenario", "scenario"),
     Refusal("/api/prompt-pack", "api/prompt-pack?scenario=%FF", "invalid_text", "scenario"),
+    Refusal("/api/prompt-pack", "api/prompt-pack?scenario=chat&scenario=coding", "repeated_parameter", "scenario"),
     Refusal("/api/prompt-pack", "api/prompt-pack?scenario=chat&release=7", "unknown_release", "release"),
     Refusal("/api/prompt-pack", "api/prompt-pack?release=x", "invalid_release", "release"),
     Refusal("/api/prompt-pack", "api/prompt-pack?release=1", "release_expired", "release", status=410),
