@@ -9,10 +9,12 @@
 | 405 | method_not_allowed |
 | 409 | invalid_transition, conflict, block_full, release_not_held |
 | 412 | stale_version (If-Match names an older save) |
+| 413 | body_too_large (over DATA_UPLOAD_MAX_MEMORY_SIZE: gateway.outages.bad_request) |
 | 415 | unsupported_media_type |
 | 422 | invalid (well formed, but a rule refuses it: a retired entry, a missing reason …), reason_required |
 | 428 | if_match_required |
 | 429 | rate_limited |
+| 500 | server_error (gateway.outages.server_error) |
 """
 
 from __future__ import annotations
