@@ -25,8 +25,9 @@ from knowledge.models import (
     VersionState,
 )
 from knowledge.retrieval.paths import GLOB_MAX_LENGTH, GLOBS_MAX, globs_normalize
-from knowledge.services.content import VersionContent, overridden_id_normalize
+from knowledge.services.content import VersionContent, links_normalize, overridden_id_normalize
 from knowledge.services.gate_override import REASON_MAX
+from knowledge.services.golden_questions import relevant_id_normalize
 from knowledge.services.release_gate import HELD_CODE
 
 ZERO, ONE = Decimal("0"), Decimal("1")
@@ -188,6 +189,12 @@ class ContentSerializer(serializers.Serializer):
             return overridden_id_normalize(value)
         except ValueError as error:
             raise serializers.ValidationError(str(error), code="invalid_overrides") from error
+
+    def validate_links(self, value: list[str]) -> list[str]:
+        try:
+            return list(links_normalize(value))
+        except ValueError as error:
+            raise serializers.ValidationError(str(error), code="invalid_link") from error
 
     def validate_paths(self, value: list[str]) -> list[str]:
         try:
@@ -393,6 +400,12 @@ class GoldenQuestionCreateSerializer(serializers.Serializer):
         help_text='{"EG-202": 2}: 2 for the answer, 1 for related; {} = the knowledge base does not cover it.',
     )
     split = serializers.ChoiceField(choices=[("dev", "dev"), ("test", "test")], default="dev")
+
+    def validate_relevant(self, value: dict[str, int]) -> dict[str, int]:
+        try:
+            return {relevant_id_normalize(key): grade for key, grade in value.items()}
+        except ValueError as error:
+            raise serializers.ValidationError(str(error), code="invalid_id") from error
 
 
 class EvaluationRunSerializer(serializers.ModelSerializer):

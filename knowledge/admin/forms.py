@@ -9,7 +9,7 @@ from django import forms
 from knowledge.errors import STALE_DRAFT
 from knowledge.models import Entry, EntryVersion, Sensitivity
 from knowledge.retrieval.paths import globs_normalize
-from knowledge.services.content import VersionContent, overridden_id_normalize
+from knowledge.services.content import VersionContent, links_normalize, overridden_id_normalize
 
 
 class CommaListField(forms.CharField):
@@ -96,6 +96,12 @@ class ContentFormMixin(forms.Form):
         # A form posted without it keeps the draft's level (never silently public).
         data["sensitivity"] = data["sensitivity"] or getattr(getattr(self, "instance", None), "sensitivity", "public")
         return VersionContent.build(**data)
+
+    def clean_links(self) -> list[str]:
+        try:
+            return list(links_normalize(self.cleaned_data["links"] or []))
+        except ValueError as error:
+            raise forms.ValidationError(str(error), code="invalid_link") from error
 
     def clean_overrides(self) -> str:
         try:

@@ -1,19 +1,38 @@
-"""Derived fields of a version's content: token cost and content hash."""
+"""A version's content: normalised, with its token cost and content hash, and its references checked."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
 import orjson
 
+from knowledge.errors import InvalidInputError
 from knowledge.ids import ID_PATTERN
+from knowledge.models import Entry, Namespace
 from knowledge.retrieval.paths import globs_normalize
 from knowledge.retrieval.tokens import entry_tokens
+from knowledge.selectors.layers import layers_below
 
 OVERRIDES_NOT_AN_ID = "overrides must be one entry ID of a base namespace, such as AC-101."
+OVERRIDES_SELF = "{id} cannot override itself: overrides names the entry of a base namespace this one replaces."
+OVERRIDES_NO_BASE_ENTRY = (
+    "overrides: {id} is no live entry of a namespace this one builds on ({bases}); "
+    "name a published entry of a base, such as AC-101."
+)
+LINK_NOT_AN_ID = "links: “{value}” is not an entry ID (such as EG-201)."
+LINK_FOREIGN = "links: {id} is not an ID of this namespace or of one it builds on (IDs starting {prefixes})."
+
+
+class ContentReferenceError(InvalidInputError):
+    """A link or override that points nowhere it may; `code` (overrides.self, links.foreign …) names the rule."""
+
+    def __init__(self, message: str, *, code: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def overridden_id_normalize(value: str) -> str:
@@ -22,6 +41,55 @@ def overridden_id_normalize(value: str) -> str:
     if text and not ID_PATTERN.match(text):
         raise ValueError(OVERRIDES_NOT_AN_ID)
     return text
+
+
+def links_normalize(values: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """Linked IDs, upper-cased and each once; raises ValueError naming the first that is not an entry ID."""
+    links = tuple(dict.fromkeys(value.strip().upper() for value in values if value.strip()))
+    for link in links:
+        if not ID_PATTERN.match(link):
+            raise ValueError(LINK_NOT_AN_ID.format(value=link[:40]))
+    return links
+
+
+def reference_prefixes(*, namespace: Namespace) -> list[str]:
+    """The ID prefixes a namespace's content may refer to: its own, then its layers' (nearest first)."""
+    return [namespace.prefix, *(base.prefix for base in layers_below(namespace=namespace))]
+
+
+def content_references_check(
+    *,
+    namespace: Namespace,
+    public_id: str | None,
+    content: VersionContent,
+    below: Sequence[Namespace] | None = None,
+) -> None:
+    """Refuse links and overrides that can never resolve (issue 16 §1: an override names a live base entry).
+
+    A link may name an entry not published yet (review warns about it), but only with a prefix the
+    namespace serves; an override must name a live entry of a layer below, never the entry itself.
+    `below`: the namespace's layers below, when the caller checks many lines (layers_below).
+    """
+    below = layers_below(namespace=namespace) if below is None else below
+    prefixes = [namespace.prefix, *(base.prefix for base in below)]
+    for link in content.links:
+        match = ID_PATTERN.match(link)
+        if match is None or match["prefix"] not in prefixes:
+            raise ContentReferenceError(
+                LINK_FOREIGN.format(id=link, prefixes=", ".join(f"{p}-" for p in prefixes)), code="links.foreign"
+            )
+    if not content.overrides:
+        return
+    if content.overrides == public_id:
+        raise ContentReferenceError(OVERRIDES_SELF.format(id=content.overrides), code="overrides.self")
+    live = Entry.objects.filter(
+        namespace__in=below, public_id=content.overrides, retired_at__isnull=True, live_version__isnull=False
+    ).exists()
+    if not live:
+        bases = ", ".join(base.slug for base in below) or "none"
+        raise ContentReferenceError(
+            OVERRIDES_NO_BASE_ENTRY.format(id=content.overrides, bases=bases), code="overrides.no_base_entry"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +128,8 @@ class VersionContent:
         paths: list[str] | tuple[str, ...] = (),
         overrides: str | None = "",
     ) -> VersionContent:
-        """Normalised content; raises ValueError naming a path glob or an overridden ID that cannot be used."""
+        """Normalised content; raises ValueError naming a path glob or an overridden ID that cannot be used (links
+        are checked where content is written: content_references_check, so stored content always rebuilds)."""
         return cls(
             title=title.strip(),
             summary=summary.strip(),

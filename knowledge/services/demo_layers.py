@@ -39,6 +39,18 @@ def demo_layers_load(*, people: dict[str, Any]) -> LayeredDemo:
         namespace = namespace_apply_spec(spec=item, source="the layered demo")
         for username, role in (("editor", Role.EDITOR), ("reviewer", Role.REVIEWER), ("admin", Role.ADMIN)):
             Membership.objects.get_or_create(user=people[username], namespace=namespace, role=role)
+        loaded[namespace.slug] = namespace
+    # Bases first, and each namespace's entries after its bases' (spec order): an override must name a
+    # live entry of a base when it is written.
+    for item in spec["namespaces"]:
+        text_publish_as_system(
+            namespace=loaded[item["slug"]],
+            kind=TextKind.BASES,
+            content={"bases": item["bases"]},
+            note="The layered demo's bases (knowledge/demo/layers/layers.json).",
+        )
+    for item in spec["namespaces"]:
+        namespace = loaded[item["slug"]]
         items = entries_parse(json.dumps(row, ensure_ascii=False) for row in spec["entries"][namespace.slug])
         entries_import(
             namespace=namespace,
@@ -47,13 +59,5 @@ def demo_layers_load(*, people: dict[str, Any]) -> LayeredDemo:
             reviewer=people["reviewer"],
             publish=True,
             source="demo",
-        )
-        loaded[namespace.slug] = namespace
-    for item in spec["namespaces"]:
-        text_publish_as_system(
-            namespace=loaded[item["slug"]],
-            kind=TextKind.BASES,
-            content={"bases": item["bases"]},
-            note="The layered demo's bases (knowledge/demo/layers/layers.json).",
         )
     return LayeredDemo(namespaces=tuple(loaded[item["slug"]] for item in spec["namespaces"]))

@@ -14,7 +14,7 @@ from knowledge.models.entry import OPEN_STATES
 from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
 from knowledge.services.build_queue import release_request_build
-from knowledge.services.content import VersionContent
+from knowledge.services.content import VersionContent, content_references_check
 from knowledge.services.four_eyes import contribution_record
 
 ID_TAKEN = "The ID {public_id} is already used in this namespace; IDs are never reused."
@@ -82,6 +82,7 @@ def entry_create(
     public_id, number = entry_allocate_id(
         namespace=namespace, category=category, public_id=public_id, within_blocks=within_blocks
     )
+    content_references_check(namespace=namespace, public_id=public_id, content=content)
     entry = Entry.objects.create(
         namespace=namespace,
         public_id=public_id,

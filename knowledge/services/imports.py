@@ -23,9 +23,10 @@ from knowledge.errors import InvalidInputError
 from knowledge.ids import ID_PATTERN, format_public_id, parse_public_id
 from knowledge.models import AuditRecord, Category, Entry, EntryVersion, Namespace, VersionState
 from knowledge.models.entry import OPEN_STATES
+from knowledge.selectors.layers import layers_below
 from knowledge.services.actors import system_actor
 from knowledge.services.build_queue import release_request_build
-from knowledge.services.content import VersionContent
+from knowledge.services.content import ContentReferenceError, VersionContent, content_references_check
 from knowledge.services.entries import _next_free_number
 from knowledge.services.four_eyes import four_eyes_check
 from knowledge.services.planner_statistics import planner_statistics_refresh
@@ -208,11 +209,16 @@ def _check_against_namespace(namespace: Namespace, items: list[ImportLine]) -> d
     categories = {c.slug: c for c in namespace.categories.prefetch_related("blocks")}
     errors: list[tuple[int, str]] = []
     default = next(iter(categories), None)
+    below = layers_below(namespace=namespace)  # once for every line's references
     for item in items:
         match = ID_PATTERN.match(item.public_id or "")
         if match and match["prefix"] != namespace.prefix:
             message = FOREIGN_PREFIX.format(id=item.public_id, prefix=match["prefix"], own=namespace.prefix)
             errors.append((item.line_no, message))
+        try:
+            content_references_check(namespace=namespace, public_id=item.public_id, content=item.content, below=below)
+        except ContentReferenceError as error:
+            errors.append((item.line_no, str(error)))
         slug = item.category or default
         if slug not in categories:
             known = ", ".join(categories) or "none"

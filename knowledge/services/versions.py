@@ -23,7 +23,7 @@ from knowledge.services.access import require_role
 from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
 from knowledge.services.build_queue import release_request_build
-from knowledge.services.content import VersionContent
+from knowledge.services.content import VersionContent, content_references_check
 from knowledge.services.four_eyes import (
     contribution_record,
     contributions_carried,
@@ -154,6 +154,7 @@ def version_save(
         raise InvalidInputError(NOT_EDITABLE.format(number=current.number, state=current.get_state_display().lower()))
     if current.lock_version != expected_lock_version:
         raise ConflictError(STALE_DRAFT.format(expected=expected_lock_version, current=current.lock_version))
+    content_references_check(namespace=current.entry.namespace, public_id=current.entry.public_id, content=content)
     fields = content.model_fields()
     EntryVersion.objects.filter(pk=current.pk, lock_version=expected_lock_version).update(
         **fields, lock_version=F("lock_version") + 1, modified_at=timezone.now()
