@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl
 
-from gateway.declared import Parameter
+from gateway.declared import REPEATED, Parameter
 from gateway.entries import normalize_entry_id
 from gateway.gate import Gate
 from knowledge.retrieval.explain import explain_context
@@ -14,22 +14,41 @@ from knowledge.selectors.explain import entries_not_released
 
 WHY_MAX = 20
 WHY_TOO_MANY = "why names at most 20 entry IDs."
-EXPLAIN = Parameter("explain", {"type": "string", "enum": ["1", "0", "true", "false"]}, "1 adds an `explain` object.")
+EXPLAIN_VALUES = ("1", "0", "true", "false")
+EXPLAIN_INVALID = "explain must be 1, 0, true or false."
+EXPLAIN = Parameter(
+    "explain",
+    {"type": "string", "enum": list(EXPLAIN_VALUES)},
+    "1 adds an `explain` object.",
+    {"invalid_explain": EXPLAIN_INVALID, "repeated_parameter": REPEATED},
+)
 WHY = Parameter(
     "why",
     {"type": "string", "maxLength": 2000},
     "With explain: up to 20 comma-separated entry IDs to explain (more: 400 too_many_ids).",
-    {"too_many_ids": WHY_TOO_MANY},
+    {"too_many_ids": WHY_TOO_MANY, "repeated_parameter": REPEATED},
 )
+_ONCE = {EXPLAIN.name: EXPLAIN, WHY.name: WHY}
 
 
 def explain_asked(query_string: str) -> tuple[bool, list[str]]:
-    """(explain?, the IDs asked about) from the raw query string; cheap when neither is there."""
+    """(explain?, the IDs asked about) from the raw query string; cheap when neither is there.
+
+    explain takes exactly the values /api/schema/ lists (empty: not sent); anything else, or either
+    parameter sent twice, is refused rather than guessed at (issue 9: no input is guessed at).
+    """
     if "explain=" not in query_string and "why=" not in query_string:
         return False, []
-    values = dict(parse_qsl(query_string, keep_blank_values=True))
-    explain = values.get("explain", "").strip().lower() not in ("", "0", "false", "no")
-    return explain or "why" in values, why_parse(values.get("why", ""))
+    values: dict[str, str] = {}
+    for name, value in parse_qsl(query_string, keep_blank_values=True):
+        declared = _ONCE.get(name)
+        if declared is not None and name in values:
+            raise declared.refusal("repeated_parameter", param=name)
+        values[name] = value
+    explain = values.get(EXPLAIN.name, "")
+    if explain and explain not in EXPLAIN_VALUES:
+        raise EXPLAIN.refusal("invalid_explain")
+    return explain in ("1", "true") or WHY.name in values, why_parse(values.get(WHY.name, ""))
 
 
 def why_parse(raw: str | list[str]) -> list[str]:

@@ -8,9 +8,13 @@ rewritten). Every check is recorded for the namespace's accuracy report.
 
 from __future__ import annotations
 
+import json
+import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Final
+
+import orjson
 
 from gateway.declared import Operation, Parameter
 from gateway.gate import Gate
@@ -35,6 +39,11 @@ BODY_TOO_LARGE: Final = "The body is larger than {limit} bytes."
 NOT_JSON: Final = "The body is not valid JSON (UTF-8)."
 RELEASE_NOT_REFERENCE: Final = "release must be a releaseId or a knowledgeVersion."
 PACK_NOT_STRING: Final = "pack must be the pack's ETag, as a string."
+# The wording and code MCP and A2A answer for the same text (mcp_bridge.jsonrpc.INVALID_TEXT_MESSAGE).
+NOT_TEXT: Final = (
+    "{param} is not text this server can store or send back: it holds a lone UTF-16 surrogate "
+    "(such as \\ud800) or a NUL character; send well-formed Unicode."
+)
 
 ANSWER = Parameter(
     "answer",
@@ -70,7 +79,12 @@ PACK = Parameter(
 # POST /api/verify: the body's fields, and the refusals of the body as a whole (api.views.verify reads it).
 VERIFY = Operation(
     (ANSWER, RELEASE, PACK),
-    {"body_too_large": BODY_TOO_LARGE, "invalid_json": NOT_JSON, "invalid_body": BODY_NOT_OBJECT},
+    {
+        "body_too_large": BODY_TOO_LARGE,
+        "invalid_json": NOT_JSON,
+        "invalid_body": BODY_NOT_OBJECT,
+        "invalid_text": NOT_TEXT,
+    },
 )
 
 PROBLEMS: Final = {
@@ -88,20 +102,83 @@ class VerifyRequest:
     pack: str | None
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def verify_body_decode(body: bytes) -> Any:
+    """The JSON document of the body; 400 invalid_json when it is not JSON.
+
+    orjson refuses a lone surrogate escape (``"\\ud800"``), which is JSON all the same: the standard
+    library decodes it, so verify_request_parse can name the field (invalid_text, as MCP and A2A do).
+    Nothing else orjson refuses is let through.
+    """
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        document = json.loads(body, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        raise VERIFY.refusal("invalid_json") from None
+    if not _unclean(document):
+        raise VERIFY.refusal("invalid_json")
+    return document
+
+
+def _clean(text: str) -> bool:
+    """Encodable as UTF-8 (no lone surrogate) and storable in PostgreSQL (no NUL)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return "\x00" not in text
+
+
+def _unclean(value: Any) -> bool:
+    if isinstance(value, str):
+        return not _clean(value)
+    if isinstance(value, dict):
+        return any(not _clean(key) or _unclean(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_unclean(item) for item in value)
+    return False
+
+
+def _unclean_field(document: dict[str, Any]) -> str | None:
+    """The first field (in document order) whose name or value holds text that is not clean, else None."""
+    for key, value in document.items():
+        if not _clean(key) or _unclean(value):
+            return key.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")[:64]
+    return None
+
+
+def _release_reference(release: Any) -> str | None:
+    """A releaseId (an integer, or a float with no fraction as JSON Schema's "integer" allows) or a version."""
+    if release is None:
+        return None
+    if isinstance(release, float) and math.isfinite(release) and release.is_integer():
+        return str(int(release))
+    if isinstance(release, bool) or not isinstance(release, str | int):
+        raise RELEASE.refusal("invalid_parameter")
+    return str(release)
+
+
 def verify_request_parse(document: Any) -> VerifyRequest:
     if not isinstance(document, dict):
         raise VERIFY.refusal("invalid_body")
+    unclean = _unclean_field(document)
+    if unclean is not None:
+        raise VERIFY.refusal("invalid_text", param=unclean)
     answer = document.get(ANSWER.name)
     if not isinstance(answer, str) or not answer.strip():
         raise ANSWER.refusal("missing_answer")
     if len(answer) > ANSWER_MAX:
         raise ANSWER.refusal("answer_too_long")
-    release, pack = document.get(RELEASE.name), document.get(PACK.name)
-    if release is not None and (isinstance(release, bool) or not isinstance(release, str | int)):
-        raise RELEASE.refusal("invalid_parameter")
+    release, pack = _release_reference(document.get(RELEASE.name)), document.get(PACK.name)
     if pack is not None and not isinstance(pack, str):
         raise PACK.refusal("invalid_parameter")
-    return VerifyRequest(answer, None if release is None else str(release), pack)
+    return VerifyRequest(answer, release, pack)
 
 
 def _problem(code: str, **fields: Any) -> dict[str, Any]:

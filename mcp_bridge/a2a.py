@@ -69,7 +69,8 @@ INVALID_MESSAGE_MESSAGE: Final = (
 INVALID_PART_MESSAGE: Final = "Unrecognized part: each part needs kind text (text) or data (data object)"
 UNKNOWN_DATA_KEYS_MESSAGE: Final = "Unsupported data part keys: {keys}"
 UNKNOWN_SKILL_MESSAGE: Final = "Unknown skill: {skill}"
-INVALID_TASK_PARAMS_MESSAGE: Final = "params.id must be a task id string; historyLength a non-negative integer"
+INVALID_TASK_ID_MESSAGE: Final = "params.id must be a task id string"
+INVALID_HISTORY_LENGTH_MESSAGE: Final = "{param} must be a non-negative integer"
 
 # Implementation-defined server error (JSON-RPC 2.0 §5.1), as the gateway's refusals; data says which quota.
 QUOTA_EXCEEDED: Final = -32000
@@ -188,9 +189,11 @@ class _Dispatch:
     def _load(self, params: Mapping[str, Any]) -> tuple[dict[str, Any], int | None]:
         """The task ``params.id`` names and the history length asked for (None: all of it)."""
         task_id = params.get("id")
+        if not isinstance(task_id, str):
+            raise JsonRpcError(INVALID_PARAMS, INVALID_TASK_ID_MESSAGE)
         length = _history_length(params.get("historyLength"))
-        if not isinstance(task_id, str) or length is False:
-            raise JsonRpcError(INVALID_PARAMS, INVALID_TASK_PARAMS_MESSAGE)
+        if length is False:
+            raise _invalid_history_length("params.historyLength")
         task = self.tasks.load(task_id)
         if task is None:
             raise JsonRpcError(TASK_NOT_FOUND, TASK_NOT_FOUND_MESSAGE, {"id": task_id})
@@ -322,7 +325,11 @@ def _check_configuration(configuration: Mapping[str, Any]) -> None:
     if accepted and not ({mode.lower() for mode in accepted} & {*OUTPUT_MODES, "*/*"}):
         raise JsonRpcError(CONTENT_TYPE_NOT_SUPPORTED, OUTPUT_MODES_MESSAGE.format(modes=", ".join(OUTPUT_MODES)))
     if _history_length(configuration.get("historyLength")) is False:
-        raise JsonRpcError(INVALID_PARAMS, INVALID_TASK_PARAMS_MESSAGE)
+        raise _invalid_history_length("params.configuration.historyLength")
+
+
+def _invalid_history_length(param: str) -> JsonRpcError:
+    return JsonRpcError(INVALID_PARAMS, INVALID_HISTORY_LENGTH_MESSAGE.format(param=param), {"param": param})
 
 
 def _part_kind(part: Mapping[str, Any]) -> str | None:

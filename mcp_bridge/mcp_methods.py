@@ -31,6 +31,7 @@ RESOURCE_NOT_FOUND_MESSAGE: Final = "Resource not found"
 RESOURCE_GONE_MESSAGE: Final = "Resource not found: {id} was retired"
 INVALID_CURSOR_MESSAGE: Final = "Invalid cursor"
 PARAM_REQUIRED_MESSAGE: Final = "params.{name} must be {kind}"
+CLIENT_INFO_KIND: Final = "an Implementation object with string name and version"
 
 INSTRUCTIONS_TEMPLATE: Final = """{title}: {summary}
 
@@ -112,10 +113,27 @@ def decode_cursor(cursor: object) -> str:
     return after
 
 
+def _initialize_params_check(params: Mapping[str, Any]) -> None:
+    """``InitializeRequestParams``: protocolVersion, capabilities and clientInfo {name, version} are required.
+
+    No stricter than the official Python SDK's server (``InitializeRequestParams.model_validate``): the
+    capabilities' members and clientInfo's other fields (title, description, icons…) are optional.
+    """
+    _string_param(params, "protocolVersion")
+    if not isinstance(params.get("capabilities"), dict):
+        raise JsonRpcError(INVALID_PARAMS, PARAM_REQUIRED_MESSAGE.format(name="capabilities", kind="an object"))
+    client = params.get("clientInfo")
+    if not (
+        isinstance(client, dict) and isinstance(client.get("name"), str) and isinstance(client.get("version"), str)
+    ):
+        raise JsonRpcError(INVALID_PARAMS, PARAM_REQUIRED_MESSAGE.format(name="clientInfo", kind=CLIENT_INFO_KIND))
+
+
 def initialize(call: Call, supported: Sequence[str], latest: str) -> dict[str, Any]:
     """2025-11-25 lifecycle.mdx §Version Negotiation: echo a supported version, else offer the latest."""
-    requested = call.params.get("protocolVersion")
-    version = requested if isinstance(requested, str) and requested in supported else latest
+    _initialize_params_check(call.params)
+    requested = call.params["protocolVersion"]
+    version = requested if requested in supported else latest
     return {
         "protocolVersion": version,
         "capabilities": CAPABILITIES,

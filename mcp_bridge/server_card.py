@@ -8,6 +8,8 @@ clients that follow the earlier SEP-1649 draft, at ``/.well-known/mcp/server-car
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from collections.abc import Sequence
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -20,6 +22,7 @@ CARD_PATH: Final = "/mcp/server-card"
 WELL_KNOWN_CARD_PATH: Final = "/.well-known/mcp/server-card.json"
 CATALOG_PATH: Final = "/.well-known/mcp/catalog.json"
 TEXT_MAX: Final = 100  # the schema's maxLength of description and title
+_NOT_IN_NAME: Final = re.compile(r"[^a-zA-Z0-9.-]")
 
 
 def _short(text: str) -> str:
@@ -31,10 +34,23 @@ def _host(base_url: str) -> str:
     return (urlsplit(base_url).hostname or "localhost").lower()
 
 
+def _namespace(host: str) -> str:
+    """Reverse-DNS of a domain (``evergreen.example.com`` → ``com.example.evergreen``); an IP address as is.
+
+    An address has no labels to reverse (``127.0.0.1`` stays ``127.0.0.1``, as the catalog's identifier
+    has it); in an IPv6 address each character the v2 schema's name pattern
+    (``^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$``) does not allow, ``:`` or a zone's ``%``, is written ``-``.
+    """
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return ".".join(reversed([label for label in host.split(".") if label]))
+    return _NOT_IN_NAME.sub("-", str(address))
+
+
 def card_name(info: AgentNamespace) -> str:
-    """Reverse-DNS of the namespace's host, then the server's name: ``com.example.evergreen/evergreen-<slug>``."""
-    labels = [label for label in _host(info.base_url).split(".") if label]
-    return ".".join(reversed(labels)) + f"/evergreen-{info.slug}"
+    """The host as a reverse-DNS namespace, then the server's name: ``com.example.evergreen/evergreen-<slug>``."""
+    return _namespace(_host(info.base_url)) + f"/evergreen-{info.slug}"
 
 
 def build_server_card(info: AgentNamespace, *, versions: Sequence[str]) -> dict[str, Any]:

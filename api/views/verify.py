@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import orjson
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -11,7 +10,7 @@ from gateway.errors import GatewayError, MethodNotAllowedError
 from gateway.gate import request_gate
 from gateway.http import finish, json_reply, read_body
 from gateway.params import query_text_check
-from gateway.verify import VERIFY, verify_answer, verify_request_parse
+from gateway.verify import VERIFY, verify_answer, verify_body_decode, verify_request_parse
 from gateway.views import gateway_error_response
 
 POST_ONLY = 'Only POST is allowed here: send {"answer": …, "release"?: …, "pack"?: …} as JSON.'
@@ -33,11 +32,7 @@ def verify_post(request: HttpRequest, namespace: str | None = None) -> HttpRespo
         body = read_body(request, limit)
         if body is None:
             raise VERIFY.refusal("body_too_large", limit=limit)
-        try:
-            document = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            raise VERIFY.refusal("invalid_json") from None
-        report = verify_answer(gate, verify_request_parse(document), channel="rest")
+        report = verify_answer(gate, verify_request_parse(verify_body_decode(body)), channel="rest")
     except GatewayError as error:
         return gateway_error_response(request, error, gate=gate)
     return finish(request, json_reply(report), cache=gate.cache, rate=gate.rate, extra={"Cache-Control": "no-store"})

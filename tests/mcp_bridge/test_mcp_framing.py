@@ -10,6 +10,8 @@ from mcp_bridge.protocol import McpHeaders, check_http, handle_post
 from tests.mcp_bridge.conftest import MODERN, call_legacy, call_modern, error_of, modern_request, post, result_of
 from tests.mcp_bridge.fakes import FakeBackend
 
+HANDSHAKE = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "pytest", "version": "1"}}
+
 JSON = "application/json"
 BOTH = "application/json, text/event-stream"
 
@@ -148,7 +150,7 @@ def test_a_backend_that_cannot_even_name_its_namespace_still_gets_an_answer() ->
         def namespace(self) -> AgentNamespace:
             raise RuntimeError("no namespace")
 
-    outcome = call_legacy(Broken(), "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
+    outcome = call_legacy(Broken(), "initialize", HANDSHAKE)
     assert error_of(outcome)["code"] == -32603
 
 

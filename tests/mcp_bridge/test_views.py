@@ -19,6 +19,8 @@ __all__ = ["alpha", "beta", "clean_serving_state", "demo", "no_rate_limit"]
 
 pytestmark = pytest.mark.django_db
 
+HANDSHAKE = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "pytest", "version": "1"}}
+
 
 @pytest.mark.parametrize("method", ["GET", "DELETE", "PUT", "HEAD"])
 @pytest.mark.parametrize("path", ["/mcp", "/t/evergreen/mcp", "/a2a", "/t/evergreen/a2a"])
@@ -90,7 +92,7 @@ def test_headers_that_contradict_the_body_are_400_header_mismatch(client: Client
 
 
 def test_both_eras_are_served_on_one_endpoint(client: Client, demo: Namespace) -> None:
-    handshake = legacy(client, "/t/evergreen/mcp", "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
+    handshake = legacy(client, "/t/evergreen/mcp", "initialize", HANDSHAKE)
     discover = modern(client, "/t/evergreen/mcp", "server/discover")
 
     assert handshake.json()["result"]["protocolVersion"] == "2025-11-25"
