@@ -40,6 +40,18 @@ class NotFoundError(GatewayError):
     code = "not_found"
 
 
+class BodyTooLargeError(GatewayError):
+    """/api/verify's code for an oversize body, with the 413 MCP and A2A answer one with (RFC 9110 §15.5.14)."""
+
+    status = 413
+    code = "body_too_large"
+
+
+class ServerError(GatewayError):
+    status = 500
+    code = "server_error"
+
+
 class NamespaceNotFoundError(NotFoundError):
     """No such namespace, a private one without a valid key, or one without a release: all look alike."""
 

@@ -28,7 +28,7 @@ from django.utils.html import escape
 from django.views import defaults
 from kombu.exceptions import OperationalError as BrokerError
 
-from gateway.errors import NOT_FOUND, GatewayError, NotFoundError, UnavailableError
+from gateway.errors import NOT_FOUND, BodyTooLargeError, GatewayError, NotFoundError, ServerError, UnavailableError
 from knowledge.resilience.database import database_staleness
 
 logger = logging.getLogger(__name__)
@@ -79,18 +79,6 @@ def degraded_headers() -> dict[str, str]:
     process's memory, last confirmed against the database <s> seconds ago (or earlier)."""
     staleness = database_staleness()
     return {} if staleness is None else {HEADER: f"database;stale={int(staleness)}"}
-
-
-class ServerError(GatewayError):
-    status = 500
-    code = "server_error"
-
-
-class BodyTooLargeError(GatewayError):
-    """/api/verify's code for an oversize body, with the 413 MCP and A2A answer one with (RFC 9110 §15.5.14)."""
-
-    status = 413
-    code = "body_too_large"
 
 
 def json_route(request: HttpRequest) -> bool:
