@@ -119,9 +119,10 @@ def verify_body_decode(body: bytes) -> Any:
         pass
     try:
         document = json.loads(body, parse_constant=_refuse_constant)
+        unclean = _unclean(document)
     except (ValueError, RecursionError):
         raise VERIFY.refusal("invalid_json") from None
-    if not _unclean(document):
+    if not unclean:
         raise VERIFY.refusal("invalid_json")
     return document
 

@@ -62,7 +62,12 @@ def test_text_that_is_not_clean_is_invalid_text_naming_the_field(
     assert (error["code"], error["param"]) == ("invalid_text", param)
 
 
-@pytest.mark.parametrize("body", [b"{", b'{"answer": NaN}', b'{"answer": "a", "release": 1e999999}', b"\xff"])
+DEEP_UNCLEAN = ('{"answer": "a", "x": ' + "[" * 980 + '"\\ud800"' + "]" * 980 + "}").encode()
+
+
+@pytest.mark.parametrize(
+    "body", [b"{", b'{"answer": NaN}', b'{"answer": "a", "release": 1e999999}', b"\xff", DEEP_UNCLEAN]
+)
 def test_what_is_not_json_is_still_invalid_json(
     client: Any, alpha: Namespace, no_rate_limit: None, body: bytes
 ) -> None:
