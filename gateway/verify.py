@@ -20,6 +20,7 @@ from gateway.declared import Operation, Parameter
 from gateway.gate import Gate
 from gateway.packs import pack_recall
 from knowledge.retrieval.citations import CitationFound, citations_find, figures_missing
+from knowledge.retrieval.contract.fields import is_clean_text
 from knowledge.selectors.pinned import RELEASE_EXPIRED, RELEASE_INVALID, RELEASE_UNKNOWN, PinError, release_pinned
 from knowledge.selectors.serving import LoadedRelease
 from knowledge.services.citations import citation_check_record
@@ -127,20 +128,11 @@ def verify_body_decode(body: bytes) -> Any:
     return document
 
 
-def _clean(text: str) -> bool:
-    """Encodable as UTF-8 (no lone surrogate) and storable in PostgreSQL (no NUL)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return "\x00" not in text
-
-
 def _unclean(value: Any) -> bool:
     if isinstance(value, str):
-        return not _clean(value)
+        return not is_clean_text(value)
     if isinstance(value, dict):
-        return any(not _clean(key) or _unclean(item) for key, item in value.items())
+        return any(not is_clean_text(key) or _unclean(item) for key, item in value.items())
     if isinstance(value, list):
         return any(_unclean(item) for item in value)
     return False
@@ -149,7 +141,7 @@ def _unclean(value: Any) -> bool:
 def _unclean_field(document: dict[str, Any]) -> str | None:
     """The first field (in document order) whose name or value holds text that is not clean, else None."""
     for key, value in document.items():
-        if not _clean(key) or _unclean(value):
+        if not is_clean_text(key) or _unclean(value):
             return key.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")[:64]
     return None
 

@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
+from knowledge.retrieval.contract.fields import is_clean_text
+
 # JSON-RPC 2.0 §5.1 codes, used with the same meaning by MCP (both eras) and A2A v0.3.0 §8.1.
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
@@ -69,17 +71,6 @@ def decode_json(raw: bytes) -> Any:
         return json.loads(raw, parse_constant=_refuse_constant)
     except (ValueError, RecursionError) as exc:
         raise JsonRpcError(PARSE_ERROR, PARSE_ERROR_MESSAGE) from exc
-
-
-def is_clean_text(text: str) -> bool:
-    """Encodable as UTF-8 (no lone surrogate) and storable in PostgreSQL text and jsonb (no NUL)."""
-    if text.isascii():
-        return "\x00" not in text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return "\x00" not in text
 
 
 def _segment(key: str) -> str:

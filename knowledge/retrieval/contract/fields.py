@@ -82,3 +82,15 @@ def nullable(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 def array(items: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
     return {"type": "array", "items": dict(items), **extra}
+
+
+def is_clean_text(text: str) -> bool:
+    """Encodable as UTF-8 (no lone surrogate) and storable in PostgreSQL text and jsonb (no NUL): the text
+    every agent-facing body may carry (MCP and A2A through mcp_bridge.jsonrpc, /api/verify)."""
+    if text.isascii():
+        return "\x00" not in text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return "\x00" not in text
