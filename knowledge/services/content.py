@@ -12,7 +12,7 @@ import orjson
 
 from knowledge.errors import InvalidInputError
 from knowledge.ids import ID_PATTERN
-from knowledge.models import Entry, Namespace
+from knowledge.models import Entry, EntryVersion, Namespace
 from knowledge.retrieval.paths import globs_normalize
 from knowledge.retrieval.tokens import entry_tokens
 from knowledge.selectors.layers import layers_below
@@ -145,6 +145,27 @@ class VersionContent:
             paths=globs_normalize(paths),
             overrides=overridden_id_normalize(overrides or ""),
         )
+
+    @classmethod
+    def of(cls, version: EntryVersion, **changes: object) -> VersionContent:
+        """The content `version` holds, with `changes` (fields of build) made: every field the changes do not
+        name is kept."""
+        fields = {
+            "title": version.title,
+            "summary": version.summary,
+            "body": version.body,
+            "tags": version.tags,
+            "confidence": version.confidence,
+            "links": version.links,
+            "updated": version.updated,
+            "aliases": version.aliases,
+            "sensitivity": version.sensitivity,
+            "review_by": version.review_by,
+            "valid_until": version.valid_until,
+            "paths": version.paths,
+            "overrides": version.overrides,
+        }
+        return cls.build(**{**fields, **changes})
 
     @property
     def tokens(self) -> int:

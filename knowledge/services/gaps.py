@@ -132,16 +132,7 @@ def gap_attach(*, gap: KnowledgeGap, entry: Entry, actor: Actor) -> EntryVersion
     if entry.namespace_id != gap.namespace_id:
         raise InvalidInputError(ATTACH_FOREIGN.format(entry=entry.public_id))
     draft = version_draft_for_entry(entry=entry, actor=actor)
-    content = VersionContent.build(
-        title=draft.title,
-        summary=draft.summary,
-        body=draft.body,
-        tags=draft.tags,
-        confidence=draft.confidence,
-        links=draft.links,
-        updated=draft.updated,
-        aliases=[*draft.aliases, gap.example[:ALIAS_MAX]],
-    )
+    content = VersionContent.of(draft, aliases=[*draft.aliases, gap.example[:ALIAS_MAX]])
     saved = version_save(version=draft, content=content, expected_lock_version=draft.lock_version, actor=actor)
     _set_status(gap=gap, status=GapStatus.DRAFTED, actor=actor)
     return saved

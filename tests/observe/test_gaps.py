@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -139,3 +140,20 @@ def test_gap_terms_prefer_rare_and_specific_words_and_close_topics_join_one_gap(
     assert gap_match(terms, groups) == "fuel hangar zeppelin"
     assert gap_match(("price",), groups) == "price"
     assert gap_match(("burn", "much"), groups) is None
+
+
+def test_attaching_a_gap_keeps_every_field_of_the_entry_it_drafts_from(
+    client: Any, alpha: Namespace, editor: Any, logging_on: None
+) -> None:
+    """The draft once kept only title, text, tags, confidence and links: an entry scoped to paths, held
+    internal or due to expire went back to review unscoped, public and open-ended."""
+    EntryVersion.objects.filter(entry__public_id="AL-001", state=VersionState.PUBLISHED).update(
+        paths=["src/billing/*.py"], sensitivity="internal", valid_until=date(2031, 1, 31)
+    )
+    ask(client, "alpha", "zeppelin hangar fuel")
+    written()
+    client.force_login(editor)
+    client.post(f"/admin/knowledge/knowledgegap/{KnowledgeGap.objects.get().pk}/attach/", {"entry_id": "AL-001"})
+    draft = EntryVersion.objects.get(entry__public_id="AL-001", state=VersionState.DRAFT)
+    assert "zeppelin hangar fuel" in draft.aliases
+    assert (draft.paths, draft.sensitivity, draft.valid_until) == (["src/billing/*.py"], "internal", date(2031, 1, 31))
