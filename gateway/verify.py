@@ -77,11 +77,11 @@ PACK = Parameter(
     },
     location="body",
 )
-# POST /api/verify: the body's fields, and the refusals of the body as a whole (api.views.verify reads it).
+# POST /api/verify: the body's fields, and the 400s of the body as a whole (api.views.verify reads it; a
+# body over the limit is a 413 body_too_large, as on MCP, A2A and every other route).
 VERIFY = Operation(
     (ANSWER, RELEASE, PACK),
     {
-        "body_too_large": BODY_TOO_LARGE,
         "invalid_json": NOT_JSON,
         "invalid_body": BODY_NOT_OBJECT,
         "invalid_text": NOT_TEXT,

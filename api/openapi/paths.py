@@ -212,6 +212,7 @@ def _verify() -> dict[str, Any]:
         "responses": {
             "200": ok("The report (Cache-Control: no-store).", {JSON: {"schema": shapes.VERIFY}}, headers=SECTION_10),
             "400": bad_request(VERIFY.codes()),
+            "413": error_response("The body is over EVERGREEN_MCP_MAX_BODY_BYTES.", ["body_too_large"]),
             **standard_refusals(release=False),
         },
     }

@@ -91,7 +91,7 @@ CASES = [
     Refusal("/entries/", "entries/?release=7", "unknown_release", "release"),
     Refusal("/entries/", "entries/?release=1", "release_expired", "release", status=410),
     # POST /api/verify: the body as a whole, then each field
-    Refusal("/api/verify", "api/verify", "body_too_large", None, body=b"x" * (64 * 1024 + 1)),
+    Refusal("/api/verify", "api/verify", "body_too_large", None, body=b"x" * (64 * 1024 + 1), status=413),
     Refusal("/api/verify", "api/verify", "invalid_json", None, body=b"{"),
     Refusal("/api/verify", "api/verify", "invalid_body", None, body=[]),
     Refusal("/api/verify", "api/verify", "invalid_text", "answer", body=b'{"answer": "a\\ud800"}'),
@@ -169,6 +169,8 @@ def test_every_documented_refusal_of_a_route_is_one_the_server_gives(route: str)
     documented = _codes(_schema(document, route, method, 400))
     if method == "get":
         documented |= _codes(_schema(document, route, method, 410))
+    else:
+        documented |= _codes(_schema(document, route, method, 413))
     provoked = {c.code for c in CASES if c.route == route}
 
     assert documented - provoked == set(), "documented codes no case provokes: add a case or drop the declaration"
