@@ -25,6 +25,8 @@ OVERRIDES_NO_BASE_ENTRY = (
 )
 LINK_NOT_AN_ID = "links: “{value}” is not an entry ID (such as EG-201)."
 LINK_FOREIGN = "links: {id} is not an ID of this namespace or of one it builds on (IDs starting {prefixes})."
+THEME_UNKNOWN = "entries: {ids} is no entry of this namespace or of one it builds on; a theme lists existing entries."
+THEME_RETIRED = "entries: {ids} has been retired; agents are no longer served it, so a theme cannot list it."
 
 
 class ContentReferenceError(InvalidInputError):
@@ -90,6 +92,26 @@ def content_references_check(
         raise ContentReferenceError(
             OVERRIDES_NO_BASE_ENTRY.format(id=content.overrides, bases=bases), code="overrides.no_base_entry"
         )
+
+
+def theme_entries_check(*, namespace: Namespace, ids: Sequence[str]) -> None:
+    """Refuse a theme listing an ID that is no entry of the namespace or a base, or a retired one.
+
+    The theme's file lists only what the release serves, so such an ID passed review and then vanished
+    from it without a word (QA). An entry still in its first draft may be listed: it is published, or
+    it is not served, like any entry. One retired after the theme's approval leaves the theme with it.
+    """
+    if not ids:
+        return
+    below = layers_below(namespace=namespace)
+    rows = Entry.objects.filter(namespace__in=[namespace, *below], public_id__in=ids)
+    retired_at = dict(rows.values_list("public_id", "retired_at"))
+    unknown = [item for item in ids if item not in retired_at]
+    if unknown:
+        raise ContentReferenceError(THEME_UNKNOWN.format(ids=", ".join(unknown)), code="entries.unknown")
+    retired = [item for item in ids if retired_at[item] is not None]
+    if retired:
+        raise ContentReferenceError(THEME_RETIRED.format(ids=", ".join(retired)), code="entries.retired")
 
 
 @dataclass(frozen=True, slots=True)

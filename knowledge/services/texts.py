@@ -24,6 +24,7 @@ from knowledge.services.access import require_role
 from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
 from knowledge.services.build_queue import release_request_build
+from knowledge.services.content import theme_entries_check
 from knowledge.services.four_eyes import (
     contribution_record,
     contributions_carried,
@@ -76,11 +77,13 @@ def _declarers(version: TextVersion) -> list[Any]:
 
 
 def _references_check(*, namespace: Namespace, kind: str, content: Mapping[str, Any], declarers: list[Any]) -> None:
-    """A text that names other namespaces (a list of bases, issue 16 §4) is checked against them when it is
-    saved, submitted, approved and published: a cycle, a private base or a lost membership can appear
-    between those steps."""
+    """A text that names other namespaces (a list of bases, issue 16 §4) or entries (a theme) is checked
+    against them when it is saved, submitted and approved: a cycle, a private base, a lost membership or a
+    retired entry can appear between those steps."""
     if kind == TextKind.BASES:
         layers_declaration_check(namespace=namespace, slugs=content["bases"], declarers=declarers)
+    elif kind == TextKind.THEME:
+        theme_entries_check(namespace=namespace, ids=content["entries"])
 
 
 def text_references_check(*, version: TextVersion) -> None:
