@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar
+from urllib.parse import unquote_to_bytes
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Field, QuerySet
@@ -25,6 +26,7 @@ from manage_api.throttles import ManageRateThrottle
 INVALID_CURSOR = "Invalid cursor: send back the `next` or `previous` link of a list as it came."
 INVALID_LIMIT = "`limit` is a whole number from 1 to {maximum}."
 TOO_DEEP = "JSON parse error - the body nests too deeply."
+NOT_UTF8 = "`{name}` is not UTF-8 once its %-escapes are decoded: percent-encode the text's UTF-8 bytes."
 REFUSALS = (
     exceptions.NotAuthenticated,
     exceptions.AuthenticationFailed,
@@ -50,6 +52,32 @@ class ManageJSONParser(JSONParser):
             return super().parse(stream, media_type, parser_context)
         except RecursionError as error:
             raise exceptions.ParseError(TOO_DEEP) from error
+
+
+def _raw_query(request: Request) -> bytes:
+    """The query string's bytes: WSGI hands them over as ISO-8859-1 text (PEP 3333), ASGI Django as UTF-8."""
+    query = request.META.get("QUERY_STRING", "")
+    try:
+        return query.encode("iso-8859-1")
+    except UnicodeEncodeError:
+        return query.encode()
+
+
+def check_query_encoding(request: Request) -> None:
+    """Refuse (400 invalid_parameter) a query parameter whose %-escapes are not UTF-8, such as `?q=%FF`.
+
+    Django decodes them with errors="replace", so the filter would search for U+FFFD; that is decided
+    here from the raw query string, once for every parameter (every text filter included), since a real
+    U+FFFD sent as %EF%BF%BD is a valid search.
+    """
+    for pair in _raw_query(request).split(b"&"):
+        name, _, value = pair.partition(b"=")
+        try:
+            for part in (name, value):
+                unquote_to_bytes(part.replace(b"+", b" ")).decode()
+        except UnicodeDecodeError:
+            param = unquote_to_bytes(name.replace(b"+", b" ")).decode(errors="replace")
+            raise exceptions.ValidationError({param: [NOT_UTF8.format(name=param)]}) from None
 
 
 def _ordering_field(queryset: QuerySet[Any], name: str) -> Field[Any, Any]:
@@ -138,6 +166,7 @@ class ManageViewSet(viewsets.GenericViewSet):
         except REFUSALS:
             self.check_throttles(request)
             raise
+        check_query_encoding(request)
 
     def required_role(self) -> str | None:
         return self.roles.get(self.action or "")

@@ -2,7 +2,7 @@
 
 | status | codes |
 |---|---|
-| 400 | invalid_parameter (a field or filter; `param` names it), invalid_json |
+| 400 | invalid_parameter (a field or filter; `param` names it), unknown_field (a body's key), invalid_json |
 | 401 | not_authenticated, invalid_token, token_expired, token_revoked |
 | 403 | forbidden (a role is missing), token_scope, four_eyes, csrf_failed |
 | 404 | not_found |
@@ -49,6 +49,9 @@ SERVICE_STATUS = {
     "release_not_held": (status.HTTP_409_CONFLICT, "release_not_held"),
     "invalid": (422, "invalid"),
 }
+UNKNOWN_FIELD = "unknown_field"
+# Validation codes that are their own error code; any other validation problem is invalid_parameter.
+VALIDATION_CODES = frozenset({UNKNOWN_FIELD})
 # DRF's own codes, renamed to the project's.
 RENAMED = {
     "permission_denied": "forbidden",
@@ -104,8 +107,9 @@ def exception_handler(error: Exception, context: dict[str, Any]) -> Response | N
         return None
     headers: dict[str, str] = {}
     if isinstance(error, exceptions.ValidationError):
-        param, message, _ = _first_problem(error.detail)
-        response = Response(error_body("invalid_parameter", message, param), status=status.HTTP_400_BAD_REQUEST)
+        param, message, code = _first_problem(error.detail)
+        code = code if code in VALIDATION_CODES else "invalid_parameter"
+        response = Response(error_body(code, message, param), status=status.HTTP_400_BAD_REQUEST)
     else:
         message = str(error.detail) if not isinstance(error.detail, (list, dict)) else str(error.default_detail)
         response = Response(error_body(_drf_code(error), message), status=error.status_code)

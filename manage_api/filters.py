@@ -36,6 +36,8 @@ from knowledge.models import (
 STALE_AFTER = timedelta(days=365)
 BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
 OUT_OF_RANGE = "This time is out of range: it must fall between years 1 and 9999 in UTC."
+INVALID_BOOLEAN = "Send true or false (or 1 or 0)."
+TRUE, FALSE = frozenset({"true", "1"}), frozenset({"false", "0"})
 
 
 def tags_contain(tag: str) -> Q:
@@ -75,6 +77,29 @@ class TimeFilter(filters.IsoDateTimeFilter):
     field_class = UtcDateTimeField
 
 
+class StrictBooleanField(forms.Field):
+    """true/false or 1/0 in any case; empty is no filter; anything else a ValidationError, not "no filter"."""
+
+    widget = forms.TextInput  # hands the field the text sent: Django's NullBooleanSelect turns garbage into None
+
+    def to_python(self, value: Any) -> bool | None:
+        if value is None or value == "":
+            return None
+        text = str(value).strip().lower()
+        if text in TRUE:
+            return True
+        if text in FALSE:
+            return False
+        raise ValidationError(INVALID_BOOLEAN, code="invalid")
+
+
+@extend_schema_field(OpenApiTypes.BOOL)  # also for a `method=` filter, whose `bool | None` hint reads as a string
+class StrictBooleanFilter(filters.BooleanFilter):
+    """A yes/no filter that refuses `?stale=maybe` (400) instead of ignoring it."""
+
+    field_class = StrictBooleanField
+
+
 @extend_schema_field(OpenApiTypes.INT64)
 class IdFilter(filters.NumberFilter):
     """A whole number a 64-bit column holds: `1.5` and 2**63 are refused (400), not sent to the database."""
@@ -112,9 +137,9 @@ class EntryFilter(filters.FilterSet):
     approved_before = TimeFilter(field_name="head_reviewed_at", lookup_expr="lte")
     confidence_min = filters.NumberFilter(field_name="head_confidence", lookup_expr="gte")
     confidence_max = filters.NumberFilter(field_name="head_confidence", lookup_expr="lte")
-    stale = filters.BooleanFilter(method="staleness", help_text="Newest version's `updated` over a year ago.")
-    retired = filters.BooleanFilter(field_name="retired_at", lookup_expr="isnull", exclude=True)
-    published = filters.BooleanFilter(field_name="live_version", lookup_expr="isnull", exclude=True)
+    stale = StrictBooleanFilter(method="staleness", help_text="Newest version's `updated` over a year ago.")
+    retired = StrictBooleanFilter(field_name="retired_at", lookup_expr="isnull", exclude=True)
+    published = StrictBooleanFilter(field_name="live_version", lookup_expr="isnull", exclude=True)
     sensitivity = filters.MultipleChoiceFilter(
         method="sensitive",
         choices=Sensitivity.choices,
@@ -163,7 +188,7 @@ class VersionFilter(filters.FilterSet):
     approved_before = TimeFilter(field_name="reviewed_at", lookup_expr="lte")
     confidence_min = filters.NumberFilter(field_name="confidence", lookup_expr="gte")
     confidence_max = filters.NumberFilter(field_name="confidence", lookup_expr="lte")
-    stale = filters.BooleanFilter(method="staleness")
+    stale = StrictBooleanFilter(method="staleness")
     sensitivity = filters.MultipleChoiceFilter(choices=Sensitivity.choices, help_text="Repeat for several.")
 
     class Meta:
@@ -242,7 +267,7 @@ class EvaluationRunFilter(filters.FilterSet):
 
 
 class ApiKeyFilter(filters.FilterSet):
-    revoked = filters.BooleanFilter(field_name="revoked_at", lookup_expr="isnull", exclude=True)
+    revoked = StrictBooleanFilter(field_name="revoked_at", lookup_expr="isnull", exclude=True)
 
     class Meta:
         model = ApiKey
@@ -251,7 +276,7 @@ class ApiKeyFilter(filters.FilterSet):
 
 class SynonymSetFilter(filters.FilterSet):
     q = filters.CharFilter(field_name="name", lookup_expr="icontains")
-    published = filters.BooleanFilter(field_name="live_version", lookup_expr="isnull", exclude=True)
+    published = StrictBooleanFilter(field_name="live_version", lookup_expr="isnull", exclude=True)
 
     class Meta:
         model = SynonymSet

@@ -20,8 +20,9 @@ ERROR = inline_serializer(
 )
 
 MEANINGS = {
-    400: "A field or parameter is invalid (`invalid_parameter`, `param` names it) or the body is not JSON "
-    "(`invalid_json`).",
+    400: "A field or parameter is invalid (`invalid_parameter`, `param` names it), the body has a field it does "
+    "not take (`unknown_field`, `param` names the first; the message lists the accepted ones), or the body is "
+    "not JSON (`invalid_json`).",
     401: "No credentials (`not_authenticated`) or a token that opens nothing (`invalid_token`, `token_expired`, "
     "`token_revoked`).",
     403: "A role is missing (`forbidden`), the token's scope is too narrow (`token_scope`), the reviewer wrote "

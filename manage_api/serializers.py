@@ -3,6 +3,7 @@ input serializers validate a request's body before a service is called with it."
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -29,8 +30,14 @@ from knowledge.services.content import VersionContent, links_normalize, overridd
 from knowledge.services.gate_override import REASON_MAX
 from knowledge.services.golden_questions import relevant_id_normalize
 from knowledge.services.release_gate import HELD_CODE
+from manage_api.bodies import RequestBody
 
 ZERO, ONE = Decimal("0"), Decimal("1")
+PUBLISH_AT_LEEWAY = timedelta(minutes=5)
+PUBLISH_AT_PAST = (
+    "publish_at is in the past: send a future time to schedule the go-live, or leave it out and publish the "
+    "approved version yourself."
+)
 
 
 def version_etag(version: EntryVersion) -> str:
@@ -150,8 +157,10 @@ class EntryDetailSerializer(EntrySerializer):
         read_only_fields = fields
 
 
-class ContentSerializer(serializers.Serializer):
-    """A version's editable content; on PATCH only the fields sent change."""
+class ContentSerializer(RequestBody):
+    """A version's editable content; on PATCH only the fields sent change (the rest of a GET may ride along)."""
+
+    echoes = VersionSerializer
 
     title = serializers.CharField(max_length=500)
     summary = serializers.CharField(allow_blank=True, required=False, default="")
@@ -229,11 +238,11 @@ class EntryCreateSerializer(ContentSerializer):
     )
 
 
-class NoteSerializer(serializers.Serializer):
+class NoteSerializer(RequestBody):
     note = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
 
 
-class RejectSerializer(serializers.Serializer):
+class RejectSerializer(RequestBody):
     note = serializers.CharField(max_length=2000, help_text="What has to change; the author reads it.")
 
 
@@ -250,10 +259,24 @@ class AcknowledgedApprovalSerializer(NoteSerializer):
 
 
 class ApproveSerializer(AcknowledgedApprovalSerializer):
-    publish_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    """An entry version's approval. A `publish_at` up to PUBLISH_AT_LEEWAY ago (clock skew, a slow request) is
+    due: the scheduler publishes it on its next run. One further back is most likely a typo of the year or
+    date, so it is refused (400 invalid_parameter) rather than published at once by surprise."""
+
+    publish_at = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="When the scheduler publishes the approved version; a time more than 5 minutes ago is refused.",
+    )
+
+    def validate_publish_at(self, value: datetime | None) -> datetime | None:
+        if value is not None and value < timezone.now() - PUBLISH_AT_LEEWAY:
+            raise serializers.ValidationError(PUBLISH_AT_PAST, code="past")
+        return value
 
 
-class RetireSerializer(serializers.Serializer):
+class RetireSerializer(RequestBody):
     reason = serializers.CharField(max_length=500)
     replaced_by = serializers.CharField(required=False, allow_blank=True, default="", max_length=32)
 
@@ -282,7 +305,7 @@ class ReleaseGateDetailSerializer(ReleaseGateSerializer):
         read_only_fields = fields
 
 
-class ActivateSerializer(serializers.Serializer):
+class ActivateSerializer(RequestBody):
     reason = serializers.CharField(
         max_length=REASON_MAX, help_text="Why the golden questions' regressions are acceptable (audited)."
     )
@@ -332,7 +355,7 @@ class FeedbackSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class FeedbackStatusSerializer(serializers.Serializer):
+class FeedbackStatusSerializer(RequestBody):
     status = serializers.ChoiceField(choices=Feedback.Status.choices, default=Feedback.Status.DONE)
 
 
@@ -371,7 +394,7 @@ class ApiKeySerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class ApiKeyCreateSerializer(serializers.Serializer):
+class ApiKeyCreateSerializer(RequestBody):
     name = serializers.CharField(max_length=80)
 
 
@@ -390,7 +413,7 @@ class GoldenQuestionSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class GoldenQuestionCreateSerializer(serializers.Serializer):
+class GoldenQuestionCreateSerializer(RequestBody):
     key = serializers.CharField(max_length=64, help_text="A stable identifier, e.g. eg-q-101.")
     text = serializers.CharField(max_length=2000)
     relevant = serializers.DictField(
@@ -423,7 +446,7 @@ class EvaluationRunDetailSerializer(EvaluationRunSerializer):
         read_only_fields = fields
 
 
-class EvaluationRunCreateSerializer(serializers.Serializer):
+class EvaluationRunCreateSerializer(RequestBody):
     release = serializers.IntegerField(required=False, help_text="A release sequence; default the active one.")
     budget = serializers.IntegerField(required=False, min_value=200, max_value=8000, default=2000)
 
@@ -477,7 +500,8 @@ class SynonymSetSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class SynonymContentSerializer(serializers.Serializer):
+class SynonymContentSerializer(RequestBody):
+    echoes = SynonymVersionSerializer
     phrases = serializers.ListField(child=serializers.CharField(max_length=200), min_length=2, max_length=50)
     two_way = serializers.BooleanField(default=True, help_text="Off: only the first phrase searches for the others.")
     enabled = serializers.BooleanField(default=True, help_text="Off: once published, releases stop using the set.")

@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from knowledge.models import ReviewedText, TextVersion
 from knowledge.services.layers import BASES_MAX
+from manage_api.bodies import RequestBody
 from manage_api.serializers import REVIEW_FIELDS, ReviewedVersionSerializer
 
 SLUG_MAX = 64
@@ -38,7 +39,7 @@ class TextVersionSerializer(ReviewedVersionSerializer):
         return dict(version.content or {})
 
 
-class ThemeContentSerializer(serializers.Serializer):
+class ThemeContentSerializer(RequestBody):
     title = serializers.CharField(max_length=200)
     summary = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
     entries = serializers.ListField(
@@ -68,15 +69,6 @@ class ThemeSerializer(serializers.ModelSerializer):
         return dict(text.live_version.content) if text.live_version else None
 
 
-class BasesProposalSerializer(serializers.Serializer):
-    bases = serializers.ListField(
-        child=serializers.CharField(max_length=SLUG_MAX),
-        max_length=BASES_MAX,
-        allow_empty=True,
-        help_text="Namespace slugs, the most important first; [] builds on nothing.",
-    )
-
-
 class BasesSerializer(serializers.Serializer):
     """What the namespace builds on now, and the reviewed text that changes it."""
 
@@ -84,3 +76,13 @@ class BasesSerializer(serializers.Serializer):
         child=serializers.CharField(), help_text="The bases releases are built on now, in priority order."
     )
     versions = TextVersionSerializer(many=True, help_text="Every version of the list, newest first.")
+
+
+class BasesProposalSerializer(RequestBody):
+    echoes = BasesSerializer
+    bases = serializers.ListField(
+        child=serializers.CharField(max_length=SLUG_MAX),
+        max_length=BASES_MAX,
+        allow_empty=True,
+        help_text="Namespace slugs, the most important first; [] builds on nothing.",
+    )

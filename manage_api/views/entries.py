@@ -18,6 +18,7 @@ from knowledge.models import Category, Entry, EntryVersion, Role
 from knowledge.services.entries import entry_create, entry_retire
 from knowledge.services.versions import version_draft_opened
 from manage_api.base import ManageViewSet
+from manage_api.bodies import EmptyBody
 from manage_api.errors import error_body
 from manage_api.filters import EntryFilter
 from manage_api.schema import errors
@@ -54,7 +55,9 @@ def entries_with_head(queryset: QuerySet[Entry]) -> QuerySet[Entry]:
 
 
 @extend_schema_view(
-    list=extend_schema(summary="List entries", responses={200: EntrySerializer(many=True), **errors(401, 404, 429)}),
+    list=extend_schema(
+        summary="List entries", responses={200: EntrySerializer(many=True), **errors(400, 401, 404, 429)}
+    ),
     retrieve=extend_schema(
         summary="One entry with its versions",
         parameters=[ENTRY_ID],
@@ -122,11 +125,13 @@ class EntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ManageViewS
         "is published. An entry with a version in review or approved answers 422.",
         parameters=[ENTRY_ID],
         request=None,
-        responses={200: VersionSerializer, 201: VersionSerializer, **errors(401, 403, 404, 422, 429)},
+        responses={200: VersionSerializer, 201: VersionSerializer, **errors(400, 401, 403, 404, 422, 429)},
     )
     @action(detail=True, methods=["post"])
     def draft(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        draft, created = version_draft_opened(entry=self.get_object(), actor=request.user)
+        entry = self.get_object()
+        EmptyBody(data=request.data).is_valid(raise_exception=True)
+        draft, created = version_draft_opened(entry=entry, actor=request.user)
         response = Response(
             VersionSerializer(draft).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
         )

@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from knowledge.models import ApiKey, Role
 from knowledge.services.api_keys import api_key_create, api_key_revoke
 from manage_api.base import ManageViewSet
+from manage_api.bodies import EmptyBody
 from manage_api.filters import ApiKeyFilter
 from manage_api.schema import errors
 from manage_api.serializers import ApiKeyCreatedSerializer, ApiKeyCreateSerializer, ApiKeySerializer
@@ -65,9 +66,11 @@ class ApiKeyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ManageView
         summary="Revoke an API key for good",
         parameters=[ID],
         request=None,
-        responses={200: ApiKeySerializer, **errors(401, 403, 404, 429)},
+        responses={200: ApiKeySerializer, **errors(400, 401, 403, 404, 429)},
     )
     @action(detail=True, methods=["post"])
     def revoke(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        key = api_key_revoke(key=self.get_object(), actor=request.user)
+        key = self.get_object()
+        EmptyBody(data=request.data).is_valid(raise_exception=True)
+        key = api_key_revoke(key=key, actor=request.user)
         return Response(ApiKeySerializer(key).data)

@@ -150,7 +150,8 @@ class VersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ManageVie
     @extend_schema(
         summary="Approve a version in review (four eyes)",
         description="Nobody who wrote the version may approve it unless the namespace allows single-person "
-        "review (403 `four_eyes`). `publish_at` schedules the go-live.",
+        "review (403 `four_eyes`). `publish_at` schedules the go-live; one more than 5 minutes ago is most likely a "
+        "typo and answers 400 `invalid_parameter`.",
         parameters=[VERSION_ID],
         request=ApproveSerializer,
         responses={200: VersionSerializer, **TRANSITION_ERRORS},

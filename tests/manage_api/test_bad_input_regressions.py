@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import base64
 import json
+from datetime import timedelta
 from typing import Any
 
+import django_filters
 import pytest
 from django.test import Client
+from django.utils import timezone
 
+from knowledge.services.versions import version_submit
+from manage_api import filters as manage_filters
 from manage_api.serializers import version_etag
 from tests.manage_api.routes import BASE
 
@@ -168,3 +173,96 @@ def test_the_authorization_scheme_is_case_insensitive(world: Any, scheme: str) -
     token = world.callers["editor_a"].token
     response = Client(HTTP_AUTHORIZATION=f"{scheme} {token}").get(BASE + "entries/")
     assert response.status_code == 200
+
+
+BOOLEAN_FILTERS = [
+    ("entries/", "stale"),
+    ("entries/", "retired"),
+    ("entries/", "published"),
+    ("versions/", "stale"),
+    ("api-keys/", "revoked"),
+    ("synonym-sets/", "published"),
+]
+
+
+@pytest.mark.parametrize(("route", "param"), BOOLEAN_FILTERS)
+@pytest.mark.parametrize("value", ["maybe", "yes", "2", "tru"])
+def test_a_boolean_filter_refuses_anything_but_true_or_false(world: Any, route: str, param: str, value: str) -> None:
+    response = world.callers["admin_a"].get(BASE + route, data={param: value})
+    assert_bad_parameter(response, param)
+
+
+def test_every_boolean_filter_of_the_api_is_checked() -> None:
+    declared = {
+        (filterset.__name__, name)
+        for filterset in vars(manage_filters).values()
+        if isinstance(filterset, type) and issubclass(filterset, django_filters.FilterSet)
+        for name, declared_filter in filterset.base_filters.items()
+        if isinstance(declared_filter, django_filters.BooleanFilter)
+    }
+    assert declared, "the filter sets declare boolean filters"
+    for filterset_name, name in declared:
+        filterset = getattr(manage_filters, filterset_name)
+        assert isinstance(filterset.base_filters[name], manage_filters.StrictBooleanFilter), (filterset_name, name)
+
+
+@pytest.mark.parametrize(("value", "published"), [("true", True), ("1", True), ("False", False), ("0", False)])
+def test_a_boolean_filter_still_filters(world: Any, value: str, published: bool) -> None:
+    rows = world.callers["editor_a"].get(BASE + "entries/", data={"published": value}).json()["results"]
+    assert rows and all((row["live_version"] is not None) is published for row in rows)
+
+
+def test_an_empty_boolean_filter_is_no_filter(world: Any) -> None:
+    caller = world.callers["editor_a"]
+    every = caller.get(BASE + "entries/").json()["results"]
+    assert caller.get(BASE + "entries/", data={"stale": ""}).json()["results"] == every
+
+
+@pytest.mark.parametrize(
+    ("route", "query", "param"),
+    [
+        ("entries/", "q=%FF", "q"),
+        ("versions/", "q=budget%C3", "q"),
+        ("feedback/", "q=%E9t%E9", "q"),
+        ("golden-questions/", "q=%FF", "q"),
+        ("synonym-sets/", "q=%FF", "q"),
+        ("entries/", "tag=%FF", "tag"),
+        ("audit/", "actor=%80", "actor"),
+        ("text-versions/", "key=%FF", "key"),
+        ("entries/", "stale=true&author=%FFx", "author"),
+    ],
+)
+def test_a_parameter_that_is_not_utf_8_is_invalid_parameter(world: Any, route: str, query: str, param: str) -> None:
+    response = world.callers["editor_a"].get(f"{BASE}{route}?{query}")
+    assert_bad_parameter(response, param)
+
+
+def test_a_replacement_character_sent_as_utf_8_is_still_a_search(world: Any) -> None:
+    response = world.callers["editor_a"].get(f"{BASE}entries/?q=%EF%BF%BD+budget%C3%A9")
+    assert response.status_code == 200
+    assert response.json()["results"] == []
+
+
+def approve(world: Any, publish_at: str) -> Any:
+    version = version_submit(version=world.draft, actor=world.callers["editor_a"].user)
+    return world.callers["reviewer_a"].post(f"{BASE}versions/{version.pk}/approve/", {"publish_at": publish_at})
+
+
+def test_approving_with_a_publish_at_in_the_past_is_refused(world: Any) -> None:
+    response = approve(world, (timezone.now() - timedelta(days=1)).isoformat())
+    assert_bad_parameter(response, "publish_at")
+    world.draft.refresh_from_db()
+    assert world.draft.state == "in_review"
+
+
+def test_a_publish_at_a_moment_ago_means_now(world: Any) -> None:
+    response = approve(world, (timezone.now() - timedelta(seconds=30)).isoformat())
+    assert response.status_code == 200, response.content
+    assert response.json()["state"] == "approved"
+
+
+def test_a_publish_at_in_the_future_schedules_the_go_live(world: Any) -> None:
+    when = timezone.now() + timedelta(days=2)
+    response = approve(world, when.isoformat())
+    assert response.status_code == 200, response.content
+    assert response.json()["publish_at"] is not None

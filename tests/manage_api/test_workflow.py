@@ -143,7 +143,7 @@ SAMPLES = {
     "TimeFilter": "2026-01-01T00:00:00Z",
     "IdFilter": "1",
     "NumberFilter": "0.5",
-    "BooleanFilter": "true",
+    "StrictBooleanFilter": "true",
     "StatesFilter": "draft",
     "MultipleChoiceFilter": None,  # the first choice
 }

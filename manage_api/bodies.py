@@ -1,0 +1,53 @@
+"""The base of every request body: a field the body does not take is refused (400 unknown_field), not dropped."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, ClassVar
+
+from rest_framework import serializers
+
+from manage_api.errors import UNKNOWN_FIELD
+
+UNKNOWN_FIELDS = "Unknown field{plural}: {unknown}. This body takes {accepted}."
+
+
+@cache
+def _echoed_names(serializer_class: type[serializers.Serializer]) -> frozenset[str]:
+    return frozenset(serializer_class().fields)
+
+
+class RequestBody(serializers.Serializer):
+    """A JSON body that names every field it takes; any other key is a 400 `unknown_field`, `param` the first.
+
+    A typo (`titel`, `sumary`) would otherwise answer 200 with the value lost. The one exception is
+    `echoes`: the answer a client reads before it writes (a version's GET before its PATCH). Its fields
+    that this body does not take (`id`, `etag`, `state`, `lock_version`, `created_at` …) are accepted
+    and ignored whatever their value, so a client may send back what it got with its edits: the URL
+    names the object and If-Match, not the body, guards against a stale write.
+    """
+
+    echoes: ClassVar[type[serializers.Serializer] | None] = None
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            self._refuse_unknown(data)
+        return super().to_internal_value(data)
+
+    def _refuse_unknown(self, data: Mapping[str, Any]) -> None:
+        accepted = [name for name, field in self.fields.items() if not field.read_only]
+        tolerated = _echoed_names(self.echoes) if self.echoes is not None else frozenset()
+        unknown = [str(key) for key in data if key not in accepted and key not in tolerated]
+        if not unknown:
+            return
+        message = UNKNOWN_FIELDS.format(
+            plural="s" if len(unknown) > 1 else "",
+            unknown=", ".join(unknown),
+            accepted=", ".join(accepted) if accepted else "no fields",
+        )
+        raise serializers.ValidationError({unknown[0]: [message]}, code=UNKNOWN_FIELD)
+
+
+class EmptyBody(RequestBody):
+    """The body of an action that takes none: `{}` or nothing."""
