@@ -12,6 +12,7 @@ import unicodedata
 from knowledge.safety.context import ScanContext
 from knowledge.safety.findings import Kind, Severity
 from knowledge.safety.links import host_of, is_reserved
+from knowledge.safety.spans import grouped_finditer
 
 MESSAGES = {
     "hidden.bidi_control": "Bidirectional control characters reorder how the text displays (Trojan Source).",
@@ -53,13 +54,16 @@ _HIDDEN_TAG = re.compile(
     rf"\scolor\s*=\s*[\"']?(?:#fff(?:fff)?|white)\b|\saria-hidden\s*=\s*[\"']?true))[^>]*>",
     re.IGNORECASE,
 )
+_TAG_OPENER = re.compile(r"<[a-z]", re.IGNORECASE)
+_IMAGE_OPENER = re.compile(r"!\[")
+_HTML_IMAGE_OPENER = re.compile(r"<(?:img|image|source|video|audio|input)\b", re.IGNORECASE)
 _MD_IMAGE = re.compile(r"!\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)?")
 _HTML_IMAGE = re.compile(
     r"<(?:img|image|source|video|audio|input)\b[^>]*?\b(?:src|href|srcset|poster)\s*=\s*[\"']?([^\"'\s>]+)",
     re.IGNORECASE,
 )
 _REF_IMAGE = re.compile(r"!\[[^\]\n]*\]\[([^\]\n]+)\]")
-_REF_DEFINITION = r"^\s{{0,3}}\[{label}\]:\s*<?(\S+?)>?(?:\s|$)"
+_REF_DEFINITIONS = re.compile(r"^\s{0,3}\[([^\]\n]+)\]:\s*<?(\S+?)>?(?:\s|$)", re.MULTILINE)
 
 
 def find_hidden(context: ScanContext) -> None:
@@ -126,7 +130,7 @@ def _comments_and_hidden_elements(context: ScanContext) -> None:
         if context.in_code(*match.span()) or _TOOL_COMMENT.match(match[1]):
             continue
         _add(context, match.start(), match.end(), Severity.MEDIUM, "hidden.html_comment")
-    for match in _HIDDEN_TAG.finditer(text):
+    for match in grouped_finditer(_HIDDEN_TAG, text, opener=_TAG_OPENER, closers=">"):
         if context.in_code(*match.span()):
             continue
         close = re.compile(rf"</\s*{re.escape(match['tag'])}\s*>", re.IGNORECASE).search(text, match.end())
@@ -136,13 +140,17 @@ def _comments_and_hidden_elements(context: ScanContext) -> None:
 
 def _images(context: ScanContext) -> None:
     text = context.text
-    sources = [(m.start(), m.end(), m[1]) for m in _MD_IMAGE.finditer(text)]
-    sources += [(m.start(), m.end(), m[1]) for m in _HTML_IMAGE.finditer(text)]
-    for match in _REF_IMAGE.finditer(text):
-        label = re.escape(match[1])
-        definition = re.search(_REF_DEFINITION.format(label=label), text, re.MULTILINE | re.IGNORECASE)
-        if definition:
-            sources.append((match.start(), match.end(), definition[1]))
+    images = [
+        *grouped_finditer(_MD_IMAGE, text, opener=_IMAGE_OPENER, closers="]\n"),
+        *grouped_finditer(_HTML_IMAGE, text, opener=_HTML_IMAGE_OPENER, closers=">"),
+    ]
+    sources = [(m.start(), m.end(), m[1]) for m in images]
+    definitions: dict[str, str] = {}  # read once: searched per image, unique labels made it quadratic
+    for definition in _REF_DEFINITIONS.finditer(text):
+        definitions.setdefault(definition[1].lower(), definition[2])
+    for match in grouped_finditer(_REF_IMAGE, text, opener=_IMAGE_OPENER, closers="]\n"):
+        if (source := definitions.get(match[1].lower())) is not None:
+            sources.append((match.start(), match.end(), source))
     for start, end, source in sources:
         if context.in_code(start, end):
             continue

@@ -7,9 +7,12 @@ where entities are decoded, so "jav&#x61;script:" and "java\tscript:" are caught
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections.abc import Iterator
 
 from knowledge.safety.context import ScanContext
 from knowledge.safety.findings import Kind, Severity
+from knowledge.safety.spans import grouped_finditer
 
 MESSAGES = {
     "html.script": "A <script> element runs code when the page renders.",
@@ -21,40 +24,52 @@ MESSAGES = {
     "html.style": "A style sheet that runs code or imports outside styles.",
 }
 
-_RULES: tuple[tuple[str, Severity, re.Pattern[str]], ...] = (
-    (
-        "html.script",
-        Severity.HIGH,
-        re.compile(r"<\s*script\b[^>]*>(?:.*?<\s*/\s*script\s*>)?", re.IGNORECASE | re.DOTALL),
-    ),
+_I = re.IGNORECASE
+
+
+def _tag(name: str) -> re.Pattern[str]:
+    return re.compile(rf"<\s*{name}\b", _I)
+
+
+# (code, severity, pattern, opener): a pattern with an opener reads from it up to the tag's `>`, found
+# in linear time (knowledge.safety.spans: tried at every `<` of a long text without `>`, each read to
+# the end). A script's element runs to its closing tag (_script_end).
+_RULES: tuple[tuple[str, Severity, re.Pattern[str], re.Pattern[str] | None], ...] = (
+    ("html.script", Severity.HIGH, re.compile(r"<\s*script\b[^>]*>", _I), _tag("script")),
     (
         "html.event_handler",
         Severity.HIGH,
-        re.compile(r"<\s*[a-z][a-z0-9-]*\b[^>]*?[\s\"'/]on[a-z]{3,}\s*=\s*[^>]*>?", re.IGNORECASE),
+        re.compile(r"<\s*[a-z][a-z0-9-]*\b[^>]*?[\s\"'/]on[a-z]{3,}\s*=\s*[^>]*>?", _I),
+        re.compile(r"<\s*[a-z]", _I),
     ),
     (
         "html.embedded_frame",
         Severity.HIGH,
-        re.compile(r"<\s*(?:iframe|frame|frameset|object|embed|applet|portal)\b[^>]*>?|\ssrcdoc\s*=", re.IGNORECASE),
+        re.compile(r"<\s*(?:iframe|frame|frameset|object|embed|applet|portal)\b[^>]*>?|\ssrcdoc\s*=", _I),
+        None,
     ),
-    ("html.form", Severity.HIGH, re.compile(r"<\s*form\b[^>]*>?|\sformaction\s*=\s*[^\s>]+", re.IGNORECASE)),
+    ("html.form", Severity.HIGH, re.compile(r"<\s*form\b[^>]*>?|\sformaction\s*=\s*[^\s>]+", _I), None),
     (
         "html.meta_refresh",
         Severity.HIGH,
-        re.compile(
-            r"<\s*meta\b[^>]*http-equiv\s*=\s*[\"']?refresh[^>]*>?|<\s*base\b[^>]*\bhref\s*=[^>]*>?", re.IGNORECASE
-        ),
+        re.compile(r"<\s*meta\b[^>]*http-equiv\s*=\s*[\"']?refresh[^>]*>?", _I),
+        _tag("meta"),
+    ),
+    ("html.meta_refresh", Severity.HIGH, re.compile(r"<\s*base\b[^>]*\bhref\s*=[^>]*>?", _I), _tag("base")),
+    (
+        "html.style",
+        Severity.MEDIUM,
+        re.compile(r"<\s*style\b[^>]*>[^<]*?(?:expression\s*\(|javascript:|behavior\s*:|-moz-binding|@import)", _I),
+        _tag("style"),
     ),
     (
         "html.style",
         Severity.MEDIUM,
-        re.compile(
-            r"<\s*style\b[^>]*>[^<]*?(?:expression\s*\(|javascript:|behavior\s*:|-moz-binding|@import)|"
-            r"\sstyle\s*=\s*[\"'][^\"']*(?:expression\s*\(|javascript:|behavior\s*:|-moz-binding)",
-            re.IGNORECASE,
-        ),
+        re.compile(r"\sstyle\s*=\s*[\"'][^\"']*(?:expression\s*\(|javascript:|behavior\s*:|-moz-binding)", _I),
+        None,
     ),
 )
+_SCRIPT_CLOSE = re.compile(r"<\s*/\s*script\s*>", _I)
 _SPACED = r"[\s\x00-\x1f]*"
 _SCHEME = _SPACED.join("javascript") + "|" + _SPACED.join("vbscript") + "|" + _SPACED.join("livescript")
 _SCRIPT_DATA = r"data:\s*(?:text/html|application/(?:x-)?(?:javascript|ecmascript)|image/svg\+xml|text/javascript)"
@@ -70,10 +85,9 @@ _URL_REST = re.compile(r"[^\s\"'<>]*")
 def find_executable_html(context: ScanContext) -> None:
     text = context.text
     if "<" in text:
-        for code, severity, pattern in _RULES:
-            for match in pattern.finditer(text):
-                if not context.in_code(*match.span()):
-                    context.add(*match.span(), Kind.EXECUTABLE_HTML, severity, code, MESSAGES[code])
+        for code, severity, span in _rule_spans(text):
+            if not context.in_code(*span):
+                context.add(*span, Kind.EXECUTABLE_HTML, severity, code, MESSAGES[code])
     lowered = text.lower()
     if "script" in lowered or "data:" in lowered or "&" in text or not text.isascii():
         view = context.marked
@@ -84,3 +98,22 @@ def find_executable_html(context: ScanContext) -> None:
             if not context.in_code(start, end):
                 code = "html.javascript_url"
                 context.add(start, end, Kind.EXECUTABLE_HTML, Severity.HIGH, code, MESSAGES[code])
+
+
+def _rule_spans(text: str) -> Iterator[tuple[str, Severity, tuple[int, int]]]:
+    closes = [close.span() for close in _SCRIPT_CLOSE.finditer(text)] if "script" in text.lower() else []
+    for code, severity, pattern, opener in _RULES:
+        if opener is None:
+            matches: Iterator[re.Match[str]] = pattern.finditer(text)
+        else:
+            matches = grouped_finditer(pattern, text, opener=opener, closers=">")
+        covered = 0  # a script element runs to its closing tag: what it holds is not another script
+        for match in matches:
+            start, end = match.span()
+            if start < covered:
+                continue
+            if code == "html.script":
+                after = bisect_left(closes, (end, end))
+                end = closes[after][1] if after < len(closes) else end
+                covered = end
+            yield code, severity, (start, end)

@@ -8,6 +8,7 @@ verb, something sensitive and a destination outside the namespace's hosts.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from functools import cache
 
@@ -230,22 +231,64 @@ _SENSITIVE = (
 )
 _SEND = re.compile(f"{_SEND_EN}|{_SEND_ZH}", re.MULTILINE)
 _SENSITIVE_RE = re.compile(_SENSITIVE)
+# An address's local part is taken whole from where a run of its characters starts (lookbehind,
+# possessive): tried from every character of a long run, it was quadratic.
 _DESTINATION = re.compile(
-    r"(?:https?|ftp|wss?)://[^\s<>\"'`)\]}，。]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bwebhook\b|\brequestbin\b|回调地址|外部服务器"
+    r"(?:https?|ftp|wss?)://[^\s<>\"'`)\]}，。]+|(?<![\w.+-])[\w.+-]++@[\w-]+(?:\.[\w-]+)+|\bwebhook\b|\brequestbin\b|"
+    r"回调地址|外部服务器"
 )
-_PLACEHOLDER_URL = re.compile(
-    r"(?:https?:)?//[^\s)\"'<>]*?[?&/#][^\s)\"'<>=]*=?(?:\{\{?|\$\{?|<|\[|%7b|%3c)\s*[\w\s.-]{0,30}?"
+# A URL whose query or path carries a template placeholder for something sensitive, such as
+# `https://x.test/c?q={{conversation}}`: from `//`, a run of URL characters holding a `?&/#`, then the
+# placeholder. As one pattern (a lazy run, a mark, a greedy run, the placeholder) it backtracked in
+# cubic time: 2,000 characters of `//` took 30 s of CPU in the agents' feedback scan. Found in linear
+# time instead (placeholder_urls): each URL is one possessive run, then each placeholder opener in it
+# is checked against the marks and `=` signs before it by bisection.
+_URL_RUN = re.compile(r"(?:https?:)?(?P<slashes>//)[^\s)\"'<>]*+")
+_URL_MARK = re.compile(r"[?&/#]")
+_OPENER = re.compile(r"[{$<\[]|%7b|%3c")
+_PLACEHOLDER = re.compile(
+    r"(?:\{\{?|\$\{?|<|\[|%7b|%3c)\s*+[\w\s.-]{0,30}?"
     r"(?:conversation|chat|history|data|user|secret|key|token|password|e-?mail|prompt|memory|summary|context|messages|"
     r"query|input|answer|对话|用户|密钥|记录)[^\s)\"'<>]*",
 )
 
 
+def placeholder_urls(text: str) -> Iterator[tuple[int, int]]:
+    """The spans of URLs holding a sensitive placeholder, left to right, none overlapping.
+
+    A match starts at `(https?:)?//` and runs: URL characters, a mark (`?&/#`), URL characters without
+    `=`, an optional `=`, the placeholder. As the single pattern did, it takes the first mark that leads
+    to a placeholder and, from it, the last placeholder before the next `=` (one past it). Marks before
+    the same `=` reach a subset of the first one's placeholders, so one try per `=` suffices; a URL with
+    no match from its first `//` has none from a later one, so each URL run is read once.
+    """
+    position = 0
+    while (url := _URL_RUN.search(text, position)) is not None:
+        slashes, end = url.start("slashes"), url.end()
+        position = end
+        marks = [mark.start() for mark in _URL_MARK.finditer(text, slashes + 2, end)]
+        equals = [index for index in range(slashes + 2, end) if text[index] == "="] if "=" in url[0] else []
+        openers = [opener.start() for opener in _OPENER.finditer(text, slashes + 3, end + 1)]
+        index = 0
+        while index < len(marks):
+            mark = marks[index]
+            after = bisect_right(equals, mark)
+            sign = equals[after] if after < len(equals) else end  # the next `=`; a placeholder may follow it
+            reachable = openers[bisect_right(openers, mark) : bisect_right(openers, sign + 1 if sign < end else end)]
+            placeholder = next(filter(None, (_PLACEHOLDER.match(text, at) for at in reversed(reachable))), None)
+            if placeholder is not None:
+                yield url.start(), placeholder.end()
+                position = placeholder.end()
+                break
+            index = bisect_right(marks, sign)
+
+
 def find_exfiltration(context: ScanContext) -> None:
     view = context.views.folded
     text = view.text
-    for match in _PLACEHOLDER_URL.finditer(text):
-        if url_host_is_external(context, match[0]):
-            _add(context, view, match.start(), match.end(), "injection.exfiltration")
+    for start, end in placeholder_urls(text):
+        if url_host_is_external(context, text[start:end]):
+            _add(context, view, start, end, "injection.exfiltration")
     if not _DESTINATION.search(text):
         return
     for verb in _SEND.finditer(text):
