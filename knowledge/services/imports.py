@@ -2,7 +2,7 @@
 
 A line is `{id?, title, summary?, body, tags?, aliases?, category?, confidence?, links?, updated?, paths?}`. A known
 ID (or else identical content) is matched to its entry, so importing the same file twice
-changes nothing.
+changes nothing; within one file an ID, or the content of a line without an ID, appears once.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from knowledge.errors import InvalidInputError
 from knowledge.ids import ID_PATTERN, format_public_id, parse_public_id
 from knowledge.models import AuditRecord, Category, Entry, EntryVersion, Namespace, VersionState
 from knowledge.models.entry import OPEN_STATES
+from knowledge.retrieval.contract.fields import is_clean_text
 from knowledge.selectors.layers import layers_below
 from knowledge.services.actors import system_actor
 from knowledge.services.build_queue import release_request_build
@@ -51,6 +52,9 @@ FIELDS = {
 }
 SENSITIVITIES = ("public", "internal", "restricted")
 MAX_TITLE = 500
+UNSTORABLE_TEXT = "“{name}” contains a NUL character or a lone surrogate, which no entry can store"
+UNSTORABLE_NAME = "a field name contains a NUL character or a lone surrogate"
+SAME_CONTENT = "the same content as line {line_no}: a line without an ID is matched by its content; remove one"
 IN_CHUNK = 1000  # values per IN (...) of the queries reading what a file touches
 Progress = Callable[[int, int], None]
 
@@ -94,6 +98,29 @@ def _string_list(value: Any, name: str) -> list[str]:
     return value
 
 
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, keys of nested objects included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+
+
+def _check_clean(data: dict[str, Any]) -> None:
+    """JSON may escape a NUL (PostgreSQL text refuses it) or a lone surrogate (not UTF-8): refuse the line
+    naming the field, before anything hashes or stores it."""
+    for name, value in data.items():
+        if not is_clean_text(name):
+            raise ValueError(UNSTORABLE_NAME)
+        if not all(is_clean_text(text) for text in _strings(value)):
+            raise ValueError(UNSTORABLE_TEXT.format(name=name))
+
+
 def _parse_line(line_no: int, raw: str, *, today: date) -> ImportLine:
     try:
         data = json.loads(raw)
@@ -101,6 +128,7 @@ def _parse_line(line_no: int, raw: str, *, today: date) -> ImportLine:
         raise ValueError(f"not valid JSON ({error.msg})") from None
     if not isinstance(data, dict):
         raise ValueError("each line must be a JSON object")
+    _check_clean(data)
     unknown = set(data) - FIELDS
     if unknown:
         raise ValueError(f"unknown field(s): {', '.join(sorted(unknown))}")
@@ -199,6 +227,25 @@ def entries_parse(lines: Iterable[str], *, today: date | None = None) -> list[Im
     return parsed
 
 
+def _check_repeated_content(items: list[ImportLine]) -> None:
+    """A line without an ID is matched by its content, so one identical to another line of the file (with
+    an ID or without) would make a second entry of it, which no later import could tell apart: refused,
+    naming the first line. (A sync folder matches files by title instead, so this is not entries_parse's.)"""
+    first: dict[str, int] = {}  # content hash → the first line with that content
+    without_id: set[str] = set()  # content hashes of lines without an ID
+    errors: list[tuple[int, str]] = []
+    for item in items:
+        content_hash = item.content.content_hash
+        if content_hash in first and (not item.public_id or content_hash in without_id):
+            errors.append((item.line_no, SAME_CONTENT.format(line_no=first[content_hash])))
+            continue
+        first.setdefault(content_hash, item.line_no)
+        if not item.public_id:
+            without_id.add(content_hash)
+    if errors:
+        raise ImportFileError(errors)
+
+
 FOREIGN_PREFIX = (
     "ID {id} has the prefix {prefix}, not this namespace's {own}; IDs are never renumbered silently: "
     "remove the id (a new {own} ID is allocated) or import into a namespace with the prefix {prefix}"
@@ -264,7 +311,10 @@ class _Batch:
             kept["paths"] = current.paths
         if "overrides" not in item.trust_given:
             kept["overrides"] = current.overrides
-        content = VersionContent.build(**{**_content_kwargs(content), **kept})
+        try:
+            content = VersionContent.build(**{**_content_kwargs(content), **kept})
+        except ValueError as error:  # the line's content with the entry's kept values is refused
+            raise ImportFileError([(item.line_no, str(error))]) from None
         live_is_current = entry.live_version_id == current.pk
         if content.content_hash == current.content_hash and (not self.publish or live_is_current):
             self.report.unchanged += 1
@@ -347,6 +397,9 @@ def entries_import(
     unless `acknowledgement` gives a reason (audited), and a high-severity one refuses a publishing
     import regardless.
     """
+    if not items:  # nothing to write, check or build; a namespace without categories has no default
+        return ImportReport()
+    _check_repeated_content(items)
     categories = _check_against_namespace(namespace, items)
     default_category = next(iter(categories))
     Namespace.objects.select_for_update().filter(pk=namespace.pk).first()

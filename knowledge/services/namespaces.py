@@ -72,14 +72,18 @@ def namespace_for_import(
     prefix: str,
     digits: int,
     categories: Sequence[str],
+    capacity: int = 0,
     base_url: str | None = None,
     contact: str = "",
 ) -> Namespace:
     """A namespace created by an import: one wide ID block per category, so the file's IDs fit.
 
+    The categories share the numbers of `digits` digits, and each block holds at least `capacity`
+    numbers (the file's most lines of one category): numbers past 10**digits are longer IDs, as
+    `id_digits` is a minimum width, so 4,000 lines without IDs no longer find their block full.
     Without `base_url` its links point at https://<slug>.example.com until an admin sets the real one.
     """
-    size = 10**digits // max(len(categories), 1)
+    size = max(10**digits // max(len(categories), 1), capacity)
     spec = {
         "slug": slug,
         "name": slug,

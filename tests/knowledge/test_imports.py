@@ -212,3 +212,105 @@ def test_aliases_must_be_a_list_of_strings(ns_a: Namespace, tmp_path: Path) -> N
             stderr=err,
         )
     assert "“aliases” must be a list of strings" in err.getvalue()
+
+
+def refused_lines(tmp_path: Path, rows: list[Any], *args: str) -> str:
+    err = StringIO()
+    with pytest.raises(CommandError):
+        call_command("import_entries", str(write(tmp_path, rows)), *args, stdout=StringIO(), stderr=err)
+    return err.getvalue()
+
+
+UNSTORABLE = {"nul": "\\u0000", "lone surrogate": "\\ud800"}
+TEXT_FIELDS = ["id", "title", "summary", "body", "category", "overrides", "tags", "links", "aliases", "paths"]
+
+
+@pytest.mark.parametrize("escape", UNSTORABLE.values(), ids=UNSTORABLE.keys())
+@pytest.mark.parametrize("name", TEXT_FIELDS)
+def test_a_nul_or_lone_surrogate_in_any_field_is_a_bad_line(
+    ns_a: Namespace, tmp_path: Path, name: str, escape: str
+) -> None:
+    """PostgreSQL refused the NUL and content_hash the surrogate: a traceback without a line number (QA 1)."""
+    value = f'"a {escape} b"'
+    row = (
+        json.dumps({"title": "t", "body": "b"})[:-1]
+        + f', "{name}": '
+        + (f"[{value}]" if name in {"tags", "links", "aliases", "paths"} else value)
+    )
+    if name == "title":
+        row = json.dumps({"body": "b"})[:-1] + f', "title": {value}'
+
+    err = refused_lines(tmp_path, [GOOD[2], row + "}"], "--namespace", "alpha")
+
+    assert f"entries.jsonl:2: “{name}” contains a NUL character or a lone surrogate" in err
+    assert not Entry.objects.filter(namespace=ns_a).exists()
+
+
+def test_a_nul_in_a_field_name_is_a_bad_line(ns_a: Namespace, tmp_path: Path) -> None:
+    err = refused_lines(tmp_path, ['{"title": "t", "body": "b", "x\\u0000": 1}'], "--namespace", "alpha")
+
+    assert "entries.jsonl:1: a field name contains a NUL character or a lone surrogate" in err
+
+
+@pytest.mark.parametrize("text", ["", "\n  \n\t\n"], ids=["empty", "blank"])
+def test_an_empty_file_creates_no_namespace(db: Any, tmp_path: Path, text: str) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_text(text)
+
+    with pytest.raises(CommandError, match="has no entries; no namespace was created"):
+        call_command("import_entries", str(path), "--namespace", "x", "--create-namespace", "--prefix", "X")
+
+    assert not Namespace.objects.filter(slug="x").exists()
+
+
+def test_an_empty_file_imports_nothing_into_an_existing_namespace(ns_a: Namespace, tmp_path: Path) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_text("\n")
+
+    assert "0 created, 0 changed, 0 unchanged" in run("import_entries", str(path), "--namespace", "alpha")
+
+
+def test_a_line_identical_to_another_is_refused_with_both_line_numbers(ns_a: Namespace, tmp_path: Path) -> None:
+    """It created two entries of the same content, which the next import could match to neither (QA 3)."""
+    with_id = {**GOOD[1], "id": "AL-050"}
+    rows = [GOOD[1], GOOD[2], GOOD[1], with_id, GOOD[2]]
+
+    err = refused_lines(tmp_path, rows, "--namespace", "alpha")
+
+    assert "entries.jsonl:3: the same content as line 1" in err
+    assert "entries.jsonl:4: the same content as line 1" in err
+    assert "entries.jsonl:5: the same content as line 2" in err
+    assert not Entry.objects.filter(namespace=ns_a).exists()
+
+
+def test_lines_with_their_own_ids_may_share_content(ns_a: Namespace, tmp_path: Path) -> None:
+    rows = [{**GOOD[1], "id": "AL-050"}, {**GOOD[1], "id": "AL-051"}]
+
+    assert "2 created" in run("import_entries", str(write(tmp_path, rows)), "--namespace", "alpha")
+
+
+def test_a_created_namespace_has_room_for_every_line_without_an_id(db: Any, tmp_path: Path) -> None:
+    """Three categories share 000–999: the 334th fact found its block full, nothing imported (QA 4)."""
+    rows = [{"title": f"Fact {n}", "body": f"Fact number {n}."} for n in range(1200)]
+    rows += [{"title": "A rule", "body": "b", "category": "rule"}, {"title": "How", "body": "b", "category": "howto"}]
+
+    out = run("import_entries", str(write(tmp_path, rows)), "--namespace", "x", "--create-namespace", "--prefix", "X")
+
+    assert "1202 created" in out
+    namespace = Namespace.objects.get(slug="x")
+    ids = list(Entry.objects.filter(namespace=namespace).values_list("public_id", flat=True))
+    assert len(set(ids)) == 1202
+    assert {len(public_id) for public_id in ids} == {len("X-0000")}  # one width: the namespace's id_digits
+    for entry in Entry.objects.filter(namespace=namespace).select_related("category"):
+        assert entry.category.blocks.filter(start__lte=entry.number, end__gte=entry.number).exists()
+
+
+def test_a_created_namespace_keeps_the_files_id_width_and_widens_its_blocks(db: Any, tmp_path: Path) -> None:
+    rows = [{"id": "X-001", "title": "Given", "body": "b", "category": "rule"}]
+    rows += [{"title": f"Fact {n}", "body": f"Fact number {n}."} for n in range(600)]
+
+    assert "601 created" in run("import_entries", str(write(tmp_path, rows)), "--namespace", "x", "--create-namespace")
+
+    namespace = Namespace.objects.get(slug="x")
+    assert namespace.id_digits == 3
+    assert Entry.objects.filter(namespace=namespace, public_id="X-001").exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from knowledge.models import Namespace, Role
 from knowledge.services.imports import ImportFileError, entries_import, entries_parse
 from knowledge.services.namespace_settings import ONLY_SUPERUSERS_CREATE
 from knowledge.services.namespaces import namespace_for_import
+
+EMPTY_FILE = "{path} has no entries; no namespace was created (an empty file is usually the wrong file)."
 
 
 class Command(BaseCommand):
@@ -102,19 +105,35 @@ class Command(BaseCommand):
             raise CommandError(f"No namespace “{slug}”; pass --create-namespace --prefix P to create it.")
         if actor.checked and not actor.user.is_superuser:
             raise CommandError(ONLY_SUPERUSERS_CREATE)
+        if not items:
+            raise CommandError(EMPTY_FILE.format(path=options["file"]))
         prefix = options["prefix"] or self._prefix_of(items)
         if not prefix:
             raise CommandError("--prefix is required when the file's lines carry no IDs.")
-        digits = max((len(item.public_id.split("-")[-1]) for item in items if item.public_id), default=3)
-        categories = sorted({item.category or "fact" for item in items})
+        categories, digits, capacity = self._id_layout(items)
         return namespace_for_import(
             slug=slug,
             prefix=prefix.upper(),
             digits=digits,
             categories=categories,
+            capacity=capacity,
             base_url=options["base_url"],
             contact=options["contact"],
         )
+
+    @staticmethod
+    def _id_layout(items: list[Any]) -> tuple[list[str], int, int]:
+        """The categories, ID digits and block size a namespace created for these lines needs.
+
+        A block holds its category's lines even where the file's IDs (kept as given, wherever they fall)
+        take numbers of it. The file's IDs keep their width; without any, every allocated ID has one width.
+        """
+        lines = Counter(item.category or "fact" for item in items)
+        given = [item.public_id for item in items if item.public_id]
+        capacity = max(lines.values()) + len(given)
+        widest = max(len(str(capacity * len(lines) - 1)), 3)
+        digits = max((len(public_id.split("-")[-1]) for public_id in given), default=widest)
+        return sorted(lines), digits, capacity
 
     @staticmethod
     def _check_url(url: str) -> None:
