@@ -72,6 +72,7 @@ def release_gate_override(*, release: Release, actor: Actor, reason: str, check_
     if gate is None or gate.status != GateStatus.HELD:
         status = gate.get_status_display() if gate else "never checked"
         raise ReleaseNotHeldError(NOT_HELD.format(sequence=release.sequence, status=status.lower()))
+    release.refresh_from_db(fields=["files_pruned_at"])  # a prune decides under the namespace lock too
     if release.files_pruned_at is not None:
         raise ConflictError(PRUNED.format(sequence=release.sequence))
     four_eyes_check(

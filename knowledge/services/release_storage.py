@@ -347,11 +347,15 @@ def releases_prune(
     now = now or timezone.now()
     report = PruneReport(namespace=namespace.slug)
     with transaction.atomic():
-        # The newest release's row first, as a build locks it: a build and a prune never interleave.
+        # The newest release's row first, as a build and a rollback lock it: neither interleaves with a
+        # prune. Then the namespace row, as they do: no release becomes active while the prune decides
+        # (the active release keeps its files). `no_key`: foreign-key checks on rows that refer to them
+        # (FOR KEY SHARE, at commit) pass, so an activation holding the namespace row never deadlocks a prune.
         releases = Release.objects.filter(namespace=namespace).only("pk", "sequence", "built_at", "files_pruned_at")
-        if releases.select_for_update().order_by("-sequence").first() is None:
+        if releases.select_for_update(no_key=True).order_by("-sequence").first() is None:
             return report
-        active_id = Namespace.objects.values_list("active_release_id", flat=True).get(pk=namespace.pk)
+        locked = Namespace.objects.select_for_update(no_key=True).only("pk", "active_release_id")
+        active_id = locked.get(pk=namespace.pk).active_release_id
         newest = set(releases.order_by("-sequence").values_list("pk", flat=True)[: max(keep, 1)])
         with_files = list(releases.filter(files_pruned_at__isnull=True).order_by("sequence"))
         doomed = [

@@ -57,9 +57,15 @@ def release_rollback(*, namespace: Namespace, release: Release, actor: Actor, no
     require_role(user=actor, namespace=namespace, role=Role.REVIEWER)
     if release.namespace_id != namespace.pk:
         raise InvalidInputError(ROLLBACK_FOREIGN.format(release=release.pk))
-    # Entries before the namespace row: the order publishing and retiring lock them in.
+    # Entries, then the newest release's row, then the namespace row: the order publishing and retiring
+    # lock entries and the namespace in, and the order a build locks the release row and the namespace in.
+    # The release row is the lock a prune takes (release_storage.releases_prune): neither runs while the
+    # other does. `no_key`: foreign-key checks on rows that refer to it (FOR KEY SHARE) still pass.
     entries = list(Entry.objects.select_for_update().filter(namespace=namespace).order_by("pk"))
+    Release.objects.select_for_update(no_key=True).filter(namespace=namespace).order_by("-sequence").only("pk").first()
     namespace = Namespace.objects.select_for_update().get(pk=namespace.pk)
+    # A prune may have dropped the target's files while this waited for the locks: read it under them.
+    release.refresh_from_db(fields=["files_pruned_at"])
     if namespace.active_release_id == release.pk:
         raise InvalidInputError(ROLLBACK_ACTIVE.format(sequence=release.sequence))
 
