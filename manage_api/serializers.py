@@ -26,7 +26,15 @@ from knowledge.models import (
     VersionState,
 )
 from knowledge.retrieval.paths import GLOB_MAX_LENGTH, GLOBS_MAX, globs_normalize
-from knowledge.services.content import VersionContent, links_normalize, overridden_id_normalize
+from knowledge.services.content import (
+    BODY_MAX,
+    LIST_LIMITS,
+    SUMMARY_MAX,
+    TITLE_MAX,
+    VersionContent,
+    links_normalize,
+    overridden_id_normalize,
+)
 from knowledge.services.gate_override import REASON_MAX
 from knowledge.services.golden_questions import relevant_id_normalize
 from knowledge.services.release_gate import HELD_CODE
@@ -162,17 +170,26 @@ class ContentSerializer(RequestBody):
 
     echoes = VersionSerializer
 
-    title = serializers.CharField(max_length=500)
-    summary = serializers.CharField(allow_blank=True, required=False, default="")
-    body = serializers.CharField()
+    title = serializers.CharField(max_length=TITLE_MAX)
+    summary = serializers.CharField(allow_blank=True, required=False, default="", max_length=SUMMARY_MAX)
+    body = serializers.CharField(max_length=BODY_MAX)
     tags = serializers.ListField(
-        child=serializers.CharField(max_length=80), max_length=50, required=False, default=list
+        child=serializers.CharField(max_length=LIST_LIMITS["tags"][1]),
+        max_length=LIST_LIMITS["tags"][0],
+        required=False,
+        default=list,
     )
     aliases = serializers.ListField(
-        child=serializers.CharField(max_length=500), max_length=50, required=False, default=list
+        child=serializers.CharField(max_length=LIST_LIMITS["aliases"][1]),
+        max_length=LIST_LIMITS["aliases"][0],
+        required=False,
+        default=list,
     )
     links = serializers.ListField(
-        child=serializers.CharField(max_length=32), max_length=100, required=False, default=list
+        child=serializers.CharField(max_length=LIST_LIMITS["links"][1]),
+        max_length=LIST_LIMITS["links"][0],
+        required=False,
+        default=list,
     )
     paths = serializers.ListField(
         child=serializers.CharField(max_length=GLOB_MAX_LENGTH),

@@ -20,10 +20,28 @@ from knowledge.services.api_keys import api_key_create, api_key_revoke
 from knowledge.services.memberships import REVIEW_ROLES, membership_add, membership_change, membership_remove
 
 NO_SUCH_MEMBER = (
-    "“{username}” cannot be given a role here. Check the username; accounts are created and enabled by a superuser."
+    "“{username}” cannot be given a role here. Check the username: a namespace admin adds people who already "
+    "hold a role in a namespace they administer; a superuser creates accounts and adds anyone else."
 )
 KEEP_A_REVIEWER = "Keep at least one reviewer or namespace admin: four eyes need someone who can review."
 NEW_KEY_ATTRIBUTE = "_evergreen_new_key"
+
+
+def addable_users(*, actor: Any) -> QuerySet[Any]:
+    """Whom `actor` may give a role: a superuser anyone active; a namespace admin only active people who
+    already hold a role in a namespace they administer (new people are placed by a superuser first)."""
+    users = get_user_model().objects.filter(is_active=True).exclude(username=SYSTEM_USERNAME)
+    if actor is None or not actor.is_authenticated:
+        return users.none()
+    if actor.is_superuser:
+        return users
+    administered = Membership.objects.filter(user=actor, role=Role.ADMIN).values("namespace")
+    return users.filter(pk__in=Membership.objects.filter(namespace__in=administered).values("user"))
+
+
+def with_actor(form: type[forms.ModelForm], request: HttpRequest) -> type[forms.ModelForm]:
+    """`form`, knowing who fills it in (Django builds admin forms without the request)."""
+    return type(form.__name__, (form,), {"actor": request.user})
 
 
 class MembershipForm(forms.ModelForm):
@@ -46,11 +64,13 @@ class MembershipForm(forms.ModelForm):
             if "namespace" in self.fields and isinstance(self.fields["namespace"], forms.ModelChoiceField):
                 self.fields["namespace"].disabled = True
 
+    actor: Any = None  # who fills the form in (set per request by the admin); nobody is addable without one
+
     def clean_username(self) -> str:
-        """One answer for a missing, inactive or system account, so tenant admins cannot probe for usernames."""
+        """One answer for an account that is missing, inactive, the system's, or not the actor's to add,
+        so tenant admins can neither probe for usernames nor pull in other tenants' people."""
         username = self.cleaned_data["username"].strip()
-        user = get_user_model().objects.filter(username=username, is_active=True).exclude(username=SYSTEM_USERNAME)
-        found = user.first()
+        found = addable_users(actor=self.actor).filter(username=username).first()
         if found is None:
             raise forms.ValidationError(NO_SUCH_MEMBER.format(username=username))
         self.instance.user = found
@@ -93,6 +113,11 @@ class MembershipInline(NamespaceScopedInline, admin.TabularInline):
     view_role = Role.ADMIN
     deletable = True
 
+    def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
+        formset = super().get_formset(request, obj, **kwargs)
+        formset.form = with_actor(formset.form, request)
+        return formset
+
 
 @admin.register(Membership)
 class MembershipAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
@@ -105,6 +130,9 @@ class MembershipAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return self.has_change_permission(request, obj)
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        return with_actor(super().get_form(request, obj, change, **kwargs), request)
 
     def save_model(self, request: HttpRequest, obj: Membership, form: Any, change: bool) -> None:
         if change:

@@ -6,7 +6,9 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.options import InlineModelAdmin
 from django.contrib.admin.utils import get_fields_from_path
 from django.core.exceptions import PermissionDenied
@@ -21,6 +23,24 @@ from knowledge.errors import ServiceError
 from knowledge.models import Category, Namespace, Role
 
 SKIPPED = "Skipped {count} selected {what} in {namespaces}: you are not {role} there."
+UNSEEN = (
+    "Skipped {count} selected {what}: not among those this list lets you act on (gone, moved on, or not yours to see)."
+)
+
+
+def selected_across(request: HttpRequest) -> bool:
+    """Whether an action runs on every object of the list rather than on the ticked ones (Django's reading)."""
+    return bool(forms.BooleanField(required=False).to_python(request.POST.get("select_across")))
+
+
+def unseen_count(request: HttpRequest, queryset: QuerySet[Any]) -> int:
+    """How many ticked ids the action's queryset lacks: forged, another tenant's, or gone since the list was shown.
+
+    One count for all of these, so the answer never says which ids exist elsewhere.
+    """
+    if selected_across(request):
+        return 0
+    return max(len(set(request.POST.getlist(ACTION_CHECKBOX_NAME))) - queryset.count(), 0)
 
 
 class NamespaceScopedAdmin(admin.ModelAdmin):
@@ -162,12 +182,18 @@ def namespace_action(*, role: str, description: str) -> Callable[[Callable[..., 
 
     A selection may span namespaces: objects in namespaces where the user lacks the role are
     skipped and the user is told which, so no action reaches past the role it was granted by.
+    Ticked ids the list does not hold (forged, another tenant's, gone) are counted as skipped too.
     """
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         @wraps(func)
         def run(model_admin: NamespaceScopedAdmin, request: HttpRequest, queryset: QuerySet[Any]) -> Any:
             roles = request_roles(request)
+            unseen = unseen_count(request, queryset)
+            if unseen:
+                what = model_admin.model._meta.verbose_name_plural
+                messages.warning(request, UNSEEN.format(count=unseen, what=what))
+                admin_refusal_logged(request, reason="action_skipped", role=role, action=func.__name__)
             if not roles.is_superuser:
                 allowed_ids = roles.namespace_ids(role)
                 refused = queryset.exclude(**{f"{model_admin.namespace_path}__in": allowed_ids})

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from django import forms
+from django.utils import timezone
 
 from knowledge.errors import STALE_DRAFT
 from knowledge.models import Entry, EntryVersion, Sensitivity
 from knowledge.retrieval.paths import globs_normalize
-from knowledge.services.content import VersionContent, links_normalize, overridden_id_normalize
+from knowledge.services.content import (
+    ContentSizeError,
+    VersionContent,
+    content_sizes_check,
+    links_normalize,
+    overridden_id_normalize,
+)
 
 
 class CommaListField(forms.CharField):
@@ -97,6 +105,17 @@ class ContentFormMixin(forms.Form):
         data["sensitivity"] = data["sensitivity"] or getattr(getattr(self, "instance", None), "sensitivity", "public")
         return VersionContent.build(**data)
 
+    def clean(self) -> dict[str, Any]:
+        """A field past its size (knowledge.services.content) is the form's error, not the save's 500."""
+        cleaned = super().clean() or {}
+        texts: dict[str, str] = {name: cleaned.get(name) or "" for name in ("title", "summary", "body")}
+        lists: dict[str, list[str]] = {name: cleaned.get(name) or [] for name in ("tags", "aliases", "links")}
+        try:
+            content_sizes_check(title=texts["title"], summary=texts["summary"], body=texts["body"], **lists)
+        except ContentSizeError as error:
+            self.add_error(error.field if error.field in self.fields else None, str(error))
+        return cleaned
+
     def clean_links(self) -> list[str]:
         try:
             return list(links_normalize(self.cleaned_data["links"] or []))
@@ -163,12 +182,23 @@ class VersionForm(ContentFormMixin, forms.ModelForm):
         return cleaned
 
 
+PUBLISH_AT_GRACE = timedelta(minutes=5)  # a clock a little behind, or a slow form, is not an error
+PUBLISH_AT_PAST = "This time has passed: choose a time in the future, or leave it empty."
+
+
 class NoteForm(forms.Form):
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
     acknowledgement = forms.CharField(
         required=False, max_length=1000, help_text="Approve only: why the safety scan's warnings are acceptable."
     )
     publish_at = forms.DateTimeField(required=False, help_text="Optional scheduled go-live (approve only).")
+
+    def clean_publish_at(self) -> datetime | None:
+        """Refuse a go-live already past (the management API's rule): it would publish at once, unasked."""
+        publish_at: datetime | None = self.cleaned_data.get("publish_at")
+        if publish_at is not None and publish_at < timezone.now() - PUBLISH_AT_GRACE:
+            raise forms.ValidationError(PUBLISH_AT_PAST, code="past")
+        return publish_at
 
 
 class RetireForm(forms.Form):

@@ -12,6 +12,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
+from knowledge.admin.base import selected_across
 from knowledge.admin.finding import finding_html, paths_finding_html
 from knowledge.admin.findings import findings_html
 from knowledge.admin.forms import CONTENT_FIELDS, VersionForm
@@ -247,6 +248,13 @@ class ReviewQueueAdmin(VersionAdminBase):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def response_action(self, request: HttpRequest, queryset: QuerySet[Any]) -> Any:
+        """Ticked versions are acted on even where the list's filter hides them (one's own, by default), so
+        a refusal says why (four eyes) instead of nothing happening; “select all” keeps to the list."""
+        if not selected_across(request):
+            queryset = self.get_queryset(request)
+        return super().response_action(request, queryset)
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
         """The queue also shows reviewed texts and synonym sets in review, and open agent feedback (reports wait

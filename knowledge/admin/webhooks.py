@@ -8,7 +8,8 @@ from django import forms
 from django.contrib import admin, messages
 from django.db import models
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
 
 from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline, ReadOnlyAdmin, namespace_action
 from knowledge.errors import ServiceError
@@ -24,10 +25,16 @@ from knowledge.services.webhooks import (
 )
 
 URL_HELP = "Receives POST requests with a signed JSON body whenever this namespace's release changes."
-SHOWN_ONCE = (
-    "The signing secret of {url} is {secret} — copy it now into the receiver: it is not shown again "
-    "(rotate it to get a new one). Verify notices as Standard Webhooks 1.0 (README, “Webhooks”)."
-)
+NEW_SECRET_ATTRIBUTE = "_evergreen_new_webhook_secret"  # noqa: S105  # a request attribute's name, not a secret
+SECRETS_TEMPLATE = "admin/knowledge/webhookendpoint/secrets.html"
+
+
+def secrets_page(request: HttpRequest, title: str, shown: list[tuple[WebhookEndpoint, str]]) -> TemplateResponse:
+    """New signing secrets, in the answer to the POST that made them: never in a message, cookie, session or log."""
+    context = {**admin.site.each_context(request), "title": title, "shown": shown}
+    response = TemplateResponse(request, SECRETS_TEMPLATE, context)
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 def _https_first(field: Any, **kwargs: Any) -> Any:
@@ -86,7 +93,10 @@ class WebhookEndpointAdmin(NamespaceScopedAdmin):
             namespace=obj.namespace, url=obj.url, description=obj.description, actor=request.user
         )
         obj.pk = endpoint.pk
-        messages.warning(request, SHOWN_ONCE.format(url=endpoint.url, secret=secret))
+        setattr(request, NEW_SECRET_ATTRIBUTE, secret)
+
+    def response_add(self, request: HttpRequest, obj: WebhookEndpoint, post_url_continue: str | None = None) -> Any:
+        return secrets_page(request, "Webhook endpoint added", [(obj, getattr(request, NEW_SECRET_ATTRIBUTE))])
 
     @namespace_action(role=Role.ADMIN, description="Send a test notice")
     def send_test(self, request: HttpRequest, queryset: QuerySet[WebhookEndpoint]) -> None:
@@ -95,10 +105,9 @@ class WebhookEndpointAdmin(NamespaceScopedAdmin):
         self.message_user(request, f"Queued a webhook.test notice to {queryset.count()} endpoint(s).")
 
     @namespace_action(role=Role.ADMIN, description="Rotate the signing secret")
-    def rotate_secret(self, request: HttpRequest, queryset: QuerySet[WebhookEndpoint]) -> None:
-        for endpoint in queryset:
-            secret = webhook_secret_rotate(endpoint=endpoint, actor=request.user)
-            messages.warning(request, SHOWN_ONCE.format(url=endpoint.url, secret=secret))
+    def rotate_secret(self, request: HttpRequest, queryset: QuerySet[WebhookEndpoint]) -> HttpResponse:
+        shown = [(endpoint, webhook_secret_rotate(endpoint=endpoint, actor=request.user)) for endpoint in queryset]
+        return secrets_page(request, "Signing secrets rotated", shown)
 
     @namespace_action(role=Role.ADMIN, description="Enable again")
     def enable(self, request: HttpRequest, queryset: QuerySet[WebhookEndpoint]) -> None:

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from django.contrib import messages
 from django.db.models import Model, QuerySet
+from django.forms.utils import pretty_name
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
@@ -206,7 +207,13 @@ class ReviewWorkflowAdmin(NamespaceScopedAdmin):
             return False
         self.require(request, version, self.action_roles[action])
         form = NoteForm(data)
-        form.is_valid()
+        if not form.is_valid():
+            for name, errors in form.errors.items():
+                label = form.fields[name].label or pretty_name(name)
+                messages.error(
+                    request, f"{version}: {label}: {' '.join(str(error) for error in errors)} Nothing was changed."
+                )
+            return False
         extra: dict[str, Any] = {}
         if self.schedulable and action == "approve" and form.cleaned_data.get("publish_at"):
             extra["publish_at"] = form.cleaned_data["publish_at"]

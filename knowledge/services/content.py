@@ -24,6 +24,15 @@ OVERRIDES_NO_BASE_ENTRY = (
     "name a published entry of a base, such as AC-101."
 )
 LINK_NOT_AN_ID = "links: “{value}” is not an entry ID (such as EG-201)."
+# How much one entry may hold (QA: a 1 MB summary and 20,000 tags were taken, and each page that showed
+# them ran the safety scan over all of it). An entry is a short fact; these leave room for long ones.
+TITLE_MAX = 500
+SUMMARY_MAX = 2_000
+BODY_MAX = 100_000
+LIST_LIMITS = {"tags": (50, 80), "aliases": (50, 500), "links": (100, 32)}  # items, characters each
+TOO_LONG = "“{field}” is longer than {limit:,} characters."
+TOO_MANY = "“{field}” holds more than {limit} items."
+ITEM_TOO_LONG = "“{field}” has an item longer than {limit} characters."
 LINK_FOREIGN = "links: {id} is not an ID of this namespace or of one it builds on (IDs starting {prefixes})."
 THEME_UNKNOWN = "entries: {ids} is no entry of this namespace or of one it builds on; a theme lists existing entries."
 THEME_RETIRED = "entries: {ids} has been retired; agents are no longer served it, so a theme cannot list it."
@@ -114,6 +123,28 @@ def theme_entries_check(*, namespace: Namespace, ids: Sequence[str]) -> None:
         raise ContentReferenceError(THEME_RETIRED.format(ids=", ".join(retired)), code="entries.retired")
 
 
+class ContentSizeError(ValueError):
+    """A field too long or holding too many items; `field` names it."""
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def content_sizes_check(*, title: str, summary: str, body: str, **lists: Sequence[str]) -> None:
+    """Raise ContentSizeError for the first field past its limit (TITLE_MAX … LIST_LIMITS)."""
+    texts = (("title", title, TITLE_MAX), ("summary", summary, SUMMARY_MAX), ("body", body, BODY_MAX))
+    for field, text, limit in texts:
+        if len(text) > limit:
+            raise ContentSizeError(TOO_LONG.format(field=field, limit=limit), field=field)
+    for field, items in lists.items():
+        most, longest = LIST_LIMITS[field]
+        if len(items) > most:
+            raise ContentSizeError(TOO_MANY.format(field=field, limit=most), field=field)
+        if any(len(item) > longest for item in items):
+            raise ContentSizeError(ITEM_TOO_LONG.format(field=field, limit=longest), field=field)
+
+
 @dataclass(frozen=True, slots=True)
 class VersionContent:
     """The editable content of a version, normalised."""
@@ -150,8 +181,10 @@ class VersionContent:
         paths: list[str] | tuple[str, ...] = (),
         overrides: str | None = "",
     ) -> VersionContent:
-        """Normalised content; raises ValueError naming a path glob or an overridden ID that cannot be used (links
-        are checked where content is written: content_references_check, so stored content always rebuilds)."""
+        """Normalised content; raises ValueError naming a field too long or too full, a path glob or an overridden
+        ID that cannot be used (links are checked where content is written: content_references_check, so
+        stored content always rebuilds)."""
+        content_sizes_check(title=title, summary=summary, body=body, tags=tags, aliases=aliases, links=links)
         return cls(
             title=title.strip(),
             summary=summary.strip(),

@@ -197,7 +197,7 @@ def test_every_boolean_filter_of_the_api_is_checked() -> None:
         (filterset.__name__, name)
         for filterset in vars(manage_filters).values()
         if isinstance(filterset, type) and issubclass(filterset, django_filters.FilterSet)
-        for name, declared_filter in filterset.base_filters.items()
+        for name, declared_filter in filterset.base_filters.items()  # type: ignore[attr-defined]
         if isinstance(declared_filter, django_filters.BooleanFilter)
     }
     assert declared, "the filter sets declare boolean filters"
