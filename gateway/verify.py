@@ -20,7 +20,7 @@ from gateway.declared import Operation, Parameter
 from gateway.gate import Gate
 from gateway.packs import pack_recall
 from knowledge.retrieval.citations import CitationFound, citations_find, figures_missing
-from knowledge.retrieval.contract.fields import is_clean_text
+from knowledge.retrieval.contract.fields import holds_unclean_text, is_clean_text
 from knowledge.selectors.pinned import RELEASE_EXPIRED, RELEASE_INVALID, RELEASE_UNKNOWN, PinError, release_pinned
 from knowledge.selectors.serving import LoadedRelease
 from knowledge.services.citations import citation_check_record
@@ -120,7 +120,7 @@ def verify_body_decode(body: bytes) -> Any:
         pass
     try:
         document = json.loads(body, parse_constant=_refuse_constant)
-        unclean = _unclean(document)
+        unclean = holds_unclean_text(document)
     except (ValueError, RecursionError):
         raise VERIFY.refusal("invalid_json") from None
     if not unclean:
@@ -128,20 +128,10 @@ def verify_body_decode(body: bytes) -> Any:
     return document
 
 
-def _unclean(value: Any) -> bool:
-    if isinstance(value, str):
-        return not is_clean_text(value)
-    if isinstance(value, dict):
-        return any(not is_clean_text(key) or _unclean(item) for key, item in value.items())
-    if isinstance(value, list):
-        return any(_unclean(item) for item in value)
-    return False
-
-
 def _unclean_field(document: dict[str, Any]) -> str | None:
     """The first field (in document order) whose name or value holds text that is not clean, else None."""
     for key, value in document.items():
-        if not is_clean_text(key) or _unclean(value):
+        if not is_clean_text(key) or holds_unclean_text(value):
             return key.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")[:64]
     return None
 

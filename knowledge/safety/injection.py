@@ -245,6 +245,7 @@ _DESTINATION = re.compile(
 # is checked against the marks and `=` signs before it by bisection.
 _URL_RUN = re.compile(r"(?:https?:)?(?P<slashes>//)[^\s)\"'<>]*+")
 _URL_MARK = re.compile(r"[?&/#]")
+_EQUALS = re.compile("=")
 _OPENER = re.compile(r"[{$<\[]|%7b|%3c")
 _PLACEHOLDER = re.compile(
     r"(?:\{\{?|\$\{?|<|\[|%7b|%3c)\s*+[\w\s.-]{0,30}?"
@@ -267,7 +268,7 @@ def placeholder_urls(text: str) -> Iterator[tuple[int, int]]:
         slashes, end = url.start("slashes"), url.end()
         position = end
         marks = [mark.start() for mark in _URL_MARK.finditer(text, slashes + 2, end)]
-        equals = [index for index in range(slashes + 2, end) if text[index] == "="] if "=" in url[0] else []
+        equals = [sign.start() for sign in _EQUALS.finditer(text, slashes + 2, end)]
         openers = [opener.start() for opener in _OPENER.finditer(text, slashes + 3, end + 1)]
         index = 0
         while index < len(marks):

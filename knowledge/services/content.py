@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -205,21 +206,7 @@ class VersionContent:
     def of(cls, version: EntryVersion, **changes: object) -> VersionContent:
         """The content `version` holds, with `changes` (fields of build) made: every field the changes do not
         name is kept."""
-        fields = {
-            "title": version.title,
-            "summary": version.summary,
-            "body": version.body,
-            "tags": version.tags,
-            "confidence": version.confidence,
-            "links": version.links,
-            "updated": version.updated,
-            "aliases": version.aliases,
-            "sensitivity": version.sensitivity,
-            "review_by": version.review_by,
-            "valid_until": version.valid_until,
-            "paths": version.paths,
-            "overrides": version.overrides,
-        }
+        fields = {field.name: getattr(version, field.name) for field in dataclasses.fields(cls)}
         return cls.build(**{**fields, **changes})
 
     @property

@@ -23,11 +23,11 @@ from knowledge.errors import InvalidInputError
 from knowledge.ids import ID_PATTERN, format_public_id, parse_public_id
 from knowledge.models import AuditRecord, Category, Entry, EntryVersion, Namespace, VersionState
 from knowledge.models.entry import OPEN_STATES
-from knowledge.retrieval.contract.fields import is_clean_text
+from knowledge.retrieval.contract.fields import holds_unclean_text, is_clean_text
 from knowledge.selectors.layers import layers_below
 from knowledge.services.actors import system_actor
 from knowledge.services.build_queue import release_request_build
-from knowledge.services.content import ContentReferenceError, VersionContent, content_references_check
+from knowledge.services.content import TITLE_MAX, ContentReferenceError, VersionContent, content_references_check
 from knowledge.services.entries import _next_free_number
 from knowledge.services.four_eyes import four_eyes_check
 from knowledge.services.planner_statistics import planner_statistics_refresh
@@ -51,7 +51,6 @@ FIELDS = {
     "overrides",
 }
 SENSITIVITIES = ("public", "internal", "restricted")
-MAX_TITLE = 500
 UNSTORABLE_TEXT = "“{name}” contains a NUL character or a lone surrogate, which no entry can store"
 UNSTORABLE_NAME = "a field name contains a NUL character or a lone surrogate"
 SAME_CONTENT = "the same content as line {line_no}: a line without an ID is matched by its content; remove one"
@@ -98,26 +97,13 @@ def _string_list(value: Any, name: str) -> list[str]:
     return value
 
 
-def _strings(value: Any) -> Iterator[str]:
-    """Every string in a JSON value, keys of nested objects included."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield key
-            yield from _strings(item)
-
-
 def _check_clean(data: dict[str, Any]) -> None:
     """JSON may escape a NUL (PostgreSQL text refuses it) or a lone surrogate (not UTF-8): refuse the line
     naming the field, before anything hashes or stores it."""
     for name, value in data.items():
         if not is_clean_text(name):
             raise ValueError(UNSTORABLE_NAME)
-        if not all(is_clean_text(text) for text in _strings(value)):
+        if holds_unclean_text(value):
             raise ValueError(UNSTORABLE_TEXT.format(name=name))
 
 
@@ -135,8 +121,8 @@ def _parse_line(line_no: int, raw: str, *, today: date) -> ImportLine:
     title, body = data.get("title"), data.get("body")
     if not isinstance(title, str) or not title.strip():
         raise ValueError("“title” is required and must be a non-empty string")
-    if len(title) > MAX_TITLE:
-        raise ValueError(f"“title” is longer than {MAX_TITLE} characters")
+    if len(title) > TITLE_MAX:
+        raise ValueError(f"“title” is longer than {TITLE_MAX} characters")
     if not isinstance(body, str):
         raise ValueError("“body” is required and must be a string (it may be empty)")
     summary = data.get("summary") or ""

@@ -94,3 +94,14 @@ def is_clean_text(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return "\x00" not in text
+
+
+def holds_unclean_text(value: Any) -> bool:
+    """Whether a JSON value holds a string (a value or an object's key, at any depth) is_clean_text refuses."""
+    if isinstance(value, str):
+        return not is_clean_text(value)
+    if isinstance(value, dict):
+        return any(not is_clean_text(key) or holds_unclean_text(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(holds_unclean_text(item) for item in value)
+    return False
