@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 
 from knowledge.safety.context import ScanContext
 from knowledge.safety.findings import Kind, Severity
@@ -130,11 +131,16 @@ def _comments_and_hidden_elements(context: ScanContext) -> None:
         if context.in_code(*match.span()) or _TOOL_COMMENT.match(match[1]):
             continue
         _add(context, match.start(), match.end(), Severity.MEDIUM, "hidden.html_comment")
+    closes: dict[str, list[tuple[int, int]]] = {}  # per tag name, found once (per element, it was quadratic)
     for match in grouped_finditer(_HIDDEN_TAG, text, opener=_TAG_OPENER, closers=">"):
         if context.in_code(*match.span()):
             continue
-        close = re.compile(rf"</\s*{re.escape(match['tag'])}\s*>", re.IGNORECASE).search(text, match.end())
-        end = close.end() if close else match.end()
+        tag = match["tag"].lower()
+        if tag not in closes:
+            closing = re.compile(rf"</\s*{re.escape(tag)}\s*>", re.IGNORECASE)
+            closes[tag] = [close.span() for close in closing.finditer(text)]
+        after = bisect_left(closes[tag], (match.end(), match.end()))
+        end = closes[tag][after][1] if after < len(closes[tag]) else match.end()
         _add(context, match.start(), end, Severity.MEDIUM, "hidden.css_hidden")
 
 

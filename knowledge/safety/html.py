@@ -33,7 +33,7 @@ def _tag(name: str) -> re.Pattern[str]:
 
 # (code, severity, pattern, opener): a pattern with an opener reads from it up to the tag's `>`, found
 # in linear time (knowledge.safety.spans: tried at every `<` of a long text without `>`, each read to
-# the end). A script's element runs to its closing tag (_script_end).
+# the end). A script's element runs to its closing tag (_rule_spans).
 _RULES: tuple[tuple[str, Severity, re.Pattern[str], re.Pattern[str] | None], ...] = (
     ("html.script", Severity.HIGH, re.compile(r"<\s*script\b[^>]*>", _I), _tag("script")),
     (

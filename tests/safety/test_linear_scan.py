@@ -49,7 +49,20 @@ def test_a_long_run_of_one_pattern_is_scanned_and_what_follows_it_is_still_found
 
 
 @pytest.mark.parametrize(
-    "unit", ["a<", "<img", "<script>", "<script", "<base", "<meta http-equiv", "<style", "[!", "![a][b]", "<a hidden"]
+    "unit",
+    [
+        "a<",
+        "<img",
+        "<script>",
+        "<script",
+        "<base",
+        "<meta http-equiv",
+        "<style",
+        "[!",
+        "![a][b]",
+        "<a hidden",
+        "<a hidden>",
+    ],
 )
 def test_a_long_run_of_unclosed_markup_is_scanned_and_what_follows_it_is_still_found(unit: str) -> None:
     run = unit * (SIZE // len(unit))
