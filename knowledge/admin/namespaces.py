@@ -21,7 +21,7 @@ from knowledge.admin.access import MembershipInline, memberships_save
 from knowledge.admin.base import NamespaceScopedAdmin, NamespaceScopedInline, ServiceErrorsShown, namespace_action
 from knowledge.admin.live import live_preview
 from knowledge.models import Category, IdBlock, Membership, Namespace, NamespaceHost, ReviewedText, Role, TextKind
-from knowledge.selectors.layers import bases_list
+from knowledge.selectors.layers import base_links_list
 from knowledge.services.build_queue import build_requests_pending, release_request_build
 from knowledge.services.namespace_settings import (
     namespace_create,
@@ -32,6 +32,9 @@ from knowledge.services.namespace_settings import (
     settable_fields,
 )
 from knowledge.services.namespaces import PROFILE_FIELDS
+
+# What a base hands over (NamespaceBase.shares_protected), as the namespace page says it.
+BASE_SHARES = {True: "with its internal entries", False: "its public entries"}
 
 
 class HostInline(NamespaceScopedInline, admin.TabularInline):
@@ -127,8 +130,10 @@ class NamespaceAdmin(ServiceErrorsShown, NamespaceScopedAdmin):
 
     @admin.display(description="Builds on")
     def bases(self, obj: Namespace) -> str:
-        """What the releases are built from now (issue 16 §1), most important first."""
-        return " → ".join(base.slug for base in bases_list(namespace=obj)) or "—"
+        """What the releases are built from now (issue 16 §1), most important first, and whether each base's
+        internal and restricted entries come along (only when every writer of the list is its editor)."""
+        links = base_links_list(namespace=obj)
+        return " → ".join(f"{link.base.slug} ({BASE_SHARES[link.shares_protected]})" for link in links) or "—"
 
     @admin.display(description="Reviewed text")
     def bases_text(self, obj: Namespace) -> SafeString:

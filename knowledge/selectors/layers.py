@@ -11,10 +11,14 @@ from knowledge.retrieval.tiers import PROTECTED_JSON
 from knowledge.selectors.artifacts import artifact_contents
 
 
+def base_links_list(*, namespace: Namespace) -> list[NamespaceBase]:
+    """The namespace's links to its bases (each with its base), in priority order."""
+    return list(NamespaceBase.objects.filter(namespace=namespace).select_related("base").order_by("position"))
+
+
 def bases_list(*, namespace: Namespace) -> list[Namespace]:
     """The namespace's declared bases, in priority order."""
-    links = NamespaceBase.objects.filter(namespace=namespace).select_related("base").order_by("position")
-    return [link.base for link in links]
+    return [link.base for link in base_links_list(namespace=namespace)]
 
 
 def layers_below(*, namespace: Namespace) -> list[Namespace]:
@@ -39,13 +43,15 @@ def layers_read(*, namespace: Namespace) -> list[Base]:
 
     A base without a release adds nothing yet; a private base under a public namespace (which the
     services refuse to declare, but a base may turn private later) adds nothing: its text never
-    reaches a public namespace's files.
+    reaches a public namespace's files. A base's internal and restricted entries come only over a
+    link that shares them (NamespaceBase.shares_protected); otherwise what it serves publicly.
     """
     found: list[Base] = []
-    for base in bases_list(namespace=namespace):
+    for link in base_links_list(namespace=namespace):
+        base = link.base
         if base.active_release_id is None or (namespace.is_public and not base.is_public):
             continue
-        names = (CONTEXT_JSON, SITE_JSON, PROTECTED_JSON)
+        names = (CONTEXT_JSON, SITE_JSON, *([PROTECTED_JSON] if link.shares_protected else []))
         files = dict(artifact_contents(release_id=base.active_release_id, names=names))
         snapshot, _ = snapshot_from_artifacts(site_json=files[SITE_JSON], context_json=files[CONTEXT_JSON])
         if PROTECTED_JSON in files:

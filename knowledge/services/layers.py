@@ -8,7 +8,9 @@ namespaces and their members may change in between. Refused: a cycle (A on B on 
 a public namespace on a private base (private knowledge would leak into public files), a base whose
 ID prefix another layer uses (an ID must name one entry), and a private base one of the people who
 wrote the list cannot read (only a member of a private namespace may hand its entries to another
-one). When a base's release changes, its dependants' builds are queued (coalesced, through Celery).
+one). Likewise a public base's internal and restricted entries reach the namespace only when every
+writer is an editor of the base. When a base's release changes, its dependants' builds are queued
+(coalesced, through Celery).
 """
 
 from __future__ import annotations
@@ -69,10 +71,20 @@ def _path(graph: dict[int, list[int]], start: int, goal: int) -> list[int] | Non
     return None
 
 
+def _writers(declarers: Iterable[Actor]) -> list[Actor]:
+    """The people among the list's writers: the system actor (set-up from files) is nobody's member and passes."""
+    return [person for person in declarers if not is_system_actor(person)]
+
+
+def _can_hand_over(people: Sequence[Actor], base: Namespace) -> bool:
+    """Whether every writer may hand the base's entries to another namespace: an editor of the base each."""
+    return all(user_has_role(user=person, namespace=base, role=Role.EDITOR) for person in people)
+
+
 def _check(namespace: Namespace, bases: Sequence[Namespace], declarers: Iterable[Actor]) -> None:
     if len(bases) > BASES_MAX:
         raise LayerError(LAYER_TOO_MANY, code="layers.too_many")
-    people = [person for person in declarers if not is_system_actor(person)]
+    people = _writers(declarers)
     graph = layer_graph()
     prefixes = {namespace.prefix: namespace.slug}
     seen: set[int] = set()
@@ -82,7 +94,7 @@ def _check(namespace: Namespace, bases: Sequence[Namespace], declarers: Iterable
         if base.pk in seen:
             raise LayerError(LAYER_TWICE.format(base=base.slug), code="layers.twice")
         seen.add(base.pk)
-        if not base.is_public and not all(user_has_role(user=p, namespace=base, role=Role.EDITOR) for p in people):
+        if not base.is_public and not _can_hand_over(people, base):
             raise LayerError(LAYER_UNKNOWN.format(slugs=base.slug), code="layers.unknown_namespace")
         if namespace.is_public and not base.is_public:
             raise LayerError(LAYER_PRIVATE.format(namespace=namespace.slug, base=base.slug), code="layers.private_base")
@@ -135,6 +147,11 @@ def layers_declaration_apply(
     could otherwise close a cycle through four namespaces no row lock shares, each checked against a
     graph without the other. The namespace and its bases are locked too (in id order), so a
     visibility change waits for the check. The caller queues the build.
+
+    A base's internal and restricted entries are handed over only when every writer is an editor of
+    that base (as a private base requires of them all); otherwise the namespace gets what the base
+    serves publicly, so that no one can read another tenant's internal entries with their own
+    namespace's keys by declaring its public namespace a base.
     """
     _graph_lock()
     bases = _resolve(slugs)
@@ -145,8 +162,10 @@ def layers_declaration_apply(
     _check(namespace, bases, declarers)
     before = [base.slug for base in bases_list(namespace=namespace)]
     NamespaceBase.objects.filter(namespace=namespace).delete()
+    people = _writers(declarers)
     NamespaceBase.objects.bulk_create(
-        NamespaceBase(namespace=namespace, base=base, position=position) for position, base in enumerate(bases)
+        NamespaceBase(namespace=namespace, base=base, position=position, shares_protected=_can_hand_over(people, base))
+        for position, base in enumerate(bases)
     )
     audit_record(
         namespace=namespace,
