@@ -15,6 +15,9 @@ updated: 2026-08-25
 The body, in Markdown.
 ```
 
+An entry that has them also holds `paths`, `overrides`, `sensitivity` (when not public), `reviewBy` and
+`validUntil`.
+
 `entry_file_render` writes exactly this layout (keys in this order, one file per entry) and
 `entry_file_parse` reads it back into the record import_entries validates, so export → sync is
 lossless. Pure: no Django, no database.
@@ -40,7 +43,11 @@ KEY_ORDER: Final = (
     "updated",
     "paths",
     "overrides",
+    "sensitivity",
+    "reviewBy",
+    "validUntil",
 )
+DATE_KEYS: Final = ("updated", "reviewBy", "validUntil")
 SUFFIX: Final = ".md"
 
 
@@ -53,10 +60,11 @@ def entry_file_name(public_id: str) -> str:
 
 
 def entry_file_render(row: dict[str, Any]) -> str:
-    """The file of one exported row (id, title, summary, body, tags, aliases, category, confidence, links, updated)."""
+    """The file of one exported row (entries_export_rows): every key of KEY_ORDER it holds, then the body."""
     front = {key: row[key] for key in KEY_ORDER if key in row}
-    if isinstance(front.get("updated"), str):
-        front["updated"] = date.fromisoformat(front["updated"])  # unquoted in YAML
+    for key in DATE_KEYS:
+        if isinstance(front.get(key), str):
+            front[key] = date.fromisoformat(front[key])  # unquoted in YAML
     header = yaml.safe_dump(front, allow_unicode=True, sort_keys=False, default_flow_style=None, width=100_000)
     body = row.get("body", "").strip()
     return f"{DELIMITER}\n{header}{DELIMITER}\n{body}\n" if body else f"{DELIMITER}\n{header}{DELIMITER}\n"
@@ -85,6 +93,8 @@ def entry_file_parse(text: str) -> dict[str, Any]:
         mark = getattr(error, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""
         raise EntryFileError(f"the front matter is not valid YAML{where}") from None
+    except ValueError as error:  # a date YAML recognises but the calendar has not: 2026-02-30
+        raise EntryFileError(f"the front matter holds an impossible date ({error})") from None
     if front is None:
         front = {}
     if not isinstance(front, dict):

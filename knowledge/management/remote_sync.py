@@ -17,6 +17,7 @@ from knowledge.services.content import VersionContent
 from knowledge.services.sync import (
     CHANGE,
     CONTENT_FIELDS,
+    DRAFT_OPENED_SINCE,
     NEW,
     WRITES,
     EntryFile,
@@ -76,7 +77,9 @@ def _version_side(row: dict[str, Any]) -> VersionSide:
         number=row["number"],
         state=row["state"],
         content_hash=row["content_hash"],
-        content={name: content_value(name, row[name]) for name in CONTENT_FIELDS},
+        # The fields the API shows (it may leave out trust fields; the content hash still covers them).
+        content={name: content_value(name, row[name]) for name in CONTENT_FIELDS if name in row},
+        author=row.get("author") or "",
     )
 
 
@@ -144,6 +147,8 @@ def remote_apply(
                 version = entry["versions"][0]
             else:
                 version = client.call("POST", f"entries/{change.public_id}/draft/").json()
+                if change.base is None or version["content_hash"] != change.base.content_hash:
+                    raise RemoteError(DRAFT_OPENED_SINCE.format(id=change.public_id))
                 if change.kind == CHANGE:
                     content = content_for(item, _version_side(version))
                     version = client.call(

@@ -53,6 +53,7 @@ FIELDS = {
 SENSITIVITIES = ("public", "internal", "restricted")
 UNSTORABLE_TEXT = "“{name}” contains a NUL character or a lone surrogate, which no entry can store"
 UNSTORABLE_NAME = "a field name contains a NUL character or a lone surrogate"
+CONFIDENCE_RANGE = "“confidence” must be a number between 0 and 1"
 SAME_CONTENT = "the same content as line {line_no}: a line without an ID is matched by its content; remove one"
 IN_CHUNK = 1000  # values per IN (...) of the queries reading what a file touches
 Progress = Callable[[int, int], None]
@@ -134,12 +135,7 @@ def _parse_line(line_no: int, raw: str, *, today: date) -> ImportLine:
     category = data.get("category")
     if category is not None and not isinstance(category, str):
         raise ValueError("“category” must be a string")
-    try:
-        confidence = Decimal(str(data.get("confidence", "0.90")))
-    except InvalidOperation:
-        raise ValueError("“confidence” must be a number between 0 and 1") from None
-    if not Decimal(0) <= confidence <= Decimal(1):
-        raise ValueError("“confidence” must be a number between 0 and 1")
+    confidence = _confidence(data)
     updated_raw = data.get("updated")
     try:
         updated = date.fromisoformat(updated_raw) if updated_raw is not None else today
@@ -162,6 +158,18 @@ def _parse_line(line_no: int, raw: str, *, today: date) -> ImportLine:
     )
     given = frozenset(name for name in ("sensitivity", "reviewBy", "validUntil", "paths", "overrides") if name in data)
     return ImportLine(line_no, public_id, category, content, updated_raw is not None, given)
+
+
+def _confidence(data: dict[str, Any]) -> Decimal:
+    """JSON's NaN and Infinity (and YAML's .nan) parse as floats; a NaN Decimal raises on comparison, so
+    only finite numbers reach the range check."""
+    try:
+        confidence = Decimal(str(data.get("confidence", "0.90")))
+    except InvalidOperation:
+        raise ValueError(CONFIDENCE_RANGE) from None
+    if not confidence.is_finite() or not Decimal(0) <= confidence <= Decimal(1):
+        raise ValueError(CONFIDENCE_RANGE)
+    return confidence
 
 
 def _overrides(data: dict[str, Any]) -> str:

@@ -19,16 +19,19 @@ from typing import Any, Final
 from django.db import transaction
 
 from knowledge.entryfiles import EntryFileError, entry_file_parse
-from knowledge.errors import InvalidInputError
+from knowledge.errors import ConflictError, InvalidInputError
 from knowledge.ids import parse_public_id
 from knowledge.models import Entry, EntryVersion, Namespace, VersionState
 from knowledge.models.entry import OPEN_STATES
-from knowledge.services.content import VersionContent
+from knowledge.selectors.layers import layers_below
+from knowledge.services.content import ContentReferenceError, VersionContent, content_references_check
 from knowledge.services.entries import entry_create
 from knowledge.services.imports import ImportFileError, ImportLine, entries_parse
-from knowledge.services.versions import version_draft_for_entry, version_save, version_submit
+from knowledge.services.versions import version_draft_for_entry, version_draft_opened, version_save, version_submit
 
 Progress = Callable[[int, int], None]
+# Refuses the links and overrides of content for an entry ID (ContentReferenceError), as writing it would.
+ReferencesCheck = Callable[[str | None, VersionContent], None]
 
 # What the folder asks of one entry.
 NEW: Final = "new"  # no such entry yet: created and submitted
@@ -37,7 +40,8 @@ SUBMIT: Final = "submit"  # an open draft already holds the file's content: subm
 PENDING: Final = "pending"  # a version with the file's content awaits review or publishing: nothing to do
 UNCHANGED: Final = "unchanged"  # the live version is the file
 MISSING: Final = "missing"  # in the namespace, not in the folder: reported, never retired
-DIFFERENT: Final = frozenset({NEW, CHANGE, SUBMIT, PENDING, MISSING})
+CONFLICT: Final = "conflict"  # an open version (someone's draft, a review) holds other content: left alone
+DIFFERENT: Final = frozenset({NEW, CHANGE, SUBMIT, PENDING, MISSING, CONFLICT})
 WRITES: Final = frozenset({NEW, CHANGE, SUBMIT})
 CONTENT_FIELDS: Final = (
     "title",
@@ -50,6 +54,17 @@ CONTENT_FIELDS: Final = (
     "updated",
     "paths",
     "overrides",
+    "sensitivity",
+    "review_by",
+    "valid_until",
+)
+# A file without these keeps the entry's value, as an import does: leaving out `sensitivity` never turns an
+# internal entry public, and `reviewBy` is the reviewers' schedule (not part of the content hash).
+KEPT_WHEN_ABSENT: Final = (("sensitivity", "sensitivity"), ("reviewBy", "review_by"))
+DRAFT_OPENED_SINCE = "{id}'s draft changed while the sync ran (someone is editing it); sync again."
+OVERRIDES_WITHOUT_BASES = (
+    "overrides: {id} cannot be used: this namespace builds on no other namespace, so it has nothing to override; "
+    "remove overrides"
 )
 
 
@@ -75,7 +90,8 @@ class VersionSide:
     number: int
     state: str
     content_hash: str
-    content: dict[str, Any]  # CONTENT_FIELDS as VersionContent.model_fields() holds them
+    content: dict[str, Any]  # CONTENT_FIELDS as VersionContent.model_fields() holds them (those the side shows)
+    author: str = ""  # the username of whoever opened the version
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,11 +174,23 @@ def version_content(version: EntryVersion) -> dict[str, Any]:
     return {name: getattr(version, name) for name in CONTENT_FIELDS}
 
 
+def version_side(version: EntryVersion) -> VersionSide:
+    return VersionSide(
+        id=version.pk,
+        number=version.number,
+        state=version.state,
+        content_hash=version.content_hash,
+        content=version_content(version),
+        author=version.author.username if version.author else "",
+    )
+
+
 def _current_versions(namespace: Namespace, entries: Iterable[Entry]) -> dict[int, EntryVersion]:
     """Per entry: the open version (draft, in review, approved), else the live one, else the newest."""
     live = {e.live_version_id for e in entries if e.live_version_id}
     current: dict[int, EntryVersion] = {}
-    for version in EntryVersion.objects.filter(entry__namespace=namespace).order_by("entry_id", "number"):
+    versions = EntryVersion.objects.filter(entry__namespace=namespace).select_related("author")
+    for version in versions.order_by("entry_id", "number"):
         held = current.get(version.entry_id)
         if held is None or (held.state not in OPEN_STATES and (version.state in OPEN_STATES or held.pk not in live)):
             current[version.entry_id] = version
@@ -186,13 +214,7 @@ def namespace_side(namespace: Namespace) -> NamespaceSide:
                 category=e.category.slug,
                 retired=e.retired_at is not None,
                 live=e.live_version_id is not None,
-                current=VersionSide(
-                    id=current[e.pk].pk,
-                    number=current[e.pk].number,
-                    state=current[e.pk].state,
-                    content_hash=current[e.pk].content_hash,
-                    content=version_content(current[e.pk]),
-                ),
+                current=version_side(current[e.pk]),
             )
             for e in entries
             if e.pk in current
@@ -204,13 +226,33 @@ def namespace_side(namespace: Namespace) -> NamespaceSide:
 
 
 def content_for(item: ImportLine, base: VersionSide | None) -> VersionContent:
-    """The file's content; a file without `updated` keeps the entry's date unless its text changed."""
+    """The file's content; a file without `updated` keeps the entry's date unless its text changed, and one
+    without a KEPT_WHEN_ABSENT key keeps the entry's value."""
     content = item.content
-    if item.updated_given or base is None:
+    if base is None:
         return content
+    kept = {
+        name: base.content[name]
+        for key, name in KEPT_WHEN_ABSENT
+        if key not in item.trust_given and name in base.content
+    }
+    if kept:
+        content = _rebuilt(content, **kept)
+    if item.updated_given:
+        return content
+    dated = _rebuilt(content, updated=base.content["updated"])
+    return dated if dated.content_hash == base.content_hash else content
+
+
+def _rebuilt(content: VersionContent, **changes: Any) -> VersionContent:
     kwargs = {name: getattr(content, name) for name in VersionContent.__slots__}
-    kept = VersionContent.build(**{**kwargs, "updated": base.content["updated"]})
-    return kept if kept.content_hash == base.content_hash else content
+    return VersionContent.build(**{**kwargs, **changes})
+
+
+def _same(content: VersionContent, base: VersionSide) -> bool:
+    """Whether the version holds this content: its hash, and the reviewBy date the hash leaves out."""
+    review_by = base.content.get("review_by", content.review_by)
+    return content.content_hash == base.content_hash and content.review_by == review_by
 
 
 def content_value(name: str, value: Any) -> Any:
@@ -219,7 +261,7 @@ def content_value(name: str, value: Any) -> Any:
         return list(value)
     if name == "confidence":
         return Decimal(str(value)).quantize(Decimal("0.01"))
-    if name == "updated" and isinstance(value, str):
+    if name in ("updated", "review_by", "valid_until") and isinstance(value, str):
         return date.fromisoformat(value)
     return value
 
@@ -227,7 +269,9 @@ def content_value(name: str, value: Any) -> Any:
 def _fields_differing(content: VersionContent, base: VersionSide) -> tuple[str, ...]:
     ours = content.model_fields()
     return tuple(
-        name for name in CONTENT_FIELDS if content_value(name, ours[name]) != content_value(name, base.content[name])
+        name
+        for name in CONTENT_FIELDS
+        if name in base.content and content_value(name, ours[name]) != content_value(name, base.content[name])
     )
 
 
@@ -238,7 +282,8 @@ def _plan_existing(entry: EntrySide, file: EntryFile) -> PlannedChange:
     if item.category and item.category != entry.category:
         message = f"{entry.public_id} is in category “{entry.category}”; an entry never changes category"
         raise SyncFolderError([(file.name, message)])
-    same = content_for(item, current).content_hash == current.content_hash
+    content = content_for(item, current)
+    same = _same(content, current)
     change = PlannedChange(UNCHANGED, entry.public_id, file.name, version=current.number, base=current)
     if same and current.state == VersionState.PUBLISHED:
         return change
@@ -248,13 +293,17 @@ def _plan_existing(entry: EntrySide, file: EntryFile) -> PlannedChange:
     if same and current.state == VersionState.DRAFT:
         change.kind = SUBMIT
         return change
-    if current.state in (VersionState.IN_REVIEW, VersionState.APPROVED):
+    if current.state in OPEN_STATES:
+        # Someone's draft or a review holds other content: taking the file would replace their work
+        # (a draft) or race the reviewers (a review). Left alone until it ends or matches the file.
+        change.kind = CONFLICT
+        change.fields = _fields_differing(content, current)
         state = VersionState(current.state).label.lower()
-        message = f"{entry.public_id} has version {current.number} {state} with other content; finish or withdraw it"
-        raise SyncFolderError([(file.name, message)])
+        change.detail = f"{state} v{current.number}" + (f" by {current.author}" if current.author else "")
+        return change
     change.kind = CHANGE
-    change.fields = _fields_differing(content_for(item, current), current)
-    change.version = current.number if current.state == VersionState.DRAFT else None
+    change.fields = _fields_differing(content, current)
+    change.version = None  # a new draft from the live version
     return change
 
 
@@ -272,8 +321,28 @@ def _category_of_new(side: NamespaceSide, item: ImportLine) -> str:
     raise ValueError(f"{item.public_id} lies in no category's ID block; give the file a category")
 
 
-def sync_plan(*, side: NamespaceSide, files: Sequence[EntryFile]) -> SyncPlan:
-    """What the folder asks of the namespace, entry by entry; SyncFolderError names every file that cannot apply."""
+def references_check_for(namespace: Namespace) -> ReferencesCheck:
+    """The links and overrides check entry_create and version_save make, for sync_plan (layers read once)."""
+    below = layers_below(namespace=namespace)
+
+    def check(public_id: str | None, content: VersionContent) -> None:
+        if content.overrides and not below and content.overrides != public_id:
+            raise ContentReferenceError(
+                OVERRIDES_WITHOUT_BASES.format(id=content.overrides), code="overrides.no_base_entry"
+            )
+        content_references_check(namespace=namespace, public_id=public_id, content=content, below=below)
+
+    return check
+
+
+def sync_plan(
+    *, side: NamespaceSide, files: Sequence[EntryFile], references: ReferencesCheck | None = None
+) -> SyncPlan:
+    """What the folder asks of the namespace, entry by entry; SyncFolderError names every file that cannot apply.
+
+    `references` checks the links and overrides of what would be written (a remote sync leaves them to the
+    server), so a dry run refuses the files the real run would.
+    """
     live_titles = {e.current.content["title"]: e for e in side.entries.values() if not e.retired}
     plan = SyncPlan(side=side)
     errors: list[tuple[str, str]] = []
@@ -286,15 +355,20 @@ def sync_plan(*, side: NamespaceSide, files: Sequence[EntryFile]) -> SyncPlan:
                 if entry.public_id in seen:
                     raise SyncFolderError([(file.name, f"{entry.public_id} is described by another file too")])
                 seen.add(entry.public_id)
-                plan.changes.append(_plan_existing(entry, file))
+                change = _plan_existing(entry, file)
+                if change.kind == CHANGE and references:
+                    references(entry.public_id, content_for(item, entry.current))
+                plan.changes.append(change)
                 continue
             if item.public_id and parse_public_id(item.public_id, prefix=side.prefix) is None:
                 raise ValueError(f"{item.public_id} is not an ID of this namespace ({side.prefix}-…)")
             category = _category_of_new(side, item)
+            if references:
+                references(item.public_id, item.content)
         except SyncFolderError as failure:
             errors += failure.errors
             continue
-        except ValueError as error:
+        except (ValueError, ContentReferenceError) as error:
             errors.append((file.name, str(error)))
             continue
         plan.changes.append(PlannedChange(NEW, item.public_id or "", file.name, category=category))
@@ -336,14 +410,20 @@ def sync_apply(
             change.public_id = version.entry.public_id
         else:
             entry = Entry.objects.get(namespace=namespace, public_id=change.public_id)
-            version = version_draft_for_entry(entry=entry, actor=actor)
             if change.kind == CHANGE:
+                version, opened = version_draft_opened(entry=entry, actor=actor)
+                if not opened:  # never replace a draft the plan did not see
+                    raise ConflictError(DRAFT_OPENED_SINCE.format(id=entry.public_id))
                 version = version_save(
                     version=version,
                     content=content_for(item, change.base),
                     expected_lock_version=version.lock_version,
                     actor=actor,
                 )
+            else:
+                version = version_draft_for_entry(entry=entry, actor=actor)
+                if change.base is None or version.content_hash != change.base.content_hash:
+                    raise ConflictError(DRAFT_OPENED_SINCE.format(id=entry.public_id))
         change.version = version.number
         version_submit(version=version, actor=actor, note=note)
         if progress:

@@ -14,6 +14,7 @@ from django.db.models.signals import post_init
 
 from bench.datasets import DATASETS  # EVERGREEN_DATASETS, else ../shared/datasets
 from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, VersionState
+from knowledge.services.imports import ImportFileError, entries_parse
 from knowledge.services.planner_statistics import ANALYZE_BASE, planner_statistics_refresh
 from tests.factories import committed
 
@@ -314,3 +315,22 @@ def test_a_created_namespace_keeps_the_files_id_width_and_widens_its_blocks(db: 
     namespace = Namespace.objects.get(slug="x")
     assert namespace.id_digits == 3
     assert Entry.objects.filter(namespace=namespace, public_id="X-001").exists()
+
+
+def test_non_finite_confidences_and_impossible_dates_are_line_errors_not_tracebacks() -> None:
+    lines = [
+        '{"title": "a", "body": "", "confidence": NaN}',
+        '{"title": "b", "body": "", "confidence": Infinity}',
+        '{"title": "c", "body": "", "confidence": -Infinity}',
+        '{"title": "d", "body": "", "confidence": 1e999}',
+        '{"title": "e", "body": "", "confidence": "sNaN"}',
+        '{"title": "f", "body": "", "updated": "2026-02-30"}',
+        '{"title": "g", "body": "", "validUntil": "2026-13-01"}',
+    ]
+    with pytest.raises(ImportFileError) as failure:
+        entries_parse(lines)
+    reasons = dict(failure.value.errors)
+    assert sorted(reasons) == [1, 2, 3, 4, 5, 6, 7]
+    assert {reasons[n] for n in range(1, 6)} == {"“confidence” must be a number between 0 and 1"}
+    assert reasons[6] == "“updated” must be a date like 2026-09-02"
+    assert reasons[7] == "“validUntil” must be a date like 2026-09-02"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date
+from decimal import Decimal
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -17,11 +19,13 @@ from django.db import close_old_connections
 
 from bench.datasets import DATASETS  # EVERGREEN_DATASETS, else ../shared/datasets
 from knowledge.management import remote_sync
-from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, Role, VersionState
+from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, NamespaceBase, Role, VersionState
+from knowledge.services.content import VersionContent
 from knowledge.services.demo import demo_load
 from knowledge.services.entries import entry_create
 from knowledge.services.imports import entries_import, entries_parse
 from knowledge.services.personal_tokens import personal_token_create
+from knowledge.services.versions import version_draft_for_entry, version_save, version_submit
 from tests.factories import NamespaceFactory, UserFactory, content, membership
 from tests.knowledge.test_workflow import publish
 
@@ -258,3 +262,120 @@ def test_a_remote_sync_with_a_read_only_token_is_refused_cleanly(
     monkeypatch.delenv("EVERGREEN_TOKEN")
     with pytest.raises(CommandError, match="Set EVERGREEN_TOKEN"):
         run("sync_entries", str(folder), "--namespace", "alpha", "--server", server)
+
+
+def bad_files_of(folder: Path, *args: str) -> str:
+    """The stderr of a sync that refuses the folder (every bad file, one line each)."""
+    err = StringIO()
+    with pytest.raises(CommandError, match="nothing was proposed"):
+        call_command("sync_entries", str(folder), "--namespace", "alpha", *args, stderr=err, stdout=StringIO())
+    return err.getvalue()
+
+
+def test_impossible_dates_and_non_finite_confidences_are_bad_files_not_tracebacks(folder: Path) -> None:
+    (folder / "date.md").write_text("---\ntitle: x\ncategory: fact\nupdated: 2026-02-30\n---\nbody\n")
+    (folder / "nan.md").write_text("---\ntitle: y\ncategory: fact\nconfidence: .nan\n---\nbody\n")
+    (folder / "inf.md").write_text("---\ntitle: z\ncategory: fact\nconfidence: .inf\n---\nbody\n")
+    lines = bad_files_of(folder, "--dry-run")
+    assert "date.md: the front matter holds an impossible date (day is out of range for month)" in lines
+    assert "nan.md: “confidence” must be a number between 0 and 1" in lines
+    assert "inf.md: “confidence” must be a number between 0 and 1" in lines
+    assert EntryVersion.objects.count() == 1
+
+
+def test_every_field_survives_export_and_sync_into_another_namespace(
+    tmp_path: Path, editor: Any, reviewer: Any, ns_a: Namespace
+) -> None:
+    company = NamespaceFactory.create(slug="company", prefix="CO")
+    line = (
+        '{"id": "CO-101", "category": "fact", "title": "Support hours", "body": "Weekdays.", "updated": "2026-08-01"}'
+    )
+    entries_import(namespace=company, items=entries_parse([line]), actor=None, publish=True)
+    NamespaceBase.objects.create(namespace=ns_a, base=company, position=0)
+    full = content(
+        summary="Everything set.",
+        tags=["token", "budget"],
+        aliases=["budget tiers"],
+        links=["AL-001", "CO-101"],
+        confidence=Decimal("0.73"),
+        updated=date(2026, 8, 20),
+        sensitivity="internal",
+        review_by=date(2026, 11, 1),
+        valid_until=date(2027, 1, 31),
+        paths=["src/**/*.py", "*.sql"],
+        overrides="CO-101",
+    )
+    version = entry_create(namespace=ns_a, category=ns_a.categories.get(slug="fact"), content=full, actor=editor)
+    publish(version, editor, reviewer)
+    kb = tmp_path / "kb"
+    run("export_entries", str(kb), "--namespace", "alpha", "--format", "markdown")
+
+    copy = NamespaceFactory.create(slug="copy", prefix="AL", id_digits=ns_a.id_digits)
+    copy_editor = membership(UserFactory(username="copy-editor"), copy, Role.EDITOR)
+    NamespaceBase.objects.create(namespace=copy, base=company, position=0)
+    run("sync_entries", str(kb), "--namespace", "copy", "--user", copy_editor.username)
+    synced = EntryVersion.objects.get(entry__namespace=copy)
+    for name in VersionContent.__slots__:
+        assert getattr(synced, name) == getattr(version, name), name
+    assert synced.content_hash == version.content_hash
+
+
+def test_a_colleagues_open_draft_is_a_conflict_left_alone(folder: Path, editor: Any, ns_a: Namespace) -> None:
+    colleague = membership(UserFactory(username="carl"), ns_a, Role.EDITOR)
+    entry = Entry.objects.get()
+    draft = version_draft_for_entry(entry=entry, actor=colleague)
+    draft = version_save(
+        version=draft,
+        content=VersionContent.of(draft, summary="Carl's half-written summary."),
+        expected_lock_version=draft.lock_version,
+        actor=colleague,
+    )
+    planned, _ = run("sync_entries", str(folder), "--namespace", "alpha", "--dry-run")
+    assert "would propose" not in planned
+    assert "AL-000       left alone: draft v2 by carl holds other content (summary, " in planned
+    assert "1 conflict" in planned
+    with pytest.raises(CommandError) as failure:
+        run("sync_entries", str(folder), "--namespace", "alpha", "--check")
+    assert failure.value.returncode == 1
+
+    out, _ = run("sync_entries", str(folder), "--namespace", "alpha", "--user", editor.username)
+    assert "left alone: draft v2 by carl" in out
+    draft.refresh_from_db()
+    assert (draft.state, draft.summary, draft.lock_version) == ("draft", "Carl's half-written summary.", 1)
+
+    # The team's file agrees with the draft (exported from it): the draft is submitted as it stands.
+    run("export_entries", str(folder), "--namespace", "alpha", "--format", "markdown", "--include-drafts")
+    out, _ = run("sync_entries", str(folder), "--namespace", "alpha", "--user", editor.username)
+    assert "draft v2 already holds the file: submitted for review" in out
+
+
+def test_a_version_in_review_with_other_content_is_left_alone_and_the_rest_proposed(
+    folder: Path, editor: Any, ns_a: Namespace
+) -> None:
+    colleague = membership(UserFactory(username="carl"), ns_a, Role.EDITOR)
+    draft = version_draft_for_entry(entry=Entry.objects.get(), actor=colleague)
+    draft = version_save(
+        version=draft,
+        content=VersionContent.of(draft, summary="Under review."),
+        expected_lock_version=draft.lock_version,
+        actor=colleague,
+    )
+    version_submit(version=draft, actor=colleague)
+    (folder / "new-rule.md").write_text("---\ntitle: Quote figures exactly\ncategory: rule\n---\nQuote them.\n")
+    out, _ = run("sync_entries", str(folder), "--namespace", "alpha", "--user", editor.username)
+    assert "AL-000       left alone: in review v2 by carl holds other content (summary, " in out
+    assert "AL-200       new entry, submitted for review" in out
+
+
+def test_a_dry_run_refuses_the_links_and_overrides_the_real_run_would(folder: Path, editor: Any) -> None:
+    (folder / "link.md").write_text("---\ntitle: x\ncategory: fact\nlinks: [BT-001]\n---\nbody\n")
+    (folder / "override.md").write_text("---\ntitle: y\ncategory: fact\noverrides: AC-101\n---\nbody\n")
+    path = folder / "AL-000.md"
+    path.write_text(path.read_text().replace("links: []", "links: [ZZ-404]"))
+    for args in (("--dry-run",), ("--user", editor.username)):
+        lines = bad_files_of(folder, *args)
+        assert "link.md: links: BT-001 is not an ID of this namespace or of one it builds on" in lines
+        assert "AL-000.md: links: ZZ-404 is not an ID" in lines
+        assert "override.md: overrides: AC-101 cannot be used: this namespace builds on no other namespace" in lines
+        assert "such as AC-101" not in lines
+    assert EntryVersion.objects.count() == 1

@@ -18,6 +18,7 @@ from knowledge.management.remote_sync import ManageClient, RemoteError, remote_a
 from knowledge.models import Namespace
 from knowledge.services.sync import (
     CHANGE,
+    CONFLICT,
     MISSING,
     NEW,
     PENDING,
@@ -25,10 +26,12 @@ from knowledge.services.sync import (
     UNCHANGED,
     EntryFile,
     NamespaceSide,
+    ReferencesCheck,
     SyncFolderError,
     SyncPlan,
     folder_read,
     namespace_side,
+    references_check_for,
     sync_apply,
     sync_plan,
 )
@@ -36,12 +39,15 @@ from knowledge.workflow import TransitionError
 
 SideOf = Callable[[], NamespaceSide]
 Apply = Callable[[SyncPlan, list[EntryFile], str], None]
+Target = tuple[SideOf, ReferencesCheck | None, Apply]
 VERBS = {
     NEW: "new entry, submitted for review",
     CHANGE: "changed ({fields}): draft v{version} submitted for review",
     SUBMIT: "draft v{version} already holds the file: submitted for review",
     PENDING: "v{version} with this content is {detail}; waiting for a reviewer",
     MISSING: "in the namespace, not in the folder (never retired from here)",
+    CONFLICT: "left alone: {detail} holds other content ({fields}); publish, reject or withdraw it, "
+    "or make the file match it, then sync again",
 }
 PLANNED = {
     NEW: "would create a new entry and submit it for review",
@@ -80,11 +86,11 @@ class Command(BaseCommand):
         if not folder.is_dir():
             raise CommandError(f"No such folder: {folder}")
         writes = not (options["dry_run"] or options["check"])
-        side_of, apply = self._remote(options) if options["server"] else self._local(options, writes=writes)
+        side_of, references, apply = self._remote(options) if options["server"] else self._local(options, writes=writes)
         note = options["note"] or f"Proposed from {folder.resolve().name}/ by sync_entries."
         try:
             files = folder_read(folder, progress=Progress(f"Reading {folder}"))
-            plan = sync_plan(side=side_of(), files=files)
+            plan = sync_plan(side=side_of(), files=files, references=references)
             if writes:
                 apply(plan, files, note)
         except SyncFolderError as error:
@@ -99,7 +105,7 @@ class Command(BaseCommand):
         if options["check"] and plan.differs:
             raise CommandError(f"{folder} and {plan.side.slug} differ (see above).", returncode=1)
 
-    def _local(self, options: dict[str, Any], *, writes: bool) -> tuple[SideOf, Apply]:
+    def _local(self, options: dict[str, Any], *, writes: bool) -> Target:
         """Read and write this installation's database, as the --user editor."""
         namespace = Namespace.objects.filter(slug=options["namespace"]).first()
         if namespace is None:
@@ -111,10 +117,10 @@ class Command(BaseCommand):
                 namespace=namespace, plan=plan, files=files, actor=actor, note=note, progress=Progress("Proposing")
             )
 
-        return partial(namespace_side, namespace), apply
+        return partial(namespace_side, namespace), references_check_for(namespace), apply
 
     @staticmethod
-    def _remote(options: dict[str, Any]) -> tuple[SideOf, Apply]:
+    def _remote(options: dict[str, Any]) -> Target:
         """Read and write a server through its management API, as the token's owner."""
         token = os.environ.get(options["token_env"], "").strip()
         if not token:
@@ -124,7 +130,7 @@ class Command(BaseCommand):
         def apply(plan: SyncPlan, files: list[EntryFile], note: str) -> None:
             remote_apply(client=client, plan=plan, files=files, note=note, progress=Progress("Proposing"))
 
-        return partial(remote_side, client), apply
+        return partial(remote_side, client), None, apply  # the server checks references
 
     def _report(self, plan: SyncPlan, *, wrote: bool) -> None:
         for change in plan.changes:
@@ -136,7 +142,9 @@ class Command(BaseCommand):
             )
             where = f"  ({change.file})" if change.file else ""
             self.stdout.write(f"{change.public_id or '(new)':<12} {text}{where}")
-        counts = ", ".join(f"{plan.count(kind)} {kind}" for kind in (NEW, CHANGE, SUBMIT, PENDING, UNCHANGED, MISSING))
+        counts = ", ".join(
+            f"{plan.count(kind)} {kind}" for kind in (NEW, CHANGE, SUBMIT, PENDING, UNCHANGED, MISSING, CONFLICT)
+        )
         self.stdout.write(f"{plan.side.slug}: {counts}" + ("" if wrote else " (nothing written)"))
 
     @staticmethod
