@@ -98,6 +98,11 @@ class EvergreenSettings:
     redis_timeout_seconds: float = 0.25
     dependency_retry_seconds: float = 5.0
     stale_if_error_seconds: float = 3600.0
+    # Client-side bounds on PostgreSQL work in web processes (knowledge.resilience.deadline): a read of a
+    # namespace or an API key, and any one query (0: none). A hung server answers nothing, not even its
+    # own statement_timeout, so without them a request would wait until gunicorn killed its worker.
+    database_read_timeout_seconds: float = 2.0
+    database_query_timeout_seconds: float = 20.0
     # Bytes of whole answers each process keeps in memory (gateway.cache); Redis bounds the shared copy.
     reply_cache_bytes: int = 32 * 1024 * 1024
     # Revalidate cached namespaces and keys in a background thread (off in the test settings only).
@@ -183,6 +188,12 @@ class EvergreenSettings:
                 "EVERGREEN_DEPENDENCY_RETRY_SECONDS", defaults.dependency_retry_seconds, minimum=0.1
             ),
             stale_if_error_seconds=env.number("EVERGREEN_STALE_IF_ERROR_SECONDS", defaults.stale_if_error_seconds),
+            database_read_timeout_seconds=env.number(
+                "EVERGREEN_DB_READ_TIMEOUT_SECONDS", defaults.database_read_timeout_seconds, minimum=0.1
+            ),
+            database_query_timeout_seconds=env.number(
+                "EVERGREEN_DB_QUERY_TIMEOUT_SECONDS", defaults.database_query_timeout_seconds, minimum=0
+            ),
             release_files_dir=env.directory("EVERGREEN_RELEASE_FILES_DIR", RELEASE_FILES),
             release_files_max_bytes=env.whole(
                 "EVERGREEN_RELEASE_FILES_MAX_BYTES", defaults.release_files_max_bytes, minimum=1

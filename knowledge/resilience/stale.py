@@ -10,7 +10,9 @@ key revoked seconds or an hour before was still admitted.) When the database fai
 keeps being served for up to EVERGREEN_STALE_IF_ERROR_SECONDS after it was read, and the database
 breaker records the outage (the answers say how stale they are). Names never seen need the database:
 with its breaker open they fail at once with DatabaseUnavailableError, else they are read in the
-request, as is an answer older than that bound.
+request, as is an answer older than that bound. Every read is bounded by
+EVERGREEN_DB_READ_TIMEOUT_SECONDS (knowledge.resilience.deadline), so a hung database costs a request
+one such wait per breaker cool-down, not a worker.
 
 `revalidate_in_background=False` (the test settings) reads nothing ahead: a test's transaction is
 invisible to another thread's connection.
@@ -27,9 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError, close_old_connections
+from django.db import DatabaseError, close_old_connections, connection
 
 from knowledge.resilience.database import DatabaseUnavailableError, database_breaker
+from knowledge.resilience.deadline import database_deadline
 
 logger = logging.getLogger(__name__)
 
@@ -98,10 +101,13 @@ class StaleCache:
     def _load(self, key: Hashable, load: Load) -> Any:
         breaker = database_breaker()
         try:
-            value = load()
+            with database_deadline(settings.EVERGREEN.database_read_timeout_seconds):
+                value = load()
         except DatabaseError as error:
             if breaker.failure(error):
                 logger.warning("The database does not answer (%s); serving what this process holds", error)
+            if not connection.in_atomic_block:
+                connection.close_if_unusable_or_obsolete()  # a cut or dropped connection: the next read reconnects
             raise
         if breaker.state().failing_since is not None:
             logger.warning("The database answers again")

@@ -133,6 +133,20 @@ class PrivatePostgres:
         """A fast shutdown: every connection is closed, new ones are refused."""
         self._run(str(self.bin / "pg_ctl"), "stop", "-w", "-t", "120", "-m", "fast", "-D", str(self.data))
 
+    def _processes(self) -> list[int]:
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        children = subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True, check=False)
+        return [postmaster, *(int(pid) for pid in children.stdout.split())]
+
+    def pause(self) -> None:
+        """SIGSTOP the server and every backend: connections stay open and nothing answers (a hung host)."""
+        for pid in self._processes():
+            os.kill(pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        for pid in self._processes():
+            os.kill(pid, signal.SIGCONT)
+
 
 @contextmanager
 def private_postgres() -> Iterator[PrivatePostgres]:

@@ -1,4 +1,5 @@
-"""PostgreSQL stopped under a running worker: reads answer from memory, writes answer 503, nothing half-written."""
+"""PostgreSQL stopped or hung under a running worker: reads answer from memory, writes answer 503, nothing
+half-written, and no request waits on a hung server longer than its deadline."""
 
 from __future__ import annotations
 
@@ -98,3 +99,39 @@ def test_reads_answer_from_memory_and_writes_refuse_while_postgresql_is_stopped(
         wait_for(lambda: not degraded(http), what="answers without Evergreen-Degraded")
         assert http.get("/t/never-read/llms.txt").status_code == 404
     assert run_setup("inspect", stack.env)["published"] == before_content
+
+
+def test_reads_answer_from_memory_while_postgresql_hangs(stack: FaultStack) -> None:
+    """QA paused the whole cluster (SIGSTOP): every request hung on the open connection until gunicorn
+    killed the worker, which came back with nothing in memory and answered 503 to everything."""
+    admin = {"Cookie": f"sessionid={stack.session}; csrftoken={CSRF}", "X-CSRFToken": CSRF}
+    with stack.http() as http:
+        wait_for(lambda: http.get("/readyz").status_code == 200, what="/readyz before the pause")
+        warm = {path: http.get(path) for path in READS}
+        assert {path: r.status_code for path, r in warm.items()} == dict.fromkeys(READS, 200)
+        assert http.get("/admin/jsi18n/", headers=admin).status_code == 200
+        worker = http.get("/healthz").json()
+
+        stack.postgres.pause()
+        try:
+            wait_for(lambda: degraded(http), what="the worker to give up waiting on the hung database")
+            again = {path: http.get(path) for path in READS}
+            assert {path: r.status_code for path, r in again.items()} == dict.fromkeys(READS, 200), stack.log_tail()
+            assert all(again[path].content == warm[path].content for path in READS)
+            assert http.get("/api/context?topic=release%20rollback").status_code == 200
+            answer = mcp_call(http, "/t/evergreen/mcp", "search_context", {"query": "citation rules"})
+            assert answer.status_code == 200 and answer.json()["result"]["isError"] is False
+
+            unknown = http.get("/t/not-read-either/llms.txt")  # the first test read never-read
+            assert unknown.status_code == 503 and unknown.json()["error"]["code"] == "database_unavailable"
+            page = http.get("/admin/jsi18n/", headers=admin)
+            assert page.status_code == 503 and "database_unavailable" in page.text
+            health = http.get("/healthz").json()
+            assert health["serving"] is True and health["releases_in_memory"] == worker["releases_in_memory"]
+        finally:
+            stack.postgres.resume()
+
+        wait_for(lambda: http.get("/readyz").status_code == 200, what="/readyz after PostgreSQL resumes")
+        wait_for(lambda: not degraded(http), what="answers without Evergreen-Degraded")
+        assert http.get("/admin/jsi18n/", headers=admin).status_code == 200
+    assert "WORKER TIMEOUT" not in stack.log.read_text()
