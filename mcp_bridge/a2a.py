@@ -67,6 +67,10 @@ INVALID_MESSAGE_MESSAGE: Final = (
     "(messageId, contextId and taskId at most 128 characters)"
 )
 INVALID_PART_MESSAGE: Final = "Unrecognized part: each part needs kind text (text) or data (data object)"
+ONE_DATA_PART_MESSAGE: Final = (
+    "One skill call per message: send at most one data part (this message has {count}); send one message per skill call"
+)
+INVALID_ID_MESSAGE: Final = "Request id must be a string, an integer or null"
 UNKNOWN_DATA_KEYS_MESSAGE: Final = "Unsupported data part keys: {keys}"
 UNKNOWN_SKILL_MESSAGE: Final = "Unknown skill: {skill}"
 INVALID_TASK_ID_MESSAGE: Final = "params.id must be a task id string"
@@ -340,9 +344,13 @@ def _part_kind(part: Mapping[str, Any]) -> str | None:
 
 
 def _read_parts(parts: list[Any]) -> tuple[list[str], dict[str, Any]]:
-    """Text parts make the topic; data parts merge in order (a later key wins); file parts are refused."""
+    """Text parts make the topic; the one data part (if any) says what runs; file parts are refused.
+
+    One message is one skill call (the agent card's description): a second data part is -32602 rather
+    than merged, so no call is dropped or half-overwritten without the client knowing.
+    """
     texts: list[str] = []
-    data: dict[str, Any] = {}
+    data_parts: list[dict[str, Any]] = []
     for part in parts:
         kind = _part_kind(part) if isinstance(part, dict) else None
         if kind == "file":
@@ -350,9 +358,13 @@ def _read_parts(parts: list[Any]) -> tuple[list[str], dict[str, Any]]:
         if kind == "text" and isinstance(part.get("text"), str):
             texts.append(part["text"])
         elif kind == "data" and isinstance(part.get("data"), dict):
-            data.update(part["data"])
+            data_parts.append(part["data"])
         else:
             raise JsonRpcError(INVALID_PARAMS, INVALID_PART_MESSAGE)
+    if len(data_parts) > 1:
+        message = ONE_DATA_PART_MESSAGE.format(count=len(data_parts))
+        raise JsonRpcError(INVALID_PARAMS, message, {"param": "params.message.parts"})
+    data = data_parts[0] if data_parts else {}
     unknown = sorted(set(data) - DATA_KEYS)
     if unknown:
         raise JsonRpcError(INVALID_PARAMS, UNKNOWN_DATA_KEYS_MESSAGE.format(keys=", ".join(unknown)))
@@ -392,6 +404,24 @@ def _trim_history(task: dict[str, Any], length: object) -> dict[str, Any]:
     return task
 
 
+def _request_id(message: Mapping[str, Any]) -> RequestId | None:
+    """The id to answer with: a string, an integer (``3.0`` reads as 3, the same JSON number) or null.
+
+    JSON-RPC 2.0 §4 and A2A v0.3.0 §6.11: an id is a string, a number or null, and numbers SHOULD NOT
+    have fractional parts. Any other value, and a fractional number, is Invalid Request answered with id
+    null before anything runs — as a2a-sdk's server does (its ``JSONRPCRequest.id`` is ``str | int |
+    None``; its client's response models cannot carry ``1.5`` back either). A string that is not clean
+    text reads as null here and is refused by ``request_refusal``.
+    """
+    value = message.get("id")
+    if value is None or isinstance(value, str):
+        return clean_request_id(message)
+    number = whole_number(value)
+    if number is None:
+        raise JsonRpcError(INVALID_REQUEST, INVALID_ID_MESSAGE)
+    return number
+
+
 def handle_a2a_post(
     body: bytes,
     backend: Backend,
@@ -405,20 +435,25 @@ def handle_a2a_post(
     """Answer one POST to the card's ``url``. Never raises.
 
     Errors travel in HTTP 200 like the SDK's server does: the SDK client raises on any non-2xx status
-    before it reads the JSON-RPC error (``a2a/client/transports/jsonrpc.py``).
+    before it reads the JSON-RPC error (``a2a/client/transports/jsonrpc.py``). A notification (a valid
+    request without an ``id`` member) runs nothing and gets no reply (JSON-RPC 2.0 §4.1, A2A v0.3.0 §6.11:
+    every A2A method expects a response, so none is meant as a notification): 202 and no body, as on /mcp.
     """
     activated = activated_extensions(extensions_header, backend.namespace().base_url)
     headers = (("X-A2A-Extensions", ", ".join(activated)),) if activated else ()
     request_id: RequestId | None = None
     try:
         message = decode_json(body)
-        if isinstance(message, dict):
-            request_id = clean_request_id(message)
-            refusal = request_refusal(message)
-            if refusal is not None:
-                raise refusal
-        if not isinstance(message, dict) or not envelope_is_valid(message):
+        if not isinstance(message, dict):
             raise JsonRpcError(INVALID_REQUEST, INVALID_BODY_MESSAGE)
+        request_id = _request_id(message)
+        if not envelope_is_valid(message):
+            raise JsonRpcError(INVALID_REQUEST, INVALID_BODY_MESSAGE)
+        if "id" not in message:
+            return Outcome(202)
+        refusal = request_refusal(message)
+        if refusal is not None:
+            raise refusal
         check_version(version)
         result = _Dispatch(backend, tasks, now, new_id).run(message["method"], message.get("params") or {})
     except JsonRpcError as exc:

@@ -20,7 +20,7 @@ OUTPUT_MODES: Final = ("application/json", "text/plain")
 API_KEY_SCHEME: Final = "apiKey"
 
 CARD_DESCRIPTION: Final = (
-    "{summary}\n\nSend a message: a text part is the topic; a data part may carry "
+    "{summary}\n\nSend a message: a text part is the topic; one data part (one skill call per message) may carry "
     '{{"topic", "budget", "category", "limit", "budgetMode", "paths"}} (paths: the files the agent works on) '
     'or {{"skill", "arguments"}} to call another skill. '
     "The answer is a completed task whose artifact holds the JSON result as a data part and a short text "

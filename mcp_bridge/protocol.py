@@ -51,6 +51,12 @@ UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
 META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
 META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
+META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
+# 2026-07-28 schema LoggingLevel (RFC 5424 severities).
+# 2026-07-28 schema ClientCapabilities: the known members, each an object when present (others are open).
+CAPABILITY_OBJECTS: Final = ("elicitation", "experimental", "extensions", "roots", "sampling")
+LOG_LEVELS: Final = frozenset({"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"})
 
 # streamable-http §Standard Request Headers: which body field Mcp-Name mirrors.
 NAME_BEARING: Final[Mapping[str, str]] = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
@@ -60,6 +66,10 @@ CACHEABLE: Final = frozenset(
 
 ENVELOPE_MISSING_MESSAGE: Final = f"params._meta must carry {META_PROTOCOL_VERSION!r} and {META_CLIENT_CAPABILITIES!r}"
 VERSION_NOT_STRING_MESSAGE: Final = "The protocol version in params._meta must be a string"
+META_FIELD_MESSAGE: Final = "params._meta[{key!r}] must be {kind}"
+CAPABILITIES_KIND: Final = (
+    "a ClientCapabilities object (elicitation, experimental, extensions, roots and sampling, when present, objects)"
+)
 VERSION_HEADER_MISMATCH_MESSAGE: Final = "MCP-Protocol-Version header does not match the request's protocol version"
 METHOD_HEADER_MISMATCH_MESSAGE: Final = "Mcp-Method header does not match the request body's method"
 NAME_HEADER_MISMATCH_MESSAGE: Final = "Mcp-Name header does not match the request body's {field!r} parameter"
@@ -179,6 +189,31 @@ def _check_envelope(message: Mapping[str, Any], headers: McpHeaders) -> None:
         raise JsonRpcError(INVALID_PARAMS, VERSION_NOT_STRING_MESSAGE)
     if version not in MODERN_VERSIONS:
         raise _unsupported(version)
+    _check_meta_types(meta)
+
+
+def _check_meta_types(meta: Mapping[str, Any]) -> None:
+    """2026-07-28 schema ``RequestMetaObject``: clientCapabilities is a ``ClientCapabilities`` object,
+    clientInfo (optional) an ``Implementation`` with string name and version, logLevel (optional) a
+    ``LoggingLevel``; else -32602. Null for an optional field reads as absent, as the SDK's model does.
+    Checked after the version rungs, where the SDK validates its typed request."""
+    capabilities = meta[META_CLIENT_CAPABILITIES]
+    if not isinstance(capabilities, dict) or any(
+        not isinstance(capabilities.get(name), dict | None) for name in CAPABILITY_OBJECTS
+    ):
+        raise _meta_field_error(META_CLIENT_CAPABILITIES, CAPABILITIES_KIND)
+    client = meta.get(META_CLIENT_INFO)
+    if client is not None and not (
+        isinstance(client, dict) and isinstance(client.get("name"), str) and isinstance(client.get("version"), str)
+    ):
+        raise _meta_field_error(META_CLIENT_INFO, mcp_methods.CLIENT_INFO_KIND)
+    level = meta.get(META_LOG_LEVEL)
+    if level is not None and not (isinstance(level, str) and level in LOG_LEVELS):
+        raise _meta_field_error(META_LOG_LEVEL, "one of " + ", ".join(sorted(LOG_LEVELS)))
+
+
+def _meta_field_error(key: str, kind: str) -> JsonRpcError:
+    return JsonRpcError(INVALID_PARAMS, META_FIELD_MESSAGE.format(key=key, kind=kind), {"param": f"params._meta.{key}"})
 
 
 def _notification(message: Mapping[str, Any], headers: McpHeaders, *, modern: bool) -> Outcome:

@@ -145,6 +145,17 @@ def gateway_refusal(error: GatewayError, body: bytes | None) -> Outcome:
     )
 
 
+def in_band(outcome: Outcome) -> Outcome:
+    """A refusal as A2A sends it: the JSON-RPC error in a 200, its headers (``Retry-After``…) kept.
+
+    a2a-sdk's client calls ``raise_for_status()`` before it reads the body (``a2a/client/transports/
+    jsonrpc.py`` ``_send_request``), so at any other status an agent sees a bare HTTP error instead of the
+    code and message; the SDK's own server answers every JSON-RPC error, "Payload too large" included, with
+    200 (``a2a/server/apps/jsonrpc/jsonrpc_app.py``). A private namespace and a missing one stay alike.
+    """
+    return Outcome(200, outcome.body, outcome.headers) if outcome.body is not None else outcome
+
+
 # Where a tool result's pack goes while the rest is encoded: no JSON text can hold a NUL (refused in
 # requests, impossible in PostgreSQL text), so nothing else encodes to this.
 _PACK_PLACE = "\x00evergreen-pack\x00"

@@ -36,22 +36,29 @@ logger = logging.getLogger(__name__)
 Answer = Callable[[HttpRequest, bytes, Gate], Outcome]
 
 
-def _admitted(request: HttpRequest, namespace: str | None, answer: Answer, *, fast: bool = False) -> HttpResponse:
+def _admitted(
+    request: HttpRequest, namespace: str | None, answer: Answer, *, fast: bool = False, a2a: bool = False
+) -> HttpResponse:
     """Body cap, then the gate (namespace, key, rate), then ``answer`` with the rate headers and CORS added.
 
-    ``fast``: a public 200 answer teaches the replay layer the route (mcp_bridge.fastpath)."""
+    ``fast``: a public 200 answer teaches the replay layer the route (mcp_bridge.fastpath). ``a2a``: the
+    refusals (413, 404, 429, 503) answer 200 with the same body and headers (``transport.in_band``)."""
     cors = transport.cors_headers(request)
+
+    def refuse(outcome: Outcome) -> HttpResponse:
+        return transport.respond(transport.in_band(outcome) if a2a else outcome, extra=cors)
+
     limit = transport.max_body_bytes()
     body = read_body(request, limit)
     if body is None:
         security_event(BODY_TOO_LARGE, request=request, namespace=namespace, reason="over_body_cap", limit=limit)
-        return transport.respond(transport.too_large(limit), extra=cors)
+        return refuse(transport.too_large(limit))
     try:
         gate = request_gate(request, namespace=namespace)
     except GatewayError as error:
-        return transport.respond(transport.gateway_refusal(error, body), extra=cors)
+        return refuse(transport.gateway_refusal(error, body))
     except DatabaseError as error:  # a namespace never read before, or read too long ago
-        return transport.respond(transport.gateway_refusal(database_unavailable(error), body), extra=cors)
+        return refuse(transport.gateway_refusal(database_unavailable(error), body))
     rate = gate.rate.headers() if gate.rate else {}
     outcome = answer(request, body, gate)
     response = transport.respond(outcome, extra={**rate, **cors, **degraded_headers()})
@@ -129,7 +136,7 @@ def a2a_post(request: HttpRequest, namespace: str | None) -> HttpResponse:
         return transport.respond(transport.origin_refused(request, namespace))
     if request.method != "POST":
         return transport.respond(Outcome(405, None, (("Allow", "POST"),)))
-    return _admitted(request, namespace, _a2a_answer)
+    return _admitted(request, namespace, _a2a_answer, a2a=True)
 
 
 @read_view

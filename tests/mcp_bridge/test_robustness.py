@@ -77,7 +77,10 @@ def test_any_json_gets_an_mcp_outcome(message: Any, mcp_headers: McpHeaders) -> 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(message=envelopes | json_values)
-def test_any_json_gets_an_a2a_answer_in_a_200(message: Any) -> None:
+def test_any_json_gets_an_a2a_answer_in_a_200_or_no_reply_to_a_notification(message: Any) -> None:
     outcome = handle_a2a_post(json.dumps(message).encode(), FakeBackend(), FakeTaskStore())
+    if outcome.status == 202:  # JSON-RPC 2.0 §4.1: a notification is never answered
+        assert outcome.body is None and isinstance(message, dict) and "id" not in message
+        return
     assert outcome.status == 200 and outcome.body is not None
     assert ("result" in outcome.body) != ("error" in outcome.body)
