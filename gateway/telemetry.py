@@ -79,6 +79,7 @@ class TelemetryMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         started = time.perf_counter()
         request_id = ids.request_id_accept(request.META.get(ids.ENVIRON_KEY))
+        request.META[ids.META_KEY] = request_id  # for django.request's records, logged after this returns
         token = ids.current.set(request_id)
         try:
             response = self.get_response(request)

@@ -20,7 +20,7 @@ from django.conf import settings
 from knowledge.requestlog.records import Observed
 from knowledge.security_events import security_client_hash
 from knowledge.telemetry.flusher import flusher
-from knowledge.telemetry.metrics import REQUEST_LOG, tallies
+from knowledge.telemetry.metrics import BUFFER_FULL, DROPPED, REQUEST_LOG, SAMPLED_OUT, tallies
 
 Pending = tuple[Observed, float, int, str, str]  # observed, at (epoch s), latency (µs), client, request id
 CLIENT_HASHES_MAX = 10_000
@@ -73,8 +73,7 @@ class RequestBuffer:
         from knowledge.services.request_log import request_log_ship  # noqa: PLC0415  # it imports this module
 
         for start in range(0, len(items), BATCH):
-            request_log_ship(self.rows(items[start : start + BATCH]))
-        tallies.count(REQUEST_LOG, "queued", amount=len(items))
+            request_log_ship(self.rows(items[start : start + BATCH]))  # it counts each record's fate
 
     def clear(self) -> None:
         self.drain()
@@ -93,10 +92,10 @@ def request_observed(
     if not (enabled and config.request_log):
         return
     if config.request_log_sample < 1.0 and random.random() >= config.request_log_sample:  # noqa: S311 - sampling
-        tallies.count(REQUEST_LOG, "sampled_out")
+        tallies.count(REQUEST_LOG, SAMPLED_OUT, "")
         return
     item = (observed, time.time(), int(latency_seconds * 1_000_000), client, request_id or "")
     if not buffer.append(item, limit=config.request_log_buffer_max):
-        tallies.count(REQUEST_LOG, "dropped")
+        tallies.count(REQUEST_LOG, DROPPED, BUFFER_FULL)
         return
     flusher.ensure_started()

@@ -1,7 +1,7 @@
 """Writing the request log: batches queued in Redis by web processes, written to the database by Celery.
 
 Web processes never write log rows themselves when Redis is configured: their flusher thread pushes
-one JSON batch per second to a Redis list (capped, oldest batches dropped), and the Celery task
+one JSON batch per second to a Redis list (capped: a batch that finds the list full is dropped), and the Celery task
 request_log_drain_task (beat, every few seconds) pops batches, writes them in bulk and updates the
 knowledge-gap report. Without Redis (the embedded mode) the flusher thread writes directly.
 """
@@ -20,11 +20,18 @@ from django.utils import timezone
 from knowledge.models import Namespace, RequestLog
 from knowledge.resilience.redis_guard import redis_client
 from knowledge.services.gaps import gaps_record
-from knowledge.telemetry.metrics import REQUEST_LOG, tallies
+from knowledge.telemetry.metrics import DROPPED, QUEUE_FULL, QUEUED, REDIS_DOWN, REQUEST_LOG, tallies
 
 logger = logging.getLogger(__name__)
 
 QUEUE_KEY: Final = "evergreen:request-log"
+# Push unless the list already holds ARGV[2] batches, in one step (LTRIM after RPUSH dropped old batches
+# nobody could count, since their sizes are not known without reading them).
+_PUSH_BELOW_CAP: Final = """
+if redis.call('LLEN', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+return 1
+"""
 WRITE_BATCH: Final = 1000
 PRUNE_BATCH: Final = 5000
 
@@ -34,19 +41,27 @@ def _redis() -> redis.Redis:
 
 
 def request_log_ship(rows: list[dict[str, Any]]) -> None:
-    """Hand a batch on (the flusher thread calls this): to Redis, or straight to the database without it."""
+    """Hand a batch on (the flusher thread calls this): to Redis, or straight to the database without it.
+
+    Each record is counted here, once: `queued` when it reached the list (or the database), `dropped`
+    with the reason when the list was full or Redis did not answer.
+    """
     if not settings.REDIS_URL:
         request_log_write(rows)
+        tallies.count(REQUEST_LOG, QUEUED, "", amount=len(rows))
         return
     payload = orjson.dumps([{**row, "observed": orjson.Fragment(row["observed"])} for row in rows])
     try:
-        pipe = _redis().pipeline(transaction=False)
-        pipe.rpush(QUEUE_KEY, payload)
-        pipe.ltrim(QUEUE_KEY, -settings.EVERGREEN.request_log_queue_max, -1)
-        pipe.execute()
+        pushed = _redis().eval(_PUSH_BELOW_CAP, 1, QUEUE_KEY, payload, settings.EVERGREEN.request_log_queue_max)
     except redis.RedisError as error:  # the breaker logs the outage once; count what it costs
         logger.debug("Request log: %d records lost, Redis does not answer: %s", len(rows), error)
-        tallies.count(REQUEST_LOG, "dropped", amount=len(rows))
+        tallies.count(REQUEST_LOG, DROPPED, REDIS_DOWN, amount=len(rows))
+        return
+    if pushed:
+        tallies.count(REQUEST_LOG, QUEUED, "", amount=len(rows))
+    else:
+        logger.debug("Request log: %d records lost, %s is full", len(rows), QUEUE_KEY)
+        tallies.count(REQUEST_LOG, DROPPED, QUEUE_FULL, amount=len(rows))
 
 
 def _row(item: dict[str, Any], logging_on: set[int]) -> RequestLog | None:

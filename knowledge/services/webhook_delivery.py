@@ -4,7 +4,8 @@ An attempt succeeds on any 2xx answer. A failure (another status, a timeout, a r
 schedules the next attempt after base x 2^(n-1) seconds (capped, ±20 % jitter) until the notice has
 had EVERGREEN_WEBHOOK_MAX_ATTEMPTS; an endpoint whose last EVERGREEN_WEBHOOK_DISABLE_AFTER attempts
 all failed, or that answers 410 Gone, is disabled and its pending notices cancelled. Every attempt is
-appended to the delivery's log.
+appended to the delivery's log, which is also what /metrics counts attempts from (knowledge.telemetry.state:
+the worker that makes them is another container, without a metrics endpoint).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from knowledge.actors import Actor
 from knowledge.models import DeliveryStatus, Role, WebhookDelivery, WebhookEndpoint
 from knowledge.services.access import require_role
 from knowledge.services.webhooks import SECRET_PREFIX, delivery_queue, webhook_url_problem
-from knowledge.telemetry.metrics import WEBHOOK_ATTEMPTS
 
 USER_AGENT: Final = "Evergreen-Webhooks/1 (+https://www.standardwebhooks.com/)"
 DISABLED_FAILURES: Final = "Disabled after {count} consecutive failed attempts; the last: {error}"
@@ -125,12 +125,10 @@ def _record(delivery: WebhookDelivery, status: int | None, error: str, millis: i
     fields = ["attempts", "last_attempt_at", "last_status_code", "last_error", "log", "status", "next_attempt_at"]
     endpoints = WebhookEndpoint.objects.filter(pk=delivery.endpoint_id)
     if not error:
-        WEBHOOK_ATTEMPTS.labels("delivered").inc()
         delivery.status, delivery.next_attempt_at, delivery.delivered_at = DeliveryStatus.DELIVERED, None, now
         delivery.save(update_fields=[*fields, "delivered_at"])
         endpoints.update(consecutive_failures=0)
         return AttemptOutcome(DeliveryStatus.DELIVERED)
-    WEBHOOK_ATTEMPTS.labels("failed").inc()
     retry_in: float | None = None
     if delivery.attempts >= config.webhook_max_attempts:
         delivery.status, delivery.next_attempt_at = DeliveryStatus.FAILED, None

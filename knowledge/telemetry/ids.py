@@ -14,6 +14,9 @@ from contextvars import ContextVar
 
 HEADER = "X-Request-ID"
 ENVIRON_KEY = "HTTP_X_REQUEST_ID"
+# Where the accepted ID is kept on the request itself: Django logs 4xx and 5xx answers ("django.request")
+# after every middleware has returned, when the context variable below is already reset.
+META_KEY = "evergreen.request_id"
 _SAFE = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 
 current: ContextVar[str | None] = ContextVar("evergreen_request_id", default=None)

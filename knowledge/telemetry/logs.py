@@ -7,10 +7,26 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
-from knowledge.telemetry.ids import request_id_current
+from knowledge.telemetry.ids import META_KEY, request_id_current
 
 # Attributes every LogRecord has; anything else was passed with extra= and is written as a field.
 _STANDARD = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "request_id"}
+
+
+def record_request_id(record: logging.LogRecord) -> str | None:
+    """The ID of the request a record names (django.request passes `request`), else the current request's."""
+    request = getattr(record, "request", None)
+    meta = getattr(request, "META", None)
+    found = meta.get(META_KEY) if isinstance(meta, dict) else None
+    return found or request_id_current()
+
+
+def request_described(value: Any) -> Any:
+    """An HttpRequest as "GET /path": its repr holds the query string (an agent's topic), which logs never get."""
+    method, path = getattr(value, "method", None), getattr(value, "path", None)
+    if isinstance(method, str) and isinstance(path, str):
+        return f"{method} {path[:200]}"
+    return value
 
 
 class RequestIdFilter(logging.Filter):
@@ -18,7 +34,7 @@ class RequestIdFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not hasattr(record, "request_id"):
-            record.request_id = request_id_current() or "-"
+            record.request_id = record_request_id(record) or "-"
         return True
 
 
@@ -31,11 +47,11 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname,
             "logger": record.name,
             "message": record.getMessage(),
-            "request_id": getattr(record, "request_id", None) or request_id_current(),
+            "request_id": getattr(record, "request_id", None) or record_request_id(record),
         }
         for name, value in record.__dict__.items():
             if name not in _STANDARD and not name.startswith("_"):
-                document[name] = value
+                document[name] = request_described(value) if name == "request" else value
         if record.exc_info:
             document["exception"] = self.formatException(record.exc_info)
         # ensure_ascii: a client's control characters or lone surrogates stay escapes, never raw bytes.

@@ -4,7 +4,7 @@ Updating a prometheus_client value in multiprocess mode (PROMETHEUS_MULTIPROC_DI
 gunicorn worker) takes a lock and an mmap write, 3-6 µs for a counter and a histogram together;
 a replayed answer costs about 100 µs in all. So requests are tallied in plain dicts under one
 lock (well under a microsecond) and the flusher thread adds the tallies to the instruments once a
-second. Rare events (refusals, webhook attempts) update instruments directly.
+second. Rare events (refusals) update instruments directly.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ FROM_MEMORY = Counter(
 )
 CACHE = Counter(
     "evergreen_response_cache",
-    "Response-cache lookups of /api/context on the Django path: local (process), shared (Redis) or miss.",
+    "Reply-cache lookups on the Django path: local (process) or miss; shared (the cache Redis) for /api/changes "
+    "pages only, since /api/context packs are kept per process.",
     ["result"],
 )
 RATE_LIMIT_REFUSALS = Counter(
@@ -43,12 +44,13 @@ RATE_LIMIT_REFUSALS = Counter(
 )
 REQUEST_LOG = Counter(
     "evergreen_request_log_records",
-    "Request-log records by fate: queued (shipped for writing), sampled_out, dropped (buffer full or Redis down).",
-    ["outcome"],
+    "Request-log records by fate, each counted once: queued (reached the Redis list, or the database without "
+    "Redis), sampled_out, dropped (reason: buffer_full, queue_full, redis_down).",
+    ["outcome", "reason"],
 )
-WEBHOOK_ATTEMPTS = Counter(
-    "evergreen_webhook_attempts", "Webhook delivery attempts by outcome (delivered, failed).", ["outcome"]
-)
+# REQUEST_LOG's label values: `reason` is "" unless the outcome is DROPPED.
+QUEUED, SAMPLED_OUT, DROPPED = "queued", "sampled_out", "dropped"
+BUFFER_FULL, QUEUE_FULL, REDIS_DOWN = "buffer_full", "queue_full", "redis_down"
 CITATIONS = Counter("evergreen_citations_checked", "Citations checked by /api/verify and MCP, by verdict.", ["verdict"])
 
 

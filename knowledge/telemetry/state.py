@@ -1,4 +1,4 @@
-"""Metrics read from PostgreSQL and Redis when Prometheus scrapes: builds, webhook deliveries, queues.
+"""Metrics read from PostgreSQL and Redis when Prometheus scrapes: builds, webhook deliveries and attempts, queues.
 
 Builds and deliveries run in Celery workers, often in other containers, whose files a web worker
 cannot read; their rows and the broker's queues are the shared truth, so any web worker's /metrics
@@ -13,6 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, Sum
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 
@@ -26,8 +27,11 @@ BUILD_BUCKETS = (0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800
 
 
 def _builds() -> Iterator[Metric]:
-    by_status = CounterMetricFamily(
-        "evergreen_release_builds", "Release builds by outcome (failed = a build that raised).", labels=["status"]
+    by_status = GaugeMetricFamily(
+        "evergreen_release_builds",
+        "Release builds by current status, counted from their rows: queued, running and held go down as builds "
+        "move on; failed = a build that raised.",
+        labels=["status"],
     )
     counts = dict(ReleaseBuild.objects.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
     for status in BuildStatus.values:
@@ -50,7 +54,42 @@ def _builds() -> Iterator[Metric]:
     )
 
 
+# Successful attempts: a delivery's log has an entry per attempt, error "" for the one that delivered. A
+# delivery tried once and delivered had exactly that one; only retried ones (or ones an admin sent again)
+# need their log read. The log keeps the last 50 attempts, far above EVERGREEN_WEBHOOK_MAX_ATTEMPTS.
+_SUCCESSES = {
+    "postgresql": "SELECT coalesce(sum(CASE WHEN d.attempts = 1 THEN 1 ELSE (SELECT count(*)"
+    " FROM jsonb_array_elements(d.log) e WHERE e->>'error' = '') END), 0) FROM {table} d"
+    " WHERE d.delivered_at IS NOT NULL",
+    "sqlite": "SELECT coalesce(sum(CASE WHEN d.attempts = 1 THEN 1 ELSE (SELECT count(*)"
+    " FROM json_each(d.log) e WHERE json_extract(e.value, '$.error') = '') END), 0) FROM {table} d"
+    " WHERE d.delivered_at IS NOT NULL",
+}
+
+
+def _attempts() -> CounterMetricFamily:
+    """Delivery attempts so far, from the deliveries' rows: Celery makes them, in a container /metrics cannot read.
+
+    Deleting an endpoint deletes its deliveries, which Prometheus sees as a counter reset.
+    """
+    attempts = CounterMetricFamily(
+        "evergreen_webhook_attempts",
+        "Webhook delivery attempts by outcome (delivered, failed), counted from the deliveries' rows.",
+        labels=["outcome"],
+    )
+    total = WebhookDelivery.objects.aggregate(n=Sum("attempts"))["n"] or 0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _SUCCESSES[connection.vendor].format(table=connection.ops.quote_name(WebhookDelivery._meta.db_table))
+        )
+        delivered = int(cursor.fetchone()[0])
+    attempts.add_metric(["delivered"], delivered)
+    attempts.add_metric(["failed"], total - delivered)
+    return attempts
+
+
 def _webhooks() -> Iterator[Metric]:
+    yield _attempts()
     deliveries = GaugeMetricFamily("evergreen_webhook_deliveries", "Webhook notices by status.", labels=["status"])
     counts = dict(WebhookDelivery.objects.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
     for status in DeliveryStatus.values:
