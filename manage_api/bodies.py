@@ -11,6 +11,7 @@ from rest_framework import serializers
 from manage_api.errors import UNKNOWN_FIELD
 
 UNKNOWN_FIELDS = "Unknown field{plural}: {unknown}. This body takes {accepted}."
+NOT_A_STRING = "Send a string (in quotes), not {kind}."
 
 
 @cache
@@ -51,3 +52,25 @@ class RequestBody(serializers.Serializer):
 
 class EmptyBody(RequestBody):
     """The body of an action that takes none: `{}` or nothing."""
+
+
+class StrictCharField(serializers.CharField):
+    """Text that must arrive as a JSON string: DRF's CharField turns `1`, `2.5` and `true` into "1", "2.5" and
+    "True", so `tags: [1, 2]` was stored as tags "1" and "2" (QA). Used for the items of every list of strings."""
+
+    default_error_messages = {"not_a_string": NOT_A_STRING}
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("not_a_string", kind=_json_kind(data))
+        return super().to_internal_value(data)
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if value is None:
+        return "null"
+    return "a list" if isinstance(value, list) else "an object"

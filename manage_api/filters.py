@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -15,6 +16,8 @@ from django.utils import timezone
 from django_filters.fields import IsoDateTimeField
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
+from rest_framework import exceptions
+from rest_framework.filters import OrderingFilter
 
 from knowledge.models import (
     ApiKey,
@@ -37,6 +40,7 @@ STALE_AFTER = timedelta(days=365)
 BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
 OUT_OF_RANGE = "This time is out of range: it must fall between years 1 and 9999 in UTC."
 INVALID_BOOLEAN = "Send true or false (or 1 or 0)."
+INVALID_ORDERING = "`ordering` takes {accepted} (several separated by commas); not {refused}."
 TRUE, FALSE = frozenset({"true", "1"}), frozenset({"false", "0"})
 
 
@@ -75,6 +79,23 @@ class TimeFilter(filters.IsoDateTimeFilter):
     """An ISO 8601 time (an offset or Z; else the site's time zone) that exists in UTC: 400, not 500."""
 
     field_class = UtcDateTimeField
+
+
+class StrictOrderingFilter(OrderingFilter):
+    """`ordering` of a list: a field it does not take is a bad parameter (400 invalid_parameter naming the ones it
+    takes), like every other filter's bad value. DRF drops such terms and orders by the default instead."""
+
+    def remove_invalid_fields(
+        self, queryset: QuerySet[Any], fields: Iterable[str], view: Any, request: Any
+    ) -> list[str]:
+        valid = [item[0] for item in self.get_valid_fields(queryset, view, {"request": request})]
+        terms = [term for term in fields if term]
+        refused = [term for term in terms if term.removeprefix("-") not in valid]
+        if refused:
+            accepted = ", ".join(f"{name}, -{name}" for name in valid)
+            message = INVALID_ORDERING.format(accepted=accepted, refused=", ".join(refused))
+            raise exceptions.ValidationError({self.ordering_param: [message]})
+        return terms
 
 
 class StrictBooleanField(forms.Field):

@@ -21,6 +21,7 @@ from knowledge.models import (
     GoldenQuestion,
     Release,
     ReleaseGate,
+    Sensitivity,
     SynonymSet,
     SynonymVersion,
     VersionState,
@@ -38,7 +39,7 @@ from knowledge.services.content import (
 from knowledge.services.gate_override import REASON_MAX
 from knowledge.services.golden_questions import relevant_id_normalize
 from knowledge.services.release_gate import HELD_CODE
-from manage_api.bodies import RequestBody
+from manage_api.bodies import RequestBody, StrictCharField
 
 ZERO, ONE = Decimal("0"), Decimal("1")
 PUBLISH_AT_LEEWAY = timedelta(minutes=5)
@@ -79,6 +80,9 @@ class VersionSerializer(serializers.ModelSerializer):
             "overrides",
             "confidence",
             "updated",
+            "sensitivity",
+            "review_by",
+            "valid_until",
             "tokens",
             "content_hash",
             "author",
@@ -174,25 +178,25 @@ class ContentSerializer(RequestBody):
     summary = serializers.CharField(allow_blank=True, required=False, default="", max_length=SUMMARY_MAX)
     body = serializers.CharField(max_length=BODY_MAX)
     tags = serializers.ListField(
-        child=serializers.CharField(max_length=LIST_LIMITS["tags"][1]),
+        child=StrictCharField(max_length=LIST_LIMITS["tags"][1]),
         max_length=LIST_LIMITS["tags"][0],
         required=False,
         default=list,
     )
     aliases = serializers.ListField(
-        child=serializers.CharField(max_length=LIST_LIMITS["aliases"][1]),
+        child=StrictCharField(max_length=LIST_LIMITS["aliases"][1]),
         max_length=LIST_LIMITS["aliases"][0],
         required=False,
         default=list,
     )
     links = serializers.ListField(
-        child=serializers.CharField(max_length=LIST_LIMITS["links"][1]),
+        child=StrictCharField(max_length=LIST_LIMITS["links"][1]),
         max_length=LIST_LIMITS["links"][0],
         required=False,
         default=list,
     )
     paths = serializers.ListField(
-        child=serializers.CharField(max_length=GLOB_MAX_LENGTH),
+        child=StrictCharField(max_length=GLOB_MAX_LENGTH),
         max_length=GLOBS_MAX,
         required=False,
         default=list,
@@ -209,6 +213,25 @@ class ContentSerializer(RequestBody):
         max_digits=3, decimal_places=2, min_value=ZERO, max_value=ONE, required=False, default=Decimal("0.90")
     )
     updated = serializers.DateField(required=False, help_text="The date agents see; default today.")
+    # The trust fields (issue 12), as the admin and import_entries take them; reviewed like the rest.
+    sensitivity = serializers.ChoiceField(
+        choices=Sensitivity.choices,
+        required=False,
+        default=Sensitivity.PUBLIC,
+        help_text="Who may read the entry once published: internal and restricted only API keys cleared for them.",
+    )
+    review_by = serializers.DateField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Re-review due (YYYY-MM-DD); null: the category's default after approval.",
+    )
+    valid_until = serializers.DateField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Past this date (YYYY-MM-DD) the entry leaves the packs and waits for a decision; null: no end.",
+    )
 
     def validate_overrides(self, value: str) -> str:
         try:
@@ -229,21 +252,11 @@ class ContentSerializer(RequestBody):
             raise serializers.ValidationError(str(error), code="invalid_glob") from error
 
     def content(self, base: EntryVersion | None = None) -> VersionContent:
+        """The content to write; on a PATCH (`base`) every field not sent keeps the draft's value, the trust
+        fields included (an edit of the summary never turns an internal entry public)."""
         data: dict[str, Any] = dict(self.validated_data)
         if base is not None:
-            current = {
-                "title": base.title,
-                "summary": base.summary,
-                "body": base.body,
-                "tags": base.tags,
-                "aliases": base.aliases,
-                "links": base.links,
-                "paths": base.paths,
-                "overrides": base.overrides,
-                "confidence": base.confidence,
-                "updated": base.updated,
-            }
-            data = {**current, **data}
+            return VersionContent.of(base, **data)
         data.setdefault("updated", timezone.localdate())
         return VersionContent.build(**data)
 
@@ -519,7 +532,7 @@ class SynonymSetSerializer(serializers.ModelSerializer):
 
 class SynonymContentSerializer(RequestBody):
     echoes = SynonymVersionSerializer
-    phrases = serializers.ListField(child=serializers.CharField(max_length=200), min_length=2, max_length=50)
+    phrases = serializers.ListField(child=StrictCharField(max_length=200), min_length=2, max_length=50)
     two_way = serializers.BooleanField(default=True, help_text="Off: only the first phrase searches for the others.")
     enabled = serializers.BooleanField(default=True, help_text="Off: once published, releases stop using the set.")
 

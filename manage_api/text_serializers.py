@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from knowledge.models import ReviewedText, TextVersion
 from knowledge.services.layers import BASES_MAX
-from manage_api.bodies import RequestBody
+from manage_api.bodies import RequestBody, StrictCharField
 from manage_api.serializers import REVIEW_FIELDS, ReviewedVersionSerializer
 
 SLUG_MAX = 64
@@ -43,7 +43,7 @@ class ThemeContentSerializer(RequestBody):
     title = serializers.CharField(max_length=200)
     summary = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
     entries = serializers.ListField(
-        child=serializers.CharField(max_length=40), max_length=500, help_text="Entry IDs, in reading order."
+        child=StrictCharField(max_length=40), max_length=500, help_text="Entry IDs, in reading order."
     )
     position = serializers.IntegerField(min_value=0, max_value=32767, required=False, default=0)
 
@@ -81,7 +81,7 @@ class BasesSerializer(serializers.Serializer):
 class BasesProposalSerializer(RequestBody):
     echoes = BasesSerializer
     bases = serializers.ListField(
-        child=serializers.CharField(max_length=SLUG_MAX),
+        child=StrictCharField(max_length=SLUG_MAX),
         max_length=BASES_MAX,
         allow_empty=True,
         help_text="Namespace slugs, the most important first; [] builds on nothing.",

@@ -71,14 +71,23 @@ class ManageClient:
             url = body["next"]
 
 
+SERVER_TOO_OLD = (
+    "The server's management API does not show {fields} of a version; a sync through it would lose them. "
+    "Upgrade the server, or sync with --user on it."
+)
+
+
 def _version_side(row: dict[str, Any]) -> VersionSide:
+    """The version as the API shows it: every content field, the trust fields included (a lossless sync)."""
+    missing = [name for name in CONTENT_FIELDS if name not in row]
+    if missing:
+        raise RemoteError(SERVER_TOO_OLD.format(fields=", ".join(missing)))
     return VersionSide(
         id=row["id"],
         number=row["number"],
         state=row["state"],
         content_hash=row["content_hash"],
-        # The fields the API shows (it may leave out trust fields; the content hash still covers them).
-        content={name: content_value(name, row[name]) for name in CONTENT_FIELDS if name in row},
+        content={name: content_value(name, row[name]) for name in CONTENT_FIELDS},
         author=row.get("author") or "",
     )
 
@@ -125,6 +134,9 @@ def _body(content: VersionContent) -> dict[str, Any]:
         "overrides": content.overrides,
         "confidence": str(content.confidence),
         "updated": content.updated.isoformat(),
+        "sensitivity": content.sensitivity,
+        "review_by": content.review_by.isoformat() if content.review_by else None,
+        "valid_until": content.valid_until.isoformat() if content.valid_until else None,
     }
 
 

@@ -21,8 +21,12 @@ from knowledge.selectors.layers import layers_below
 OVERRIDES_NOT_AN_ID = "overrides must be one entry ID of a base namespace, such as AC-101."
 OVERRIDES_SELF = "{id} cannot override itself: overrides names the entry of a base namespace this one replaces."
 OVERRIDES_NO_BASE_ENTRY = (
-    "overrides: {id} is no live entry of a namespace this one builds on ({bases}); "
-    "name a published entry of a base, such as AC-101."
+    "overrides: {id} is no live entry of a namespace this one builds on ({bases}); name a published entry of a base"
+)
+OVERRIDES_EXAMPLE = ", such as {example}"
+OVERRIDES_NO_BASES = (
+    "overrides: {id} cannot be used: this namespace builds on no other namespace, so it has nothing to override; "
+    "remove overrides"
 )
 LINK_NOT_AN_ID = "links: “{value}” is not an entry ID (such as EG-201)."
 # How much one entry may hold (QA: a 1 MB summary and 20,000 tags were taken, and each page that showed
@@ -98,10 +102,26 @@ def content_references_check(
         namespace__in=below, public_id=content.overrides, retired_at__isnull=True, live_version__isnull=False
     ).exists()
     if not live:
-        bases = ", ".join(base.slug for base in below) or "none"
-        raise ContentReferenceError(
-            OVERRIDES_NO_BASE_ENTRY.format(id=content.overrides, bases=bases), code="overrides.no_base_entry"
+        raise ContentReferenceError(_no_base_entry(content.overrides, below), code="overrides.no_base_entry")
+
+
+def _no_base_entry(refused: str, below: Sequence[Namespace]) -> str:
+    """Why an override was refused; the example named is a real live entry of a base, never the refused ID (QA:
+    "name a published entry of a base, such as AC-101" when AC-101 was refused, or there was no base at all)."""
+    if not below:
+        return OVERRIDES_NO_BASES.format(id=refused)
+    message = OVERRIDES_NO_BASE_ENTRY.format(id=refused, bases=", ".join(base.slug for base in below))
+    for base in below:  # in priority order: the first base's first live entry
+        example = (
+            Entry.objects.filter(namespace=base, retired_at__isnull=True, live_version__isnull=False)
+            .exclude(public_id=refused)
+            .order_by("number")
+            .values_list("public_id", flat=True)
+            .first()
         )
+        if example:
+            return message + OVERRIDES_EXAMPLE.format(example=example) + "."
+    return message + "."
 
 
 def theme_entries_check(*, namespace: Namespace, ids: Sequence[str]) -> None:

@@ -36,7 +36,8 @@ from knowledge.models import (
     WebhookDelivery,
     WebhookEndpoint,
 )
-from knowledge.retrieval.changes import change_counts, manifest_changes
+from knowledge.retrieval.changes import Manifest, change_counts, manifest_changes
+from knowledge.retrieval.contract.records import PUBLIC, clears
 from knowledge.retrieval.timestamps import rfc3339
 from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
@@ -146,10 +147,25 @@ def _release_summary(release: Release) -> dict[str, Any]:
     }
 
 
+def manifest_public(manifest: Manifest | None) -> Manifest | None:
+    """A manifest as a public reader sees it: without the entries it names as internal or restricted."""
+    if not manifest:
+        return manifest
+    entries = [item for item in manifest.get("entries", ()) if clears(PUBLIC, item.get("sensitivity", PUBLIC))]
+    return {**manifest, "entries": entries}
+
+
 def activation_payload(activation: ReleaseActivation) -> dict[str, Any]:
-    """The notice's body: which release serves now, which served before, and how many entries changed."""
+    """The notice's body: which release serves now, which served before, and how many entries changed.
+
+    `changes` counts what `changesUrl` (/api/changes) answers a public reader for the same two releases, so
+    an entry turned internal is `removed` and one made public again `added` (QA: a rollback that showed an
+    internal entry to public readers again counted nothing). A receiver holds no clearance, so the notice
+    never counts what only cleared keys see; they read their own view at changesUrl.
+    """
     namespace, release, previous = activation.namespace, activation.release, activation.previous
-    changes = manifest_changes(previous.manifest if previous else None, release.manifest)
+    before = manifest_public(previous.manifest if previous else None)
+    changes = manifest_changes(before, manifest_public(release.manifest) or {})
     base = namespace.base_url.rstrip("/")
     since = previous.sequence if previous else 0
     return {

@@ -10,7 +10,6 @@ from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status
 from rest_framework.decorators import action
-from rest_framework.filters import OrderingFilter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -20,7 +19,7 @@ from knowledge.services.versions import version_draft_opened
 from manage_api.base import ManageViewSet
 from manage_api.bodies import EmptyBody
 from manage_api.errors import error_body
-from manage_api.filters import EntryFilter
+from manage_api.filters import EntryFilter, StrictOrderingFilter
 from manage_api.schema import errors
 from manage_api.serializers import (
     EntryCreateSerializer,
@@ -67,7 +66,7 @@ def entries_with_head(queryset: QuerySet[Entry]) -> QuerySet[Entry]:
 class EntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ManageViewSet):
     lookup_field = "public_id"
     lookup_url_kwarg = "entry_id"
-    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    filter_backends = [DjangoFilterBackend, StrictOrderingFilter]
     filterset_class = EntryFilter
     ordering_fields = ["number", "head_updated", "created_at"]
     ordering = ["number"]

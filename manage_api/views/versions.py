@@ -11,7 +11,6 @@ from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers
 from rest_framework.decorators import action
-from rest_framework.filters import OrderingFilter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -27,7 +26,7 @@ from knowledge.services.versions import (
 )
 from manage_api.base import ManageViewSet
 from manage_api.errors import PreconditionFailed, PreconditionRequired
-from manage_api.filters import VersionFilter
+from manage_api.filters import StrictOrderingFilter, VersionFilter
 from manage_api.schema import errors
 from manage_api.serializers import (
     ApproveSerializer,
@@ -71,7 +70,7 @@ def _with_etag(version: EntryVersion) -> Response:
 class VersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ManageViewSet):
     serializer_class = VersionSerializer
     namespace_path = "entry__namespace"
-    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    filter_backends = [DjangoFilterBackend, StrictOrderingFilter]
     filterset_class = VersionFilter
     ordering_fields = ["id", "modified_at", "submitted_at", "updated"]
     ordering = ["-id"]

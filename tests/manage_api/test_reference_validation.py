@@ -47,7 +47,7 @@ def test_an_override_in_a_namespace_without_bases_is_refused(world: Any) -> None
     response = new_entry(world.callers["editor_a"], overrides="TB-000")
 
     message = refused_with(response, "overrides.no_base_entry")
-    assert "TB-000" in message and "none" in message
+    assert "TB-000" in message and "builds on no other namespace" in message
     assert not world.alpha.entries.filter(versions__overrides="TB-000").exists()
 
 
