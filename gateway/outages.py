@@ -113,6 +113,9 @@ class DependencyFailureMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, RequestDataTooBig) and json_route(request):
+            # handler400 answers this only with DEBUG off; with it on (make run) Django would show its HTML page.
+            return bad_request(request, exception)
         refusal = unavailable_error(exception)
         if refusal is None:
             return None

@@ -195,12 +195,16 @@ def test_the_404_and_400_handlers_leave_pages_to_django() -> None:
     assert bad_request(request, RequestDataTooBig())["Content-Type"].startswith("text/html")
 
 
+@pytest.mark.parametrize("debug", [False, True], ids=["production", "debug"])  # QA: with DEBUG, Django's HTML page
 @pytest.mark.parametrize("path", ["/api/manage/entries/", "/t/evergreen/api/manage/entries/"])
-def test_a_management_body_over_the_upload_limit_answers_json_413(demo: Namespace, settings: Any, path: str) -> None:
+def test_a_management_body_over_the_upload_limit_answers_json_413(
+    demo: Namespace, settings: Any, path: str, debug: bool
+) -> None:
     _, token = personal_token_create(
         user=User.objects.get(username="editor"), name="editor", namespaces=(demo,), scope="editor", expires_at=None
     )
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
+    settings.DEBUG = debug
     editor = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
     response = editor.post(path, {"title": "x" * 2048}, content_type="application/json")
 
