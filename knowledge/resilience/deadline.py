@@ -21,7 +21,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import psycopg
@@ -93,10 +93,15 @@ def _cut(wrapper: Any) -> None:
 _WATCHDOG = _Watchdog()
 
 
-@contextmanager
-def database_deadline(seconds: float | None, *, using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
+def database_deadline(seconds: float | None, *, using: str = DEFAULT_DB_ALIAS) -> AbstractContextManager[None]:
     """Bound this thread's PostgreSQL work inside the block to `seconds` (None or 0: no bound)."""
-    wrapper = connections[using]
+    return _bounded(connections[using], seconds)
+
+
+@contextmanager
+def _bounded(wrapper: Any, seconds: float | None) -> Iterator[None]:
+    """The deadline on one connection wrapper (Django's own, such as the `__no_db__` one that creates a
+    test database, are in no alias table)."""
     if not seconds or wrapper.vendor != "postgresql":
         yield
         return
@@ -119,14 +124,14 @@ def query_deadline_install(seconds: float, *, check_seconds: float) -> None:
         return
 
     def bounded(execute: Any, sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
-        with database_deadline(seconds, using=context["connection"].alias):
+        with _bounded(context["connection"], seconds):
             return execute(sql, params, many, context)
 
     def bounded_check(connection: Any) -> Any:
         unbounded = connection.is_usable
 
         def is_usable() -> bool:
-            with database_deadline(check_seconds, using=connection.alias):
+            with _bounded(connection, check_seconds):
                 return bool(unbounded())
 
         return is_usable
