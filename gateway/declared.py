@@ -36,6 +36,7 @@ class Parameter:
     repeated: bool = False  # form style, exploded: one value per occurrence (`paths=a&paths=b`)
     enum: str | None = None  # the Enums key whose values it takes; others answer its refusal
     location: str = "query"
+    allow_empty: bool = True  # `name=` means "not sent" (OpenAPI allowEmptyValue); False: it is refused
 
     def refusal(self, code: str, message: str | None = None, **fields: Any) -> BadParameterError:
         """The 400 for `code` (KeyError for a code this parameter does not declare: a bug, caught by the tests).
@@ -59,7 +60,7 @@ class Parameter:
         }
         if self.required or self.location == "path":
             described["required"] = True
-        elif self.location == "query":
+        elif self.location == "query" and self.allow_empty:
             described["allowEmptyValue"] = True
         if self.repeated:
             described |= {"style": "form", "explode": True}

@@ -12,7 +12,7 @@ from django.http import HttpRequest
 
 from gateway.declared import REPEATED, Operation, Parameter
 from gateway.explain import EXPLAIN, WHY
-from knowledge.retrieval.contract.shapes import BUDGET_MODES, PATH_MAX_LENGTH, PATHS_MAX
+from knowledge.retrieval.contract.shapes import BUDGET_MODES, LIMIT_MAX, LIMIT_MIN, PATH_MAX_LENGTH, PATHS_MAX
 from knowledge.retrieval.packing import clamp_budget
 from knowledge.retrieval.paths import paths_normalize
 from knowledge.retrieval.payload import ContextQuery
@@ -33,6 +33,7 @@ CATEGORY_UNKNOWN = "category {category!r} is not a category of this namespace; u
 PATHS_NOT_STRINGS = "paths must be a list of strings: the files the agent works on, relative to the project root."
 BUDGET_MODE_UNKNOWN = "budgetMode must be entries (the budget bounds the entries) or payload (the whole response)."
 PATHS_INVALID = "{reason}"  # knowledge.retrieval.paths words each refusal
+LIMIT_INVALID = f"limit must be a whole number of entries from {LIMIT_MIN} to {LIMIT_MAX}; omit it for no cap."
 
 # Text without control characters (Unicode category Cc), which the views refuse as invalid_topic.
 PLAIN_TEXT = r"^[^\u0000-\u001f\u007f-\u009f]*$"
@@ -68,23 +69,35 @@ BUDGET_MODE = Parameter(
 )
 PATHS = Parameter(
     "paths",
-    {"type": "array", "maxItems": PATHS_MAX, "items": {"type": "string", "maxLength": PATH_MAX_LENGTH}},
+    {
+        "type": "array",
+        "maxItems": PATHS_MAX,
+        "items": {"type": "string", "minLength": 1, "maxLength": PATH_MAX_LENGTH},
+    },
     "The files the agent works on, relative to the project root; repeat it for each "
     "(`paths=src/api/users.py&paths=db/0001.sql`). Entries whose path globs match one come first, before topic "
     "hits; entries with globs that match none are left out; entries without globs rank by topic as always. "
-    "Without a topic the pack is exactly the entries that apply. Absolute paths, `..`, an empty path or more "
-    "than 50 answer 400 invalid_paths.",
+    "Without a topic the pack is exactly the entries that apply. Absolute paths, `..`, an empty path (`paths=`, "
+    'as MCP\'s `[""]`) or more than 50 answer 400 invalid_paths.',
     {"invalid_paths": PATHS_INVALID},
     repeated=True,
+    allow_empty=False,
+)
+LIMIT = Parameter(
+    "limit",
+    {"type": "integer", "minimum": LIMIT_MIN, "maximum": LIMIT_MAX},
+    f"At most this many entries ({LIMIT_MIN}-{LIMIT_MAX}), as MCP search_context's `limit`; empty means no cap. "
+    "Echoed in `query.limit`; `overLimit` names the matching entries the budget would also have held.",
+    {"invalid_limit": LIMIT_INVALID},
 )
 # GET /api/context: the parameters above, explain and why (gateway.explain), and the query string's own rules.
 CONTEXT = Operation(
-    (TOPIC, BUDGET, CATEGORY, BUDGET_MODE, PATHS, EXPLAIN, WHY),
+    (TOPIC, BUDGET, CATEGORY, BUDGET_MODE, PATHS, LIMIT, EXPLAIN, WHY),
     {"repeated_parameter": REPEATED, "too_many_parameters": TOO_MANY_FIELDS},
 )
 # Every read route: a query string that is not UTF-8 (query_text_check), naming the parameter.
 QUERY_TEXT = Operation((), {"invalid_text": QUERY_NOT_UTF8})
-_SINGLE = (TOPIC.name, BUDGET.name, CATEGORY.name, BUDGET_MODE.name)
+_SINGLE = (TOPIC.name, BUDGET.name, CATEGORY.name, BUDGET_MODE.name, LIMIT.name)
 
 
 # Unicode's Cc category is exactly these 65 code points (C0, DEL, C1), a stable property.
@@ -144,6 +157,23 @@ def budget_mode_parse(mode: str | None) -> str:
     return mode
 
 
+def limit_parse(limit: str | float | None) -> int | None:
+    """The cap on entries, LIMIT_MIN..LIMIT_MAX (MCP's input schema holds the same bounds); empty means none."""
+    if limit is None or limit == "":
+        return None
+    if isinstance(limit, bool):
+        raise LIMIT.refusal("invalid_limit")
+    if isinstance(limit, str):
+        if not (limit.isascii() and limit.isdigit() and len(limit) <= 2):
+            raise LIMIT.refusal("invalid_limit")
+        limit = int(limit)
+    if isinstance(limit, float) and limit.is_integer():  # 2.0 from JSON is an integer to JSON Schema
+        limit = int(limit)
+    if not isinstance(limit, int) or not LIMIT_MIN <= limit <= LIMIT_MAX:
+        raise LIMIT.refusal("invalid_limit")
+    return limit
+
+
 def paths_parse(paths: Sequence[str] | str | None) -> tuple[str, ...]:
     """Issue 16 §2: the paths an agent works on, normalized (knowledge.retrieval.paths); 400 ``invalid_paths``."""
     if paths is None:
@@ -164,7 +194,7 @@ def context_query(
     category: str | None,
     categories: Sequence[str],
     default_budget: int = 2000,
-    limit: int | None = None,
+    limit: str | float | None = None,
     budget_mode: str | None = None,
     paths: Sequence[str] | str | None = None,
 ) -> ContextQuery:
@@ -173,7 +203,7 @@ def context_query(
         topic=topic_parse(topic),
         budget=budget_parse(budget, default=default_budget),
         category=category_parse(category, categories=categories),
-        limit=limit,
+        limit=limit_parse(limit),
         budget_mode=budget_mode_parse(budget_mode),
         paths=paths_parse(paths),
     )
@@ -247,9 +277,8 @@ def _context_query_of(pairs: list[tuple[str, str]], *, categories: Sequence[str]
     values: dict[str, str] = {}
     paths: list[str] | None = None
     for name, value in pairs:
-        if name == PATHS.name:
-            if value.strip():  # an empty paths= is not sent, like an empty category
-                paths = [*(paths or []), value]
+        if name == PATHS.name:  # an empty paths= is an empty path (400), as MCP's [""]: README, Paths
+            paths = [*(paths or []), value]
         elif name in _SINGLE:
             if name in values:
                 raise CONTEXT.refusal("repeated_parameter", param=name)
@@ -262,4 +291,5 @@ def _context_query_of(pairs: list[tuple[str, str]], *, categories: Sequence[str]
         default_budget=default_budget,
         budget_mode=values.get("budgetMode"),
         paths=paths,
+        limit=values.get("limit"),
     )

@@ -8,6 +8,8 @@ from typing import Any, Final
 from knowledge.retrieval.contract.shapes import (
     BUDGET_MODES,
     CONTEXT,
+    LIMIT_MAX,
+    LIMIT_MIN,
     PATH_MAX_LENGTH,
     PATHS_MAX,
     SERVED_ENTRY,
@@ -17,11 +19,9 @@ from knowledge.retrieval.contract.shapes import (
 BUDGET_DEFAULT: Final = 2000
 BUDGET_MIN: Final = 200
 BUDGET_MAX: Final = 8000
-LIMIT_MIN: Final = 1
-LIMIT_MAX: Final = 50
 QUERY_MAX_LENGTH: Final = 500
 ENTRY_ID_MAX_LENGTH: Final = 64
-# get_entry fetches up to this many IDs at once: a search's `omitted` list holds at most 20.
+# get_entry fetches up to this many IDs at once: a search's `omitted` (or `overLimit`) list holds at most 20.
 ENTRY_IDS_MAX: Final = 20
 FEEDBACK_MESSAGE_MAX_LENGTH: Final = 2000
 SCENARIOS: Final = ("chat", "coding", "research", "support")

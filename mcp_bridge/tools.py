@@ -297,7 +297,8 @@ def build_tools(info: AgentNamespace) -> tuple[Tool, ...]:
                 "confidence 0-1, token cost, updated date, score, relevance), one citation per entry with a "
                 "ready [ID] marker, and the citation rules. matched=false: nothing matched, the entries are a "
                 "fallback that must not be cited. truncated=true: raise budget or narrow query before "
-                "answering."
+                "answering. With `limit`, overLimit names the matching entries the budget would also have held: "
+                "raise limit or fetch them with get_entry ids."
             ),
             refusals=(
                 "an unknown category, a query that is too long or has control characters, or paths that are "

@@ -73,9 +73,10 @@ def entries_browse_get(request: HttpRequest, gate: Gate) -> Reply:
         body = entries_page_markdown(listing, namespace=release.snapshot.namespace)
         return Reply(body.encode(), MARKDOWN, vary_accept=True, describedby=describedby)
     html = entries_page_render(listing, release.snapshot, release.stamp)
-    return Reply(
-        html.encode(), HTML, vary_accept=True, alternate=describedby, describedby=describedby, services=gate.prefix
-    )
+    # The twin is this URL, query string and all, asked with Accept: text/markdown (not llms.txt: another document).
+    asked = request.GET.urlencode()
+    twin = gate.path("entries/") + (f"?{asked}" if asked else "")
+    return Reply(html.encode(), HTML, vary_accept=True, alternate=twin, describedby=describedby, services=gate.prefix)
 
 
 def _traffic_chart(namespace_id: int) -> str:

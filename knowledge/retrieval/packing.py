@@ -33,6 +33,10 @@ class Pack:
     omitted: tuple[Hit, ...]  # hits seen and refused for budget, in rank order (first OMITTED_LISTED)
     used_tokens: int
     truncated: bool  # a matching entry was left out because of the budget
+    # Hits the budget would also have held had `limit` not stopped the pack (first OMITTED_LISTED), and
+    # the tokens of all of them: what the limit, not the budget or recall, left out.
+    over_limit: tuple[Hit, ...] = ()
+    over_limit_tokens: int = 0
 
 
 def cheapest_matching(ranking: Ranking, *, tokens_of: Callable[[int], int]) -> int | None:
@@ -64,19 +68,21 @@ def pack_to_budget(
     `min_tokens` is the cheapest hit's cost: once the leftover budget is below it nothing else can
     fit, so the scan stops. The pack is empty only when the budget is below the cheapest matching
     hit (cheapest_matching), or `limit` is 0. `limit` caps the number of packed entries without
-    touching `truncated`. With `relevance`, a hit below its floors is not a matching entry: it is
-    neither packed nor omitted and never makes the pack `truncated`.
+    touching `truncated` (the budget did not leave them out); the scan goes on past it, as if there
+    were no limit, to name in `over_limit` the hits the budget would also have held. With `relevance`,
+    a hit below its floors is not a matching entry: it is neither packed nor omitted and never makes
+    the pack `truncated`.
     """
     packed: list[Hit] = []
     omitted: list[Hit] = []
-    used = 0
+    over_limit: list[Hit] = []
+    used = over_tokens = 0
     skips = 0
     truncated = False
     floor = min_tokens or 0
     ranked = hits.ranked() if isinstance(hits, Ranking) else ((hit.position, hit.score, hit.via) for hit in hits)
     for rank, (position, score, via) in enumerate(ranked):
-        if limit is not None and len(packed) >= limit:
-            break
+        limited = limit is not None and len(packed) >= limit
         if relevance is not None:
             verdict = relevance.judge(position, score, via, first=rank == 0)
             if verdict is Verdict.STOP:
@@ -84,17 +90,29 @@ def pack_to_budget(
             if verdict is Verdict.SKIP:
                 continue
         cost = tokens_of(position)
-        if used + cost <= budget:
-            packed.append(Hit(position, score, via))
-            used += cost
-            continue
-        truncated = True
-        if len(omitted) < OMITTED_LISTED:
-            omitted.append(Hit(position, score, via))
-        if budget - used < floor:
+        if used + over_tokens + cost <= budget:
+            if not limited:
+                packed.append(Hit(position, score, via))
+                used += cost
+                continue
+            if len(over_limit) < OMITTED_LISTED:
+                over_limit.append(Hit(position, score, via))
+            over_tokens += cost
+        elif not limited:
+            truncated = True
+            if len(omitted) < OMITTED_LISTED:
+                omitted.append(Hit(position, score, via))
+        if budget - used - over_tokens < floor:
             break
-        if packed:
+        if packed and (not limited or used + over_tokens + cost > budget):
             skips += 1
             if skips >= MAX_SKIPS:
                 break
-    return Pack(packed=tuple(packed), omitted=tuple(omitted), used_tokens=used, truncated=truncated)
+    return Pack(
+        packed=tuple(packed),
+        omitted=tuple(omitted),
+        used_tokens=used,
+        truncated=truncated,
+        over_limit=tuple(over_limit),
+        over_limit_tokens=over_tokens,
+    )

@@ -99,10 +99,12 @@ class PathRanking(Ranking):
         if self._rest is None:
             return first
         left = None if limit is None else max(0, limit - len(first.packed))
+        # What the limit left out of the applicable entries takes its tokens out of the topic's hits' share
+        # too, so over_limit names exactly what the pack would have held without the limit.
         rest = pack_to_budget(
             self._rest,
             tokens_of=self._tokens_of,
-            budget=budget - first.used_tokens,
+            budget=budget - first.used_tokens - first.over_limit_tokens,
             min_tokens=self._rest.min_tokens,
             limit=left,
             relevance=self._rest.relevance,
@@ -112,6 +114,8 @@ class PathRanking(Ranking):
             omitted=(first.omitted + rest.omitted)[:OMITTED_LISTED],
             used_tokens=first.used_tokens + rest.used_tokens,
             truncated=first.truncated or rest.truncated,
+            over_limit=(first.over_limit + rest.over_limit)[:OMITTED_LISTED],
+            over_limit_tokens=first.over_limit_tokens + rest.over_limit_tokens,
         )
 
 

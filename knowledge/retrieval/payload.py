@@ -145,6 +145,8 @@ def context_payload(
         omitted=tuple(_omitted(hit.position, view, index) for hit in pack.omitted),
         budget_mode=query.budget_mode,
         paths=query.paths,
+        limit=query.limit,
+        over_limit=tuple(_omitted(hit.position, view, index) for hit in pack.over_limit),
     )
     document = context_document(facts)
     if query.budget_mode == "payload" and not pack.packed and ranking.matched and query.limit != 0:

@@ -60,6 +60,7 @@ def metrics_page_render(
     context.update(
         {
             "self_md": "metrics.json",
+            "alternate_type": "application/json",  # no Markdown twin: /metrics.json holds the same figures
             "threshold": (measured.get("matching") or {}).get("threshold"),
             "evaluation": evaluation,
             "evaluation_rows": [(name, _shown(metrics.get(key))) for key, name in EVALUATION_ROWS if key in metrics],

@@ -121,6 +121,7 @@ def entries_page_render(listing: BrowsePage, snapshot: Snapshot, stamp: ReleaseS
             "entries_url": "./",
             "entry_base": "",
             "self_md": "../llms.txt",
+            "alternate": _page_url(listing, listing.page),  # this URL: Accept: text/markdown answers its twin
             "results_for": label["results_for"].format(query=listing.query),
             "showing": label["showing"].format(
                 first=listing.first_number, last=listing.last_number, total=listing.total

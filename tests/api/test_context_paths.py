@@ -95,8 +95,11 @@ def test_without_paths_the_globbed_entries_rank_by_topic(client: Any, rules: Nam
     assert found[0] == "AL-201"
 
 
-def test_an_empty_paths_value_is_not_sent(client: Any, rules: Namespace) -> None:
-    assert context(client, "topic=review&paths=").content == context(client, "topic=review").content
+def test_an_empty_paths_value_is_an_empty_path(client: Any, rules: Namespace) -> None:
+    """README, Paths: an empty path answers 400 invalid_paths, as MCP's paths [""] does."""
+    response = context(client, "topic=review&paths=")
+
+    assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_paths"
 
 
 @pytest.mark.parametrize(

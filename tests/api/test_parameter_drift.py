@@ -51,6 +51,7 @@ CASES = [
     Refusal("/api/context", "api/context?category=nonsense", "unknown_category", "category"),
     Refusal("/api/context", "api/context?budgetMode=all", "invalid_budget_mode", "budgetMode"),
     Refusal("/api/context", "api/context?paths=/etc/passwd", "invalid_paths", "paths"),
+    Refusal("/api/context", "api/context?limit=0", "invalid_limit", "limit"),
     Refusal("/api/context", f"api/context?explain=1&why={IDS}", "too_many_ids", "why"),
     Refusal("/api/context", "api/context?explain=yes", "invalid_explain", "explain"),
     Refusal("/api/context", "api/context?topic=a&topic=b", "repeated_parameter", "topic"),
@@ -180,7 +181,10 @@ def test_every_documented_refusal_of_a_route_is_one_the_server_gives(route: str)
 @pytest.mark.parametrize(
     ("url", "route"),
     [
-        ("api/context?topic=alpha&budget=600.0&category=fact&budgetMode=payload&paths=src/a.py", "/api/context"),
+        (
+            "api/context?topic=alpha&budget=600.0&category=fact&budgetMode=payload&paths=src/a.py&limit=2",
+            "/api/context",
+        ),
         ("api/context?topic=alpha&explain=1&why=AL-001", "/api/context"),
         ("api/entries/AL-002?version=1", "/api/entries/{entry_id}"),
         ("api/changes?since=1&limit=1", "/api/changes"),

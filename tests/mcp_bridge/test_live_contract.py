@@ -62,8 +62,21 @@ def test_every_channel_answers_a_pack_with_the_same_json(live: LiveServer) -> No
 
     assert rest == mcp == a2a
     VALIDATOR(shapes.CONTEXT.schema()).validate(rest)
-    assert list(rest) == list(shapes.CONTEXT.names)
+    assert list(rest) == [n for n in shapes.CONTEXT.names if n != "overLimit"]  # overLimit: only with limit
     assert rest["entries"] and all(list(e) == [n for n in shapes.PACKED_ENTRY.names if n in e] for e in rest["entries"])
+
+
+def test_every_channel_answers_a_limited_pack_with_the_same_json(live: LiveServer) -> None:
+    """`limit` over REST too, echoed in query, and what it cut named in overLimit (not truncated)."""
+    asked: dict[str, Any] = {"topic": "", "budget": 8000, "limit": 2}
+    rest = httpx.get(f"{live.url}/t/evergreen/api/context", params=asked).json()
+    mcp = run(lambda: _mcp(live, "search_context", {"query": "", "budget": 8000, "limit": 2})).structured_content
+    a2a = _a2a_data(run(lambda: _a2a(live, asked)))
+
+    assert rest == mcp == a2a
+    VALIDATOR(shapes.CONTEXT.schema()).validate(rest)
+    assert rest["query"]["limit"] == 2 and rest["entryCount"] == 2
+    assert len(rest["overLimit"]) == min(rest["hitCount"] - 2, 20) and rest["truncated"] is False
 
 
 def test_every_channel_answers_an_entry_with_the_same_json(live: LiveServer) -> None:

@@ -39,6 +39,9 @@ SOURCE: Final = "api/context"
 BUDGET_MODES: Final = ("entries", "payload")
 # What a request's `paths` may hold (issue 16 §2; knowledge.retrieval.paths enforces it).
 PATHS_MAX: Final = 50
+# `limit`: at most this many entries in a pack (MCP search_context, A2A, /api/context?limit=).
+LIMIT_MIN: Final = 1
+LIMIT_MAX: Final = 50
 PATH_MAX_LENGTH: Final = 500
 SCHEMA_PATH: Final = "schemas/knowledge.schema.json"
 SCHEMA_ID: Final = "https://evergreen.example.com/schemas/knowledge.schema.json"
@@ -132,6 +135,8 @@ class ContextFacts:
     omitted: tuple[Omitted, ...]
     budget_mode: str = "entries"
     paths: tuple[str, ...] = ()
+    limit: int | None = None  # None: not sent
+    over_limit: tuple[Omitted, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,6 +378,14 @@ _QUERY: Final[Shape[ContextFacts]] = Shape(
             lambda p: list(p.paths) or None,
             optional=True,
         ),
+        Field(
+            "limit",
+            described(
+                {"type": "integer", "minimum": LIMIT_MIN, "maximum": LIMIT_MAX}, "Only when sent: the cap on entries."
+            ),
+            lambda p: p.limit,
+            optional=True,
+        ),
     ),
     closed=True,
 )
@@ -420,6 +433,16 @@ CONTEXT: Final[Shape[ContextFacts]] = Shape(
                 "Matching entries left out for budget, with their token cost.",
             ),
             lambda p: [{"id": e.id, "tokens": e.tokens} for e in p.omitted],
+        ),
+        Field(
+            "overLimit",
+            described(
+                array({"type": "object", "properties": {"id": ID, "tokens": INTEGER}, "required": ["id", "tokens"]}),
+                "Only when limit was sent: matching entries the budget would also have held, left out by the limit "
+                "(not for budget: truncated stays false for them), in rank order, at most 20.",
+            ),
+            lambda p: None if p.limit is None else [{"id": e.id, "tokens": e.tokens} for e in p.over_limit],
+            optional=True,
         ),
         Field(
             "budgetMode",
