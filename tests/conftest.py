@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
+from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 
+from knowledge.management import remote_sync
 from knowledge.models import Category, Namespace, Role
 from knowledge.telemetry.flusher import flusher
 from tests.factories import NamespaceFactory, UserFactory, membership
@@ -89,3 +95,16 @@ def outsider(ns_b: Namespace) -> Any:
 @pytest.fixture
 def fact(ns_a: Namespace) -> Category:
     return ns_a.categories.get(slug="fact")
+
+
+@pytest.fixture
+def manage_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The management API of this test's database, served in-process over WSGI for `sync_entries --server`
+    (real HTTP semantics, no socket). Like Django's test client, requests keep the test's database
+    connection open (its transaction holds the data)."""
+    monkeypatch.setattr(remote_sync, "transport", httpx.WSGITransport(app=WSGIHandler()))
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield "http://testserver"
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)

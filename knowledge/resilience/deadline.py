@@ -28,6 +28,8 @@ import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.signals import connection_created
 
+from knowledge.resilience.threads import Held, process_thread
+
 logger = logging.getLogger(__name__)
 
 
@@ -37,18 +39,14 @@ class _Watchdog:
         self._armed: dict[int, Any] = {}  # token -> the Django connection wrapper the work uses
         self._due: list[tuple[float, int]] = []  # (deadline, token), a heap
         self._tokens = itertools.count()
-        self._thread: tuple[int, threading.Thread] | None = None
+        self._thread: Held = None
 
     def arm(self, wrapper: Any, seconds: float) -> int:
         with self._lock:
             token = next(self._tokens)
             self._armed[token] = wrapper
             heapq.heappush(self._due, (time.monotonic() + seconds, token))
-            thread = self._thread
-            if thread is None or thread[0] != os.getpid() or not thread[1].is_alive():
-                started = threading.Thread(target=self._watch, name="evergreen-db-deadline", daemon=True)
-                self._thread = (os.getpid(), started)  # a forked child starts its own
-                started.start()
+            self._thread = process_thread(self._thread, self._watch, name="evergreen-db-deadline")
             self._lock.notify()
             return token
 

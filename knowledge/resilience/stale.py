@@ -21,7 +21,6 @@ invisible to another thread's connection.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Hashable
@@ -33,6 +32,7 @@ from django.db import DatabaseError, close_old_connections, connection
 
 from knowledge.resilience.database import DatabaseUnavailableError, database_breaker
 from knowledge.resilience.deadline import database_deadline
+from knowledge.resilience.threads import Held, process_thread
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ class StaleCache:
         self._lock = threading.Lock()
         self._queued: dict[Hashable, Load] = {}
         self._wake = threading.Condition(self._lock)
-        self._worker: tuple[int, threading.Thread] | None = None
+        self._worker: Held = None
 
     def get(self, key: Hashable, load: Load) -> Any:
         now = self._clock()
@@ -130,11 +130,7 @@ class StaleCache:
             if key in self._queued:
                 return
             self._queued[key] = load
-            worker = self._worker
-            if worker is None or worker[0] != os.getpid() or not worker[1].is_alive():
-                thread = threading.Thread(target=self._revalidate, name="evergreen-revalidate", daemon=True)
-                self._worker = (os.getpid(), thread)  # a forked child starts its own
-                thread.start()
+            self._worker = process_thread(self._worker, self._revalidate, name="evergreen-revalidate")
             self._wake.notify()
 
     def _revalidate(self) -> None:

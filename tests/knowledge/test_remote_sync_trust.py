@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
 from io import StringIO
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from django.core.handlers.wsgi import WSGIHandler
 from django.core.management import call_command
-from django.core.signals import request_finished, request_started
-from django.db import close_old_connections
 
-from knowledge.management import remote_sync
 from knowledge.models import EntryVersion, Namespace, NamespaceBase, Role
 from knowledge.services.content import VersionContent
 from knowledge.services.entries import entry_create
@@ -32,17 +26,6 @@ def run(*args: str) -> str:
     out = StringIO()
     call_command(*args, stdout=out, stderr=StringIO())
     return out.getvalue()
-
-
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The management API of this test's database over in-process WSGI (keeps the test's connection open)."""
-    monkeypatch.setattr(remote_sync, "transport", httpx.WSGITransport(app=WSGIHandler()))
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    yield "http://testserver"
-    request_started.connect(close_old_connections)
-    request_finished.connect(close_old_connections)
 
 
 @pytest.fixture
@@ -73,7 +56,7 @@ def exported(tmp_path: Path, editor: Any, reviewer: Any, ns_a: Namespace) -> tup
 
 
 def test_every_field_survives_export_and_a_remote_sync_into_another_namespace(
-    exported: tuple[Path, EntryVersion, Namespace], server: str, monkeypatch: pytest.MonkeyPatch
+    exported: tuple[Path, EntryVersion, Namespace], manage_server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     kb, version, company = exported
     copy = NamespaceFactory.create(slug="copy", prefix="AL", id_digits=version.entry.namespace.id_digits)
@@ -82,13 +65,13 @@ def test_every_field_survives_export_and_a_remote_sync_into_another_namespace(
     _, raw = personal_token_create(user=copy_editor, name="ci", namespaces=[copy], scope="editor", expires_at=None)
     monkeypatch.setenv("EVERGREEN_TOKEN", raw)
 
-    run("sync_entries", str(kb), "--namespace", "copy", "--server", server)
+    run("sync_entries", str(kb), "--namespace", "copy", "--server", manage_server)
 
     synced = EntryVersion.objects.get(entry__namespace=copy)
     for name in VersionContent.__slots__:
         assert getattr(synced, name) == getattr(version, name), name
     assert synced.content_hash == version.content_hash
-    again = run("sync_entries", str(kb), "--namespace", "copy", "--server", server)
+    again = run("sync_entries", str(kb), "--namespace", "copy", "--server", manage_server)
     assert "0 new, 0 change, 0 submit, 1 pending" in again
 
 
@@ -96,7 +79,7 @@ def test_a_remote_sync_proposes_a_change_of_sensitivity_for_review(
     exported: tuple[Path, EntryVersion, Namespace],
     editor: Any,
     ns_a: Namespace,
-    server: str,
+    manage_server: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     kb, version, _ = exported
@@ -106,7 +89,7 @@ def test_a_remote_sync_proposes_a_change_of_sensitivity_for_review(
     assert "sensitivity: internal" in path.read_text()
     path.write_text(path.read_text().replace("sensitivity: internal", "sensitivity: restricted"))
 
-    out = run("sync_entries", str(kb), "--namespace", "alpha", "--server", server)
+    out = run("sync_entries", str(kb), "--namespace", "alpha", "--server", manage_server)
 
     assert "changed (sensitivity): draft v2 submitted for review" in out
     proposed = EntryVersion.objects.get(entry=version.entry, number=2)

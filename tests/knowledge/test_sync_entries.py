@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
 from io import StringIO
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from django.core.handlers.wsgi import WSGIHandler
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.core.signals import request_finished, request_started
-from django.db import close_old_connections
 
 from bench.datasets import DATASETS  # EVERGREEN_DATASETS, else ../shared/datasets
-from knowledge.management import remote_sync
 from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, NamespaceBase, Role, VersionState
 from knowledge.services.content import VersionContent
 from knowledge.services.demo import demo_load
@@ -212,29 +206,15 @@ def test_entries_missing_from_the_folder_are_reported_never_retired(folder: Path
     assert Entry.objects.get().retired_at is None
 
 
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The management API of this test's database, served in-process over WSGI (real HTTP semantics, no socket).
-
-    Like Django's test client, requests keep the test's database connection open (its transaction holds the data).
-    """
-    monkeypatch.setattr(remote_sync, "transport", httpx.WSGITransport(app=WSGIHandler()))
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    yield "http://testserver"
-    request_started.connect(close_old_connections)
-    request_finished.connect(close_old_connections)
-
-
 def test_a_remote_sync_proposes_through_the_api_as_the_tokens_owner(
-    folder: Path, editor: Any, ns_a: Namespace, server: str, monkeypatch: pytest.MonkeyPatch
+    folder: Path, editor: Any, ns_a: Namespace, manage_server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, raw = personal_token_create(user=editor, name="ci", namespaces=[ns_a], scope="editor", expires_at=None)
     monkeypatch.setenv("EVERGREEN_TOKEN", raw)
     path = folder / "AL-000.md"
     path.write_text(path.read_text().replace("summary: Agents ask", "summary: Every agent asks"))
     (folder / "new-rule.md").write_text("---\ntitle: Quote figures exactly\ncategory: rule\n---\nQuote them.\n")
-    remote = ("--namespace", "alpha", "--server", server)
+    remote = ("--namespace", "alpha", "--server", manage_server)
     with pytest.raises(CommandError) as failure:
         run("sync_entries", str(folder), *remote, "--check")
     assert failure.value.returncode == 1
@@ -250,18 +230,18 @@ def test_a_remote_sync_proposes_through_the_api_as_the_tokens_owner(
 
 
 def test_a_remote_sync_with_a_read_only_token_is_refused_cleanly(
-    folder: Path, editor: Any, ns_a: Namespace, server: str, monkeypatch: pytest.MonkeyPatch
+    folder: Path, editor: Any, ns_a: Namespace, manage_server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, raw = personal_token_create(user=editor, name="ro", namespaces=[ns_a], scope="read", expires_at=None)
     monkeypatch.setenv("EVERGREEN_TOKEN", raw)
     path = folder / "AL-000.md"
     path.write_text(path.read_text().replace("summary: Agents ask", "summary: Every agent asks"))
     with pytest.raises(CommandError, match="token_scope"):
-        run("sync_entries", str(folder), "--namespace", "alpha", "--server", server)
+        run("sync_entries", str(folder), "--namespace", "alpha", "--server", manage_server)
     assert EntryVersion.objects.count() == 1
     monkeypatch.delenv("EVERGREEN_TOKEN")
     with pytest.raises(CommandError, match="Set EVERGREEN_TOKEN"):
-        run("sync_entries", str(folder), "--namespace", "alpha", "--server", server)
+        run("sync_entries", str(folder), "--namespace", "alpha", "--server", manage_server)
 
 
 def bad_files_of(folder: Path, *args: str) -> str:

@@ -5,22 +5,16 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterator
 from io import StringIO
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import yaml
 from django.contrib.auth import get_user_model
-from django.core.handlers.wsgi import WSGIHandler
 from django.core.management import call_command
-from django.core.signals import request_finished, request_started
-from django.db import close_old_connections
 from django.test import Client
 
-from knowledge.management import remote_sync
 from knowledge.models import EntryVersion, Namespace
 from knowledge.services.demo import demo_load
 from knowledge.services.personal_tokens import personal_token_create
@@ -111,26 +105,15 @@ def test_the_curl_flow_proposes_reviews_and_publishes_as_the_readme_says(demo_to
     assert {record.actor.username for record in version.audit.all()} == {"editor", "reviewer"}
 
 
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The API in this process for sync_entries --server (as tests/knowledge/test_sync_entries.py does)."""
-    monkeypatch.setattr(remote_sync, "transport", httpx.WSGITransport(app=WSGIHandler()))
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    yield "http://testserver"
-    request_started.connect(close_old_connections)
-    request_finished.connect(close_old_connections)
-
-
 def test_the_github_actions_workflow_checks_on_pull_requests_and_proposes_on_main(
-    demo_tokens: dict[str, str], server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    demo_tokens: dict[str, str], manage_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     workflow = yaml.safe_load(_block("In GitHub Actions:", "yaml"))
     assert set(workflow[True]) == {"pull_request", "push"}  # YAML 1.1 reads the key `on` as true
     step = workflow["jobs"]["sync"]["steps"][-1]
     assert step["env"]["EVERGREEN_TOKEN"] == "${{ secrets.EVERGREEN_TOKEN }}"
     command = step["run"].strip().splitlines()[-1]
-    words = shlex.split(command.replace("https://kb.example.com", server))
+    words = shlex.split(command.replace("https://kb.example.com", manage_server))
     assert words[:2] == ["django-admin", "sync_entries"]
 
     kb = tmp_path / "kb"
