@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -27,19 +29,22 @@ NOT_RETIRED = "{entry} is not retired; only a retired entry can be restored."
 RESTORE_NEEDS_NOTE = "Say why the entry comes back: the audit trail keeps the reason."
 
 
-def _next_free_number(*, namespace: Namespace, category: Category) -> int:
-    """The next number of the category's blocks after the highest ever used there; gaps last."""
+def _next_free_number(*, namespace: Namespace, category: Category, claimed: AbstractSet[int] = frozenset()) -> int:
+    """The next number of the category's blocks after the highest ever used there; gaps last. Numbers
+    in `claimed` (named by lines of a file not written yet) are passed over as if used."""
     used = Entry.objects.filter(namespace=namespace)
     for block in category.blocks.order_by("start"):
         in_block = used.filter(number__gte=block.start, number__lte=block.end)
         highest = in_block.aggregate(top=Max("number"))["top"]
         candidate = block.start if highest is None else highest + 1
+        while candidate in claimed:
+            candidate += 1
         if candidate <= block.end:
             return candidate
     for block in category.blocks.order_by("start"):
         taken = set(used.filter(number__gte=block.start, number__lte=block.end).values_list("number", flat=True))
         for number in range(block.start, block.end + 1):
-            if number not in taken:
+            if number not in taken and number not in claimed:
                 return number
     raise BlockFullError(BLOCK_FULL.format(category=category.slug))
 

@@ -284,6 +284,7 @@ class _Batch:
     versions: list[EntryVersion] = field(default_factory=list)
     entries: list[Entry] = field(default_factory=list)
     superseded: list[int] = field(default_factory=list)
+    claimed: frozenset[int] = frozenset()  # numbers the file's new lines name: never allocated to another
 
     @property
     def state(self) -> str:
@@ -324,7 +325,7 @@ class _Batch:
         self.report.changed += 1
 
     def plan_new(self, item: ImportLine, category: Category) -> None:
-        entry = _create_entry(self.namespace, item, category, self.author)
+        entry = _create_entry(self.namespace, item, category, self.author, claimed=self.claimed)
         self.existing[entry.public_id] = entry
         self.add(entry, 1, item.content)
         self.report.created += 1
@@ -414,6 +415,7 @@ def entries_import(
         now=timezone.now(),
         existing=existing,
         latest=_latest_versions(entry.pk for entry in existing.values()),
+        claimed=_claimed_numbers(namespace, items, existing),
     )
     by_hash = _latest_hashes(namespace, {item.content.content_hash for item in items if item.public_id not in existing})
     written: list[ImportLine] = []
@@ -504,12 +506,22 @@ def _chunks(values: Iterable[Any]) -> Iterator[list[Any]]:
         yield ordered[start : start + IN_CHUNK]
 
 
-def _create_entry(namespace: Namespace, item: ImportLine, category: Category, person: Any) -> Entry:
+def _claimed_numbers(namespace: Namespace, items: list[ImportLine], existing: dict[str, Entry]) -> frozenset[int]:
+    """The numbers of the IDs the file's lines give for entries not created yet: a line without an ID
+    read before one of them must not be allocated its number."""
+    numbers = (parse_public_id(item.public_id, prefix=namespace.prefix) for item in items if item.public_id)
+    named = {number for number in numbers if number is not None}
+    return frozenset(named - {entry.number for entry in existing.values()})
+
+
+def _create_entry(
+    namespace: Namespace, item: ImportLine, category: Category, person: Any, *, claimed: frozenset[int]
+) -> Entry:
     number = parse_public_id(item.public_id, prefix=namespace.prefix) if item.public_id else None
     if item.public_id and number is not None:  # foreign prefixes were refused by _check_against_namespace
         public_id = item.public_id
     else:
-        number = _next_free_number(namespace=namespace, category=category)
+        number = _next_free_number(namespace=namespace, category=category, claimed=claimed)
         public_id = format_public_id(prefix=namespace.prefix, number=number, digits=namespace.id_digits)
     if Entry.objects.filter(namespace=namespace, number=number).exists():
         raise ImportFileError([(item.line_no, f"the number of {public_id} is already used in this namespace")])

@@ -81,6 +81,21 @@ def test_ids_are_kept_or_allocated_and_a_second_import_changes_nothing(
     assert ns_a.active_release.entry_count == 3
 
 
+def test_a_line_without_an_id_never_takes_the_number_a_later_line_names(ns_a: Namespace, tmp_path: Path) -> None:
+    rows = [
+        {"title": "First, without an ID", "body": "Allocated before AL-000's line is read."},
+        {"id": "AL-000", "title": "Names the block's first number", "body": "Kept as given."},
+        {"title": "Second, without an ID", "body": "Also allocated."},
+    ]
+    assert "3 created" in run("import_entries", str(write(tmp_path, rows)), "--namespace", "alpha")
+    titles = dict(Entry.objects.filter(namespace=ns_a).values_list("public_id", "versions__title"))
+    assert titles == {
+        "AL-000": "Names the block's first number",
+        "AL-001": "First, without an ID",
+        "AL-002": "Second, without an ID",
+    }
+
+
 def test_a_changed_line_makes_a_new_version(ns_a: Namespace, tmp_path: Path) -> None:
     run("import_entries", str(write(tmp_path, GOOD[:1])), "--namespace", "alpha", "--publish")
     changed = [{**GOOD[0], "body": "Ask for 4000 tokens."}]
