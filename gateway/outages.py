@@ -7,7 +7,7 @@
   any other error is a 500 `server_error` on a JSON route, Django's page elsewhere;
 - `page_not_found` (handler404) and `bad_request` (handler400) answer a JSON route's unknown URL and
   unreadable request (a body over DATA_UPLOAD_MAX_MEMORY_SIZE: 413 `body_too_large`) in the README's
-  error shape, and leave pages to Django;
+  error shape, and leave pages to Django but for a form over that size (a 413 page naming the code);
 - `degraded_headers` is the `Evergreen-Degraded` header of answers given while PostgreSQL fails.
 """
 
@@ -47,9 +47,13 @@ BODY_TOO_LARGE = "The body is larger than {limit} bytes."
 # The JSON routes, at / and under /t/<namespace>/: the REST API (public and management), MCP and A2A.
 _JSON_ROUTE = re.compile(r"/(?:t/[^/]+/)?(?:api|mcp|a2a)(?:/|$)")
 PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Temporarily unavailable</title></head>
-<body><h1>Temporarily unavailable</h1><p>{message}</p><p>Error code: <code>{code}</code></p></body></html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>
+<body><h1>{title}</h1><p>{message}</p><p>Error code: <code>{code}</code></p></body></html>
 """
+FORM_TOO_LARGE = (
+    "The form is larger than {limit} bytes, so nothing was saved. Shorten the text or import large content "
+    "with manage.py import_entries."
+)
 
 
 def unavailable_error(error: BaseException) -> UnavailableError | None:
@@ -100,7 +104,7 @@ def error_response(error: GatewayError) -> HttpResponse:
 
 def unavailable_response(request: HttpRequest, refusal: UnavailableError) -> HttpResponse:
     if request.path.startswith("/admin/"):
-        page = PAGE.format(message=escape(refusal.message), code=refusal.code)
+        page = PAGE.format(title="Temporarily unavailable", message=escape(refusal.message), code=refusal.code)
         return _uncached(HttpResponse(page, status=refusal.status, content_type="text/html; charset=utf-8"), refusal)
     return error_response(refusal)
 
@@ -143,7 +147,18 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """handler400: Django's answer to a SuspiciousOperation or BadRequest raised while reading the request."""
     if not json_route(request):
+        if isinstance(exception, RequestDataTooBig):
+            return _form_too_large()
         return defaults.bad_request(request, exception)
     if isinstance(exception, RequestDataTooBig):
         return error_response(BodyTooLargeError(BODY_TOO_LARGE.format(limit=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)))
     return error_response(GatewayError(BAD_REQUEST))
+
+
+def _form_too_large() -> HttpResponse:
+    """A page's 413: an admin form over DATA_UPLOAD_MAX_MEMORY_SIZE (Django's own answer is a bare 400)."""
+    message = FORM_TOO_LARGE.format(limit=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    page = PAGE.format(title="Too large", message=escape(message), code="body_too_large")
+    response = HttpResponse(page, status=413, content_type="text/html; charset=utf-8")
+    response["Cache-Control"] = "no-store"
+    return response

@@ -210,3 +210,18 @@ def test_a_management_body_over_the_upload_limit_answers_json_413(
 
     assert response.status_code == 413, response.content
     assert error_of(response)["code"] == "body_too_large"
+
+
+def test_an_admin_form_over_the_upload_limit_answers_a_413_page_naming_the_code(demo: Namespace, settings: Any) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
+    settings.DEBUG = False
+    editor = Client()
+    editor.force_login(User.objects.get(username="editor"))
+    before = demo.entries.count()
+    response = editor.post("/admin/knowledge/entry/add/", {"title": "x" * 2048, "body": "y"})
+
+    assert response.status_code == 413, response.content[:300]
+    assert response["Content-Type"].startswith("text/html")
+    assert b"<code>body_too_large</code>" in response.content
+    assert b"1024 bytes" in response.content
+    assert demo.entries.count() == before
