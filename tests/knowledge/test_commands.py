@@ -112,6 +112,37 @@ def test_a_namespace_created_for_a_refused_file_is_not_left_behind(db: Any, tmp_
     assert rows_written() == before
 
 
+@pytest.mark.parametrize(
+    ("slug", "prefix", "says"),
+    [
+        ("Bad Slug!", "ZZ", "“Bad Slug!” cannot be a namespace slug"),
+        ("zeta", "z-1", "“Z-1” cannot be an ID prefix"),
+        ("x" * 65, "ZZ", "cannot be a namespace slug"),
+    ],
+    ids=["slug", "prefix", "long-slug"],
+)
+def test_a_namespace_an_import_creates_must_have_a_valid_slug_and_prefix(
+    db: Any, tmp_path: Path, slug: str, prefix: str, says: str
+) -> None:
+    path = write(tmp_path, [ROW])
+    before = rows_written()
+
+    message = refused("import_entries", str(path), "--namespace", slug, "--create-namespace", "--prefix", prefix)
+
+    assert says in message
+    assert rows_written() == before
+
+
+def test_a_prefix_for_an_existing_namespace_must_be_its_own(ns_a: Any, tmp_path: Path) -> None:
+    path = write(tmp_path, [{**ROW, "category": "rule"}])
+
+    message = refused("import_entries", str(path), "--namespace", "alpha", "--create-namespace", "--prefix", "QQ")
+
+    assert message == "“alpha” exists with the prefix AL; --prefix only sets up a new namespace."
+    out, _ = run("import_entries", str(path), "--namespace", "alpha", "--prefix", "al")  # its own, in any case
+    assert out.startswith("alpha: 1 created")
+
+
 def test_a_created_namespace_takes_the_base_url_and_contact(db: Any, tmp_path: Path) -> None:
     path = write(tmp_path, [{**ROW, "id": "CRAN-0001"}])
 

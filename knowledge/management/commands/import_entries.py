@@ -17,10 +17,16 @@ from knowledge.management.actor import CommandActor, add_user_argument, command_
 from knowledge.management.progress import Progress
 from knowledge.management.text import text_lines
 from knowledge.models import Namespace, Role
+from knowledge.models.namespace import PREFIX_VALIDATOR
 from knowledge.services.imports import ImportFileError, entries_import, entries_parse
 from knowledge.services.namespace_settings import ONLY_SUPERUSERS_CREATE
 from knowledge.services.namespaces import namespace_for_import
 
+BAD_SLUG = (
+    "“{slug}” cannot be a namespace slug: use at most {most} letters, digits, hyphens or underscores "
+    "(it names the namespace in its URLs, /t/<slug>/)."
+)
+ANOTHER_PREFIX = "“{slug}” exists with the prefix {prefix}; --prefix only sets up a new namespace."
 EMPTY_FILE = "{path} has no entries; no namespace was created (an empty file is usually the wrong file)."
 
 
@@ -97,9 +103,12 @@ class Command(BaseCommand):
     def _namespace(self, options: dict[str, Any], items: list[Any], actor: CommandActor) -> Namespace:
         slug = options["namespace"]
         namespace = Namespace.objects.filter(slug=slug).first()
+        prefix = options["prefix"]
         if namespace is not None:
             if options["base_url"] is not None or options["contact"]:
                 raise CommandError(f"“{slug}” exists; --base-url and --contact only set up a new namespace.")
+            if prefix and prefix.upper() != namespace.prefix:
+                raise CommandError(ANOTHER_PREFIX.format(slug=slug, prefix=namespace.prefix))
             return namespace
         if not options["create_namespace"]:
             raise CommandError(f"No namespace “{slug}”; pass --create-namespace --prefix P to create it.")
@@ -107,19 +116,34 @@ class Command(BaseCommand):
             raise CommandError(ONLY_SUPERUSERS_CREATE)
         if not items:
             raise CommandError(EMPTY_FILE.format(path=options["file"]))
-        prefix = options["prefix"] or self._prefix_of(items)
+        prefix = (prefix or self._prefix_of(items) or "").upper()
         if not prefix:
             raise CommandError("--prefix is required when the file's lines carry no IDs.")
+        self._check_names(slug, prefix)
         categories, digits, capacity = self._id_layout(items)
         return namespace_for_import(
             slug=slug,
-            prefix=prefix.upper(),
+            prefix=prefix,
             digits=digits,
             categories=categories,
             capacity=capacity,
             base_url=options["base_url"],
             contact=options["contact"],
         )
+
+    @staticmethod
+    def _check_names(slug: str, prefix: str) -> None:
+        """The slug names the namespace in its URLs (/t/<slug>/) and the prefix starts every ID: both are
+        checked as the admin checks them, before anything is created."""
+        slug_field = Namespace._meta.get_field("slug")
+        try:
+            slug_field.run_validators(slug)
+        except ValidationError:
+            raise CommandError(BAD_SLUG.format(slug=slug, most=slug_field.max_length)) from None
+        try:
+            PREFIX_VALIDATOR(prefix)
+        except ValidationError as error:
+            raise CommandError(f"“{prefix}” cannot be an ID prefix: {error.messages[0]}") from None
 
     @staticmethod
     def _id_layout(items: list[Any]) -> tuple[list[str], int, int]:
