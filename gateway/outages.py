@@ -5,9 +5,10 @@
   503 + Retry-After with `{"error": {"code": …}}`, or a short HTML page for the admin;
 - `server_error` (handler500) does the same for one raised outside a view (a session saved on the way out);
   any other error is a 500 `server_error` on a JSON route, Django's page elsewhere;
-- `page_not_found` (handler404) and `bad_request` (handler400) answer a JSON route's unknown URL and
-  unreadable request (a body over DATA_UPLOAD_MAX_MEMORY_SIZE: 413 `body_too_large`) in the README's
-  error shape, and leave pages to Django but for a form over that size (a 413 page naming the code);
+- `page_not_found` (handler404, and the middleware with DEBUG on) and `bad_request` (handler400) answer
+  a JSON route's unknown URL and unreadable request (a body over DATA_UPLOAD_MAX_MEMORY_SIZE: 413
+  `body_too_large`) in the README's error shape, and leave pages to Django but for a form over that
+  size (a 413 page naming the code);
 - `degraded_headers` is the `Evergreen-Degraded` header of answers given while PostgreSQL fails.
 """
 
@@ -23,7 +24,7 @@ import redis
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError
-from django.http import HttpRequest, HttpResponse, HttpResponseServerError
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseServerError
 from django.utils.html import escape
 from django.views import defaults
 from kombu.exceptions import OperationalError as BrokerError
@@ -85,6 +86,10 @@ def degraded_headers() -> dict[str, str]:
     return {} if staleness is None else {HEADER: f"database;stale={int(staleness)}"}
 
 
+def _is_page(response: HttpResponse) -> bool:
+    return str(response.get("Content-Type", "")).startswith("text/html")
+
+
 def json_route(request: HttpRequest) -> bool:
     return _JSON_ROUTE.match(request.path_info) is not None
 
@@ -114,7 +119,12 @@ class DependencyFailureMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
+        response = self.get_response(request)
+        if response.status_code == 404 and settings.DEBUG and json_route(request) and _is_page(response):
+            # With DEBUG Django answers an unmatched URL with its HTML page, never handler404: JSON
+            # routes answer their documented error in development (make run) as in production.
+            return page_not_found(request, Http404())
+        return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, RequestDataTooBig) and json_route(request):

@@ -152,8 +152,10 @@ API_MISSES = [
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("debug", [False, True], ids=["production", "debug"])  # QA: with DEBUG, Django's HTML page
 @pytest.mark.parametrize("path", API_MISSES)
-def test_an_unknown_api_url_answers_json_not_found(client: Client, path: str) -> None:
+def test_an_unknown_api_url_answers_json_not_found(client: Client, settings: Any, path: str, debug: bool) -> None:
+    settings.DEBUG = debug
     response = client.get(path)
 
     assert response.status_code == 404
