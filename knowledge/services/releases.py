@@ -385,6 +385,9 @@ def release_activate(
     namespace.active_serial = serial
     namespace.save(update_fields=["active_release", "active_serial"])
     release_activation_record(namespace_id=namespace_id, release=release, previous_id=previous, kind=kind, at=now)
+    # Issue 16 §1: the namespaces built on this one take the change in their next build, whatever switched
+    # (a build, a rollback, a held release let through), recorded in this transaction like the switch.
+    layers_rebuild_dependants(namespace_id=namespace_id)
     transaction.on_commit(partial(release_switch_announce, namespace_id))  # web workers switch at once
     return True
 
@@ -413,8 +416,6 @@ def release_build(
             status=BuildStatus.FAILED, finished_at=timezone.now(), error=f"{type(error).__name__}: {error}"
         )
         raise
-    if outcome.activated:  # issue 16 §1: the namespaces built on this one take the change in their next build
-        layers_rebuild_dependants(namespace_id=namespace_id)
     status = BuildStatus.SUCCEEDED if outcome.created or outcome.activated else BuildStatus.UNCHANGED
     status = BuildStatus.HELD if outcome.held else status
     ReleaseBuild.objects.filter(pk=build.pk).update(status=status, release=outcome.release, finished_at=timezone.now())

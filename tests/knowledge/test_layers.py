@@ -14,7 +14,7 @@ from gateway.cache import reply_cache_clear
 from knowledge.admin.finding import paths_finding_html
 from knowledge.admin.preview import OVERRIDES_NOTHING, override_warnings
 from knowledge.errors import InvalidInputError
-from knowledge.models import Entry, Namespace, NamespaceBase, Role, TextKind, TokenScope
+from knowledge.models import BuildRequest, Entry, Namespace, NamespaceBase, Role, TextKind, TokenScope
 from knowledge.selectors.layers import bases_list
 from knowledge.selectors.serving import serving_caches_clear
 from knowledge.services.api_keys import api_key_create
@@ -23,6 +23,7 @@ from knowledge.services.layers import layers_declaration_check
 from knowledge.services.namespace_settings import namespace_update
 from knowledge.services.personal_tokens import personal_token_create
 from knowledge.services.releases import release_build
+from knowledge.services.rollback import release_rollback
 from knowledge.services.texts import text_publish_as_system
 from tests.factories import NamespaceFactory, UserFactory, content, membership
 from tests.knowledge.adminforms import as_user
@@ -152,6 +153,24 @@ def test_a_base_retirement_reaches_the_dependant_with_its_next_release(product: 
 
     gone = get("/t/product/api/entries/CO-102")
     assert gone.status_code == 410 and gone.json()["reason"] == "Replaced."
+
+
+def test_a_base_rollback_reaches_the_dependant_with_its_next_release(product: Namespace, company: Namespace) -> None:
+    first = company.active_release
+    assert first is not None
+    publish(company, [{"id": "CO-103", "category": "fact", "title": "Status page", "body": "status.example.com"}])
+    rebuild(product)
+    assert get("/t/product/api/entries/CO-103").status_code == 200
+    reviewer = membership(UserFactory(username="rolf"), company, Role.REVIEWER)
+    queued = BuildRequest.objects.filter(namespace=product, reason="base-release", built_at=None)
+    assert not queued.exists()
+
+    outcome = release_rollback(namespace=company, release=first, actor=reviewer, note="QA: CO-103 was early.")
+
+    assert outcome.activated  # the company serves its first release again, without a build of its own
+    assert queued.exists()  # QA: only a build's switch asked the namespaces built on it to follow
+    rebuild(product)
+    assert get("/t/product/api/entries/CO-103").status_code == 404
 
 
 def test_with_paths_the_own_layer_comes_before_the_bases(product: Namespace) -> None:
