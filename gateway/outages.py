@@ -20,6 +20,7 @@ import sys
 from collections.abc import Callable
 
 import orjson
+import psycopg
 import redis
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -39,6 +40,10 @@ RETRY_AFTER_SECONDS = 30
 UNAVAILABLE = "{what} does not answer, so this request could not be completed. Retry in a minute."
 MESSAGES = {
     "database_unavailable": UNAVAILABLE.format(what="The database"),
+    "database_busy": (
+        "Another change to the same records ran at the same moment, so this one was rolled back and nothing "
+        "was saved. Send it again."
+    ),
     "redis_unavailable": UNAVAILABLE.format(what="Redis"),
     "broker_unavailable": UNAVAILABLE.format(what="The task queue"),
 }
@@ -60,7 +65,9 @@ FORM_TOO_LARGE = (
 def unavailable_error(error: BaseException) -> UnavailableError | None:
     """The 503 of an exception caused by a dependency, or None for any other exception."""
     if isinstance(error, DatabaseError):
-        code = "database_unavailable"
+        # A deadlock or serialization failure: PostgreSQL answered and rolled the transaction back.
+        busy = isinstance(error.__cause__, (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure))
+        code = "database_busy" if busy else "database_unavailable"
     elif isinstance(error, redis.RedisError):
         code = "redis_unavailable"
     elif isinstance(error, BrokerError):
@@ -68,7 +75,7 @@ def unavailable_error(error: BaseException) -> UnavailableError | None:
     else:
         return None
     refusal = UnavailableError(MESSAGES[code], code=code)
-    refusal.headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+    refusal.headers = {"Retry-After": "1" if code == "database_busy" else str(RETRY_AFTER_SECONDS)}
     return refusal
 
 

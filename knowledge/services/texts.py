@@ -43,7 +43,9 @@ REJECT_NEEDS_NOTE: Final = "Say what has to change: the author reads the note."
 
 
 def _locked(version: TextVersion) -> TextVersion:
-    return TextVersion.objects.select_for_update().select_related("text__namespace").get(pk=version.pk)
+    """The version's row, locked; not its namespace's (FOR UPDATE OF: a join would lock that row too,
+    and a list of bases waiting for the list lock must hold no namespace row the holder needs)."""
+    return TextVersion.objects.select_for_update(of=("self",)).select_related("text__namespace").get(pk=version.pk)
 
 
 def _transition(
@@ -233,7 +235,7 @@ def text_publish(*, version: TextVersion, actor: Actor, note: str = "") -> TextV
 
 
 def _make_live(version: TextVersion, *, actor: Actor, note: str) -> TextVersion:
-    text = ReviewedText.objects.select_for_update().select_related("namespace").get(pk=version.text_id)
+    text = ReviewedText.objects.select_for_update(of=("self",)).select_related("namespace").get(pk=version.text_id)
     live = text.versions.filter(state=VersionState.PUBLISHED).exclude(pk=version.pk).first()
     if live is not None:
         _transition(live, target=VersionState.SUPERSEDED, actor=actor, check_permission=False)

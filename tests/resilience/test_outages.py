@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 import pytest
 import redis
-from django.db import OperationalError
+from django.db import OperationalError, connection, transaction
 from django.http import HttpResponse
 from django.test import RequestFactory
 from kombu.exceptions import OperationalError as BrokerError
@@ -56,3 +56,19 @@ def test_the_500_handler_answers_503_for_a_dependency_failure_raised_outside_a_v
         raise KeyError("a bug")
     except KeyError:
         assert server_error(request).status_code == 500
+
+
+@pytest.mark.services
+@pytest.mark.django_db
+def test_a_deadlock_is_a_busy_database_not_an_outage() -> None:
+    """QA: two lists of bases published at once deadlocked, and the one PostgreSQL rolled back was told
+    the database did not answer. PostgreSQL's own error (SQLSTATE 40P01) as Django raises it:"""
+    with pytest.raises(OperationalError) as caught, transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("DO $$ BEGIN RAISE EXCEPTION 'deadlock detected' USING ERRCODE = '40P01'; END $$")
+
+    response = middleware().process_exception(RequestFactory().post("/t/alpha/api/manage/"), caught.value)
+
+    assert response is not None and response.status_code == 503
+    error = orjson.loads(response.content)["error"]
+    assert error["code"] == "database_busy" and "nothing was saved" in error["message"]
+    assert response["Retry-After"] == "1"
