@@ -70,8 +70,11 @@ def _partials_sweep_when_a_worker_starts(sender: Any = None, **kwargs: Any) -> N
 
 @worker_ready.connect
 def _reconcile_when_a_worker_starts(sender: Any = None, **kwargs: Any) -> None:
-    """A worker that starts (after a crash, a deploy, a broker outage) first picks up what was left pending."""
+    """A worker that starts (after a crash, a deploy, a broker outage) first picks up what was left pending,
+    and looks again once a build handed over just before the crash stops counting as under way: without
+    beat (`make worker` alone) nothing else would hand that build over again."""
     release_builds_reconcile_task.delay()
+    release_builds_reconcile_task.apply_async(countdown=settings.EVERGREEN.build_requeue_seconds + 1)
 
 
 @shared_task(acks_late=True)

@@ -133,3 +133,26 @@ def test_a_worker_killed_mid_build_is_replaced_by_the_reconciler_not_the_visibil
         assert build_requests_reconcile(now=later).handed_over == ["alpha"]
         wait_for(lambda: served_titles(ns_a) == [version.entry.public_id], what="the build handed over again")
     assert BuildRequest.objects.get(namespace=ns_a).built_at is not None
+
+
+def test_a_build_killed_mid_way_is_handed_over_again_by_the_next_worker_without_beat(
+    broker: str, redis_server: PrivateRedis, ns_a: Namespace, editor: Any, reviewer: Any, tmp_path: Path
+) -> None:
+    """QA: `make worker` without beat, killed mid-build and restarted at once, never built the release:
+    its start-up reconciliation found the build still within its requeue period, and nothing looked again."""
+    log = tmp_path / "worker.log"
+    version = approved(ns_a, editor, reviewer, "Built after a crash, without beat")
+    requeue = {"EVERGREEN_BUILD_REQUEUE_SECONDS": "10"}
+    with celery_worker(
+        log=log, queue=broker, **worker_env(redis_server, broker, EVERGREEN_BUILD_PAUSE_SECONDS="300")
+    ) as worker:
+        version_publish(version=version, actor=reviewer)
+        wait_for(
+            lambda: ReleaseBuild.objects.filter(namespace=ns_a, status=BuildStatus.RUNNING).exists(),
+            what="the build to start",
+        )
+        kill_hard(worker)
+
+    with celery_worker(log=log, queue=broker, **worker_env(redis_server, broker, **requeue)):
+        wait_for(lambda: served_titles(ns_a) == [version.entry.public_id], what="the build handed over again")
+    assert BuildRequest.objects.get(namespace=ns_a).built_at is not None
