@@ -61,7 +61,9 @@ def layers_compose(own: Snapshot, bases: Sequence[Base]) -> Snapshot:
         for stone in base.snapshot.tombstones:
             if stone.id not in seen:
                 seen.add(stone.id)
-                stones.append(stone)
+                override = overrides.get(stone.id)
+                # A retired base entry the namespace overrides still answers with its override here.
+                stones.append(stone if override is None else _overridden_stone(stone, override, own.namespace.name))
     categories = _categories(own, bases)
     served = without_dead_links(entries)
     return replace(
@@ -83,6 +85,12 @@ def _overridden(entry: EntryRecord, override: EntryRecord, *, namespace: str) ->
         replaced_by=override.id,
         sensitivity=entry.sensitivity,
     )
+
+
+def _overridden_stone(stone: Tombstone, override: EntryRecord, namespace: str) -> Tombstone:
+    """A retired base entry's tombstone in the namespace that overrides it: it names the override."""
+    reason = OVERRIDDEN.format(namespace=namespace, id=override.id, title=override.title)
+    return replace(stone, reason=f"{reason} (retired in its own namespace: {stone.reason})", replaced_by=override.id)
 
 
 def _themes(own: Snapshot, bases: Sequence[Base], *, served_ids: set[str]) -> tuple[ThemeRecord, ...]:

@@ -155,6 +155,22 @@ def test_a_base_retirement_reaches_the_dependant_with_its_next_release(product: 
     assert gone.status_code == 410 and gone.json()["reason"] == "Replaced."
 
 
+def test_a_base_entry_the_dependant_overrides_keeps_pointing_at_the_override_once_retired(
+    product: Namespace, company: Namespace
+) -> None:
+    co_101 = Entry.objects.get(public_id="CO-101")
+    entry_retire(entry=co_101, actor=None, reason="Merged.", replaced_by="CO-102", check_permission=False)
+    rebuild(company)
+    assert get("/t/company/api/entries/CO-101").json()["replacedBy"] == "CO-102"
+
+    rebuild(product)
+
+    gone = get("/t/product/api/entries/CO-101")
+    assert gone.status_code == 410
+    assert gone.json()["replacedBy"] == "PR-001"  # QA: the product serves its own override, not CO-102
+    assert gone.json()["reason"].startswith("Overridden in Product by PR-001")
+
+
 def test_a_base_rollback_reaches_the_dependant_with_its_next_release(product: Namespace, company: Namespace) -> None:
     first = company.active_release
     assert first is not None
