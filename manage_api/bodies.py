@@ -1,4 +1,5 @@
-"""The base of every request body: a field the body does not take is refused (400 unknown_field), not dropped."""
+"""The base of every request body: a field the body does not take is refused (400 unknown_field), not dropped;
+and text and whole numbers that must arrive as JSON strings and numbers."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from manage_api.errors import UNKNOWN_FIELD
 
 UNKNOWN_FIELDS = "Unknown field{plural}: {unknown}. This body takes {accepted}."
 NOT_A_STRING = "Send a string (in quotes), not {kind}."
+NOT_A_NUMBER = "Send a whole number (without quotes), not {kind}."
 
 
 @cache
@@ -66,7 +68,22 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+class StrictIntegerField(serializers.IntegerField):
+    """A whole number that must arrive as a JSON number: DRF's IntegerField turns "2" and "2.0" into 2, so a
+    golden question's grade "2" was taken (QA). 2.0 stays 2, as JSON Schema's integer and the gateway
+    (mcp_bridge.jsonrpc.whole_number, gateway.params) take it; 1.5 is refused by IntegerField itself."""
+
+    default_error_messages = {"not_a_number": NOT_A_NUMBER}
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, (int, float)):
+            self.fail("not_a_number", kind=_json_kind(data))
+        return int(super().to_internal_value(data))
+
+
 def _json_kind(value: Any) -> str:
+    if isinstance(value, str):
+        return "a string"
     if isinstance(value, bool):
         return "true or false"
     if isinstance(value, (int, float)):

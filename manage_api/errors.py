@@ -8,6 +8,7 @@
 | 404 | not_found |
 | 405 | method_not_allowed |
 | 409 | invalid_transition, conflict, block_full, release_not_held |
+| 410 | release_expired (a release whose files were pruned) |
 | 412 | stale_version (If-Match names an older save) |
 | 413 | body_too_large (over DATA_UPLOAD_MAX_MEMORY_SIZE: gateway.outages.bad_request) |
 | 415 | unsupported_media_type |

@@ -30,6 +30,7 @@ MEANINGS = {
     404: "No such object, or a namespace you hold no role in (`not_found`).",
     409: "The version's state does not allow this (`invalid_transition`) or the category's IDs are used up "
     "(`block_full`).",
+    410: "The release's files were pruned by the retention policy (`release_expired`, `param` names `release`).",
     412: "If-Match names an older save of the draft (`stale_version`).",
     422: "A rule refuses the request (`invalid`, or the service's own code such as `synonyms.too_few`): e.g. a "
     "retired entry, an ID already used, a reason missing.",

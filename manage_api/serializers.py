@@ -37,9 +37,9 @@ from knowledge.services.content import (
     overridden_id_normalize,
 )
 from knowledge.services.gate_override import REASON_MAX
-from knowledge.services.golden_questions import relevant_id_normalize
+from knowledge.services.golden_questions import relevant_normalize
 from knowledge.services.release_gate import HELD_CODE
-from manage_api.bodies import RequestBody, StrictCharField
+from manage_api.bodies import RequestBody, StrictCharField, StrictIntegerField
 
 ZERO, ONE = Decimal("0"), Decimal("1")
 PUBLISH_AT_LEEWAY = timedelta(minutes=5)
@@ -336,7 +336,7 @@ class ReleaseGateDetailSerializer(ReleaseGateSerializer):
 
 
 class ActivateSerializer(RequestBody):
-    reason = serializers.CharField(
+    reason = StrictCharField(
         max_length=REASON_MAX, help_text="Why the golden questions' regressions are acceptable (audited)."
     )
 
@@ -444,10 +444,10 @@ class GoldenQuestionSerializer(serializers.ModelSerializer):
 
 
 class GoldenQuestionCreateSerializer(RequestBody):
-    key = serializers.CharField(max_length=64, help_text="A stable identifier, e.g. eg-q-101.")
-    text = serializers.CharField(max_length=2000)
+    key = StrictCharField(max_length=64, help_text="A stable identifier, e.g. eg-q-101.")
+    text = StrictCharField(max_length=2000)
     relevant = serializers.DictField(
-        child=serializers.IntegerField(min_value=1, max_value=2),
+        child=StrictIntegerField(min_value=1, max_value=2),
         required=False,
         default=dict,
         help_text='{"EG-202": 2}: 2 for the answer, 1 for related; {} = the knowledge base does not cover it.',
@@ -456,7 +456,7 @@ class GoldenQuestionCreateSerializer(RequestBody):
 
     def validate_relevant(self, value: dict[str, int]) -> dict[str, int]:
         try:
-            return {relevant_id_normalize(key): grade for key, grade in value.items()}
+            return relevant_normalize(value)
         except ValueError as error:
             raise serializers.ValidationError(str(error), code="invalid_id") from error
 

@@ -84,6 +84,12 @@ class Calibration:
     unmatched_when_uncovered: float | None
     note: str = ""
     margin: float = 0.0  # added to the target share, so that unseen questions still reach it
+    target: float = 0.0  # the share of covered questions asked for
+
+    @property
+    def below_target(self) -> bool:
+        """No threshold reaches the target (covered questions that no entry can match at any threshold)."""
+        return self.matched_when_covered < self.target - 1e-9
 
 
 def _outcome(release: LoadedRelease, question: EvalQuestion, budget: int) -> tuple[QueryOutcome, str]:
@@ -198,6 +204,7 @@ def threshold_calibrate(
         unmatched_when_uncovered=sum(s < threshold for s in uncovered) / len(uncovered) if uncovered else None,
         note="" if uncovered else NO_UNCOVERED,
         margin=margin,
+        target=target_matched,
     )
 
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 from django.db import transaction
 
 from knowledge.errors import InvalidInputError
 from knowledge.ids import ID_PATTERN
-from knowledge.models import GoldenQuestion, Namespace, Role
+from knowledge.models import Entry, GoldenQuestion, Namespace, Role
+from knowledge.selectors.layers import layers_below
 from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
-from knowledge.services.content import reference_prefixes
+from knowledge.services.content import ContentReferenceError, reference_prefixes
 
 KEY_TAKEN: Final = "The key “{key}” is already used by another golden question of this namespace."
 GRADES: Final = (1, 2)
@@ -20,6 +22,11 @@ RELEVANT_NOT_AN_ID: Final = "relevant: “{value}” is not an entry ID (such as
 RELEVANT_FOREIGN: Final = (
     "relevant: {id} is not an ID of this namespace or of one it builds on (IDs starting {prefixes})."
 )
+RELEVANT_TWICE: Final = "relevant names {id} twice (“{first}” and “{second}”); give each entry one grade."
+RELEVANT_UNKNOWN: Final = (
+    "relevant: {ids} is no entry of this namespace or of one it builds on; a golden question expects existing entries."
+)
+UNKNOWN_LISTED = 5  # IDs a refusal names; the rest are "…"
 
 
 def relevant_id_normalize(value: str) -> str:
@@ -30,21 +37,45 @@ def relevant_id_normalize(value: str) -> str:
     return public_id
 
 
-def _relevant_cleaned(*, namespace: Namespace, relevant: dict[str, Any]) -> dict[str, int]:
-    """The graded IDs, each one the namespace's release can serve (its own or a base's prefix)."""
+def relevant_normalize(relevant: Mapping[str, Any]) -> dict[str, Any]:
+    """`relevant` with its IDs upper-cased, grades as given; raises ValueError naming a key that is not an
+    entry ID, or an ID named twice (BT-000 and bt-000: one of the two grades would be lost without a word)."""
+    cleaned: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
+    for key, grade in relevant.items():
+        public_id = relevant_id_normalize(str(key))
+        if public_id in cleaned:
+            raise ValueError(RELEVANT_TWICE.format(id=public_id, first=spelled[public_id], second=str(key)[:40]))
+        cleaned[public_id] = grade
+        spelled[public_id] = str(key)[:40]
+    return cleaned
+
+
+def _relevant_cleaned(*, namespace: Namespace, relevant: Mapping[str, Any]) -> dict[str, int]:
+    """The graded IDs, each an entry of the namespace or of a base (its own or a base's prefix).
+
+    A retired entry may be expected (an older release served it: history), and so may one not yet
+    published (the question is written ahead of it), as a theme may list one; an ID that names no entry
+    at all (a typo) could never be packed, so it is refused.
+    """
     if not all(type(grade) is int and grade in GRADES for grade in relevant.values()):
         raise InvalidInputError(BAD_RELEVANT)
+    try:
+        cleaned: dict[str, int] = relevant_normalize(relevant)
+    except ValueError as error:
+        raise InvalidInputError(str(error)) from error
     prefixes = reference_prefixes(namespace=namespace)
-    cleaned: dict[str, int] = {}
-    for key, grade in relevant.items():
-        try:
-            public_id = relevant_id_normalize(str(key))
-        except ValueError as error:
-            raise InvalidInputError(str(error)) from error
+    for public_id in cleaned:
         if public_id.split("-", 1)[0] not in prefixes:
             joined = ", ".join(f"{prefix}-" for prefix in prefixes)
             raise InvalidInputError(RELEVANT_FOREIGN.format(id=public_id, prefixes=joined))
-        cleaned[public_id] = grade
+    readable = [namespace, *layers_below(namespace=namespace)]
+    entries = Entry.objects.filter(namespace__in=readable, public_id__in=list(cleaned))
+    known = set(entries.values_list("public_id", flat=True))
+    unknown = [public_id for public_id in cleaned if public_id not in known]
+    if unknown:
+        listed = ", ".join(unknown[:UNKNOWN_LISTED]) + (", …" if len(unknown) > UNKNOWN_LISTED else "")
+        raise ContentReferenceError(RELEVANT_UNKNOWN.format(ids=listed), code="relevant.unknown")
     return cleaned
 
 

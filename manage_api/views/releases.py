@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from knowledge.models import EvaluationRun, GoldenQuestion, Release, Role
-from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
+from knowledge.selectors.evaluation import ReleasePrunedError, golden_questions_list, release_for_evaluation
 from knowledge.services.evaluation import evaluation_run_record, questions_evaluate
 from knowledge.services.gate_override import release_gate_override
 from knowledge.services.golden_questions import golden_question_create
@@ -155,7 +155,8 @@ class GoldenQuestionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Ma
 class EvaluationRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ManageViewSet):
     filter_backends = [DjangoFilterBackend]
     filterset_class = EvaluationRunFilter
-    roles: ClassVar[dict[str, str]] = {"create": Role.REVIEWER}
+    # Editors keep the golden questions and evaluate them, as in the admin and `manage.py evaluate --record`.
+    roles: ClassVar[dict[str, str]] = {"create": Role.EDITOR}
 
     def get_queryset(self) -> QuerySet[EvaluationRun]:
         return self.scoped(EvaluationRun.objects.select_related("release"))
@@ -165,9 +166,10 @@ class EvaluationRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Man
 
     @extend_schema(
         summary="Evaluate the golden questions against a release",
-        description="Runs every golden question through the release as /api/context serves it and stores the run.",
+        description="Runs every golden question through the release as /api/context serves it and stores the run. "
+        "410 `release_expired` for a release whose files were pruned (retention policy).",
         request=EvaluationRunCreateSerializer,
-        responses={201: EvaluationRunDetailSerializer, **errors(400, 401, 403, 404, 422, 429)},
+        responses={201: EvaluationRunDetailSerializer, **errors(400, 401, 403, 404, 410, 422, 429)},
     )
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         body = EvaluationRunCreateSerializer(data=request.data)
@@ -188,8 +190,10 @@ class EvaluationRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Man
         questions = golden_questions_list(namespace=self.namespace)
         if not questions:
             return Response(error_body("invalid", NO_QUESTIONS), status=422)
-        evaluation = questions_evaluate(
-            release=release_for_evaluation(release=release), questions=questions, budget=body.validated_data["budget"]
-        )
+        try:
+            loaded = release_for_evaluation(release=release)
+        except ReleasePrunedError as error:
+            return Response(error_body(error.code, str(error), "release"), status=status.HTTP_410_GONE)
+        evaluation = questions_evaluate(release=loaded, questions=questions, budget=body.validated_data["budget"])
         run = evaluation_run_record(namespace=self.namespace, release=release, evaluation=evaluation)
         return Response(EvaluationRunDetailSerializer(run).data, status=status.HTTP_201_CREATED)

@@ -277,7 +277,7 @@ ROUTES: list[Route] = [
         Role.REVIEWER,
         200,
     ),
-    Route("evaluate", "post", lambda w: "evaluation-runs/", Role.REVIEWER, 201, setup=_questions),
+    Route("evaluate", "post", lambda w: "evaluation-runs/", Role.EDITOR, 201, setup=_questions),
     Route("bases", "get", lambda w: "bases/", None, 200, setup=_bases_in_review),
     Route("propose bases", "post", lambda w: "bases/propose/", Role.EDITOR, 200, body=lambda w: {"bases": ["beta"]}),
     Route("themes", "get", lambda w: "themes/", None, 200, setup=_theme_draft),

@@ -11,7 +11,16 @@ from knowledge.management.actor import add_user_argument, command_actor
 from knowledge.management.questions import add_questions_argument, questions_load
 from knowledge.models import Namespace, Role
 from knowledge.selectors.evaluation import release_for_evaluation
-from knowledge.services.evaluation import namespace_match_threshold_set, threshold_calibrate
+from knowledge.services.evaluation import Calibration, namespace_match_threshold_set, threshold_calibrate
+
+BELOW_TARGET = (
+    "Warning: target out of reach: threshold {threshold:.4f} matches {matched:.3f} of {covered} covered questions, "
+    "below the target {target}; the others are refused at any threshold (their best entry holds too little of them)."
+)
+NOT_STORED = (
+    "Nothing stored: the threshold misses its target. Check those questions and their entries, lower "
+    "--target-matched, or pass --accept-below-target to store it anyway."
+)
 
 
 class Command(BaseCommand):
@@ -32,6 +41,12 @@ class Command(BaseCommand):
             help="Share of covered questions to match on unseen questions; calibrated with a margin above it.",
         )
         parser.add_argument("--dry-run", action="store_true", help="Print the threshold without storing it.")
+        parser.add_argument(
+            "--accept-below-target",
+            action="store_true",
+            help="Store the threshold even when it matches less than --target-matched of the covered questions "
+            "(without it, that is an error and nothing is stored).",
+        )
         add_user_argument(parser, needs="the namespace-admin role")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -66,6 +81,7 @@ class Command(BaseCommand):
         )
         if calibration.note:
             self.stdout.write(calibration.note)
+        self._check_target(calibration, accepted=options["accept_below_target"])
         if options["dry_run"]:
             return
         namespace_match_threshold_set(
@@ -77,7 +93,24 @@ class Command(BaseCommand):
                 f"calibrate_threshold on {len(questions)} {options['split']} questions: matches "
                 f"{calibration.matched_when_covered:.3f} of {calibration.covered} covered, refuses "
                 f"{'-' if refused is None else f'{refused:.3f}'} of {calibration.uncovered} uncovered "
-                f"(target {target} + margin {calibration.margin:.3f})"
+                f"(target {target} + margin {calibration.margin:.3f}"
+                f"{'; below the target, accepted' if calibration.below_target else ''})"
             ),
         )
         self.stdout.write("Stored; a release build is queued, and the new release applies the threshold.")
+
+    def _check_target(self, calibration: Calibration, *, accepted: bool) -> None:
+        """A threshold that misses its target is never stored without a word: a warning, and an error
+        (exit status 1, nothing stored) unless --accept-below-target says it is wanted anyway."""
+        if not calibration.below_target:
+            return
+        self.stderr.write(
+            BELOW_TARGET.format(
+                threshold=calibration.threshold,
+                matched=calibration.matched_when_covered,
+                covered=calibration.covered,
+                target=calibration.target,
+            )
+        )
+        if not accepted:
+            raise CommandError(NOT_STORED)

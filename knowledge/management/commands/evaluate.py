@@ -15,7 +15,7 @@ from knowledge.retrieval.calibration import matching_summary
 from knowledge.retrieval.evaluation import EvaluationReport
 from knowledge.retrieval.packing import BUDGET_DEFAULT
 from knowledge.retrieval.reference import ReferenceUnavailableError
-from knowledge.selectors.evaluation import release_for_evaluation
+from knowledge.selectors.evaluation import ReleasePrunedError, release_for_evaluation
 from knowledge.selectors.serving import LoadedRelease
 from knowledge.services.evaluation import Evaluation, evaluation_run_record, questions_evaluate, reference_evaluate
 
@@ -78,7 +78,10 @@ class Command(BaseCommand):
         )
         if not questions:
             raise CommandError("No questions to evaluate (check the file and --split).")
-        loaded = release_for_evaluation(release=release)
+        try:
+            loaded = release_for_evaluation(release=release)
+        except ReleasePrunedError as error:
+            raise CommandError(str(error)) from None
         self.stderr.write(
             f"Evaluating {len(questions)} questions against {namespace.slug} release #{release.sequence}…"
         )
