@@ -28,7 +28,7 @@ from knowledge.models import (
     TextKind,
 )
 from knowledge.retrieval.evaluation import EvalQuestion
-from knowledge.selectors.evaluation import golden_questions_list, release_for_evaluation
+from knowledge.selectors.evaluation import ReleasePrunedError, golden_questions_list, release_for_evaluation
 from knowledge.services.evaluation import evaluation_run_record, questions_evaluate
 from knowledge.services.feedback import feedback_draft_open, feedback_set_status
 
@@ -63,11 +63,12 @@ def evaluate_and_report(
     if not questions:
         messages.warning(request, f"{namespace.slug} has no golden questions to evaluate.")
         return None
-    evaluation = questions_evaluate(
-        release=release_for_evaluation(release=release),
-        questions=questions,
-        budget=namespace.default_budget,
-    )
+    try:
+        loaded = release_for_evaluation(release=release)
+    except ReleasePrunedError as error:
+        messages.error(request, str(error))
+        return None
+    evaluation = questions_evaluate(release=loaded, questions=questions, budget=namespace.default_budget)
     run = evaluation_run_record(namespace=namespace, release=release, evaluation=evaluation)
     url = reverse("admin:knowledge_evaluationrun_change", args=[run.pk])
     messages.success(

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from knowledge.models import EvaluationRun, GoldenQuestion, Namespace, Release, ReleaseActivation
@@ -64,6 +66,22 @@ def test_the_evaluate_command_refuses_a_pruned_release_with_a_clear_error(world:
         call_command(
             "evaluate", "--namespace", "alpha", "--release", "1", "--no-reference", stdout=StringIO(), stderr=StringIO()
         )
+
+
+def test_the_admin_refuses_to_evaluate_a_pruned_release_with_a_message(world: Any, settings: Any) -> None:
+    release = pruned_first_release(world, settings)
+    reviewer = Client()
+    reviewer.force_login(world.callers["reviewer_a"].user)
+
+    response = reviewer.post(
+        reverse("admin:knowledge_release_changelist"),
+        {"action": "evaluate_golden_questions", "_selected_action": [release.pk]},
+        follow=True,
+    )
+
+    assert response.status_code == 200
+    assert "release #1 were pruned" in response.text
+    assert not EvaluationRun.objects.filter(release=release).exists()
 
 
 # -- 2. who evaluates -----------------------------------------------------------------------------------------
