@@ -174,9 +174,9 @@ class ContentSerializer(RequestBody):
 
     echoes = VersionSerializer
 
-    title = serializers.CharField(max_length=TITLE_MAX)
-    summary = serializers.CharField(allow_blank=True, required=False, default="", max_length=SUMMARY_MAX)
-    body = serializers.CharField(max_length=BODY_MAX)
+    title = StrictCharField(max_length=TITLE_MAX)
+    summary = StrictCharField(allow_blank=True, required=False, default="", max_length=SUMMARY_MAX)
+    body = StrictCharField(max_length=BODY_MAX)
     tags = serializers.ListField(
         child=StrictCharField(max_length=LIST_LIMITS["tags"][1]),
         max_length=LIST_LIMITS["tags"][0],
@@ -202,7 +202,7 @@ class ContentSerializer(RequestBody):
         default=list,
         help_text="Path globs of the files the entry applies to (src/api/**/*.py, *.sql); empty: everywhere.",
     )
-    overrides = serializers.CharField(
+    overrides = StrictCharField(
         max_length=32,
         required=False,
         allow_blank=True,
@@ -263,23 +263,21 @@ class ContentSerializer(RequestBody):
 
 class EntryCreateSerializer(ContentSerializer):
     category = serializers.SlugField(help_text="The category whose ID block gives the entry its ID.")
-    id = serializers.CharField(
-        required=False, max_length=32, help_text="A free ID of the namespace; default the next one."
-    )
+    id = StrictCharField(required=False, max_length=32, help_text="A free ID of the namespace; default the next one.")
 
 
 class NoteSerializer(RequestBody):
-    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+    note = StrictCharField(required=False, allow_blank=True, default="", max_length=2000)
 
 
 class RejectSerializer(RequestBody):
-    note = serializers.CharField(max_length=2000, help_text="What has to change; the author reads it.")
+    note = StrictCharField(max_length=2000, help_text="What has to change; the author reads it.")
 
 
 class AcknowledgedApprovalSerializer(NoteSerializer):
     """An approval's body: a note, and why the safety scan's warnings are acceptable when it warns."""
 
-    acknowledgement = serializers.CharField(
+    acknowledgement = StrictCharField(
         required=False,
         allow_blank=True,
         default="",
@@ -307,8 +305,8 @@ class ApproveSerializer(AcknowledgedApprovalSerializer):
 
 
 class RetireSerializer(RequestBody):
-    reason = serializers.CharField(max_length=500)
-    replaced_by = serializers.CharField(required=False, allow_blank=True, default="", max_length=32)
+    reason = StrictCharField(max_length=500)
+    replaced_by = StrictCharField(required=False, allow_blank=True, default="", max_length=32)
 
 
 class ReleaseGateSerializer(serializers.ModelSerializer):
@@ -425,7 +423,7 @@ class ApiKeySerializer(serializers.ModelSerializer):
 
 
 class ApiKeyCreateSerializer(RequestBody):
-    name = serializers.CharField(max_length=80)
+    name = StrictCharField(max_length=80)
 
 
 class ApiKeyCreatedSerializer(ApiKeySerializer):
@@ -538,4 +536,4 @@ class SynonymContentSerializer(RequestBody):
 
 
 class SynonymSetCreateSerializer(SynonymContentSerializer):
-    name = serializers.CharField(max_length=80)
+    name = StrictCharField(max_length=80)

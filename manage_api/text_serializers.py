@@ -40,8 +40,8 @@ class TextVersionSerializer(ReviewedVersionSerializer):
 
 
 class ThemeContentSerializer(RequestBody):
-    title = serializers.CharField(max_length=200)
-    summary = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+    title = StrictCharField(max_length=200)
+    summary = StrictCharField(max_length=300, required=False, allow_blank=True, default="")
     entries = serializers.ListField(
         child=StrictCharField(max_length=40), max_length=500, help_text="Entry IDs, in reading order."
     )

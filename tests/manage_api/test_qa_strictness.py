@@ -108,6 +108,28 @@ def test_other_lists_of_strings_take_only_strings(world: Any) -> None:
         assert str(error_of(response)["param"]).startswith(field)
 
 
+@pytest.mark.parametrize("value", [5, True, ["x"], {"a": "b"}])
+def test_every_text_field_of_a_body_takes_only_a_string(world: Any, value: Any) -> None:
+    """QA: `retire/` took {"replaced_by": 5} as the text "5" (then a 422 about a replacement "5")."""
+    editor, reviewer = world.callers["editor_a"], world.callers["reviewer_a"]
+    live = world.live.entry.public_id
+    sent = [
+        (editor, BASE + "entries/", {"category": "fact", "title": value, "body": "B"}, "title"),
+        (editor, BASE + "entries/", {"category": "fact", "title": "T", "body": value}, "body"),
+        (editor, BASE + "entries/", {"category": "fact", "title": "T", "body": "B", "summary": value}, "summary"),
+        (editor, BASE + "entries/", {"category": "fact", "title": "T", "body": "B", "id": value}, "id"),
+        (reviewer, BASE + f"entries/{live}/retire/", {"reason": value}, "reason"),
+        (reviewer, BASE + f"entries/{live}/retire/", {"reason": "Old.", "replaced_by": value}, "replaced_by"),
+        (reviewer, BASE + f"versions/{world.draft.pk}/reject/", {"note": value}, "note"),
+        (editor, BASE + "synonym-sets/", {"name": value, "phrases": ["a", "b"]}, "name"),
+    ]
+    for caller, path, body, field in sent:
+        response = caller.post(path, body)
+        assert response.status_code == 400, (field, response.content)
+        assert (error_of(response)["code"], error_of(response)["param"]) == ("invalid_parameter", field)
+    assert Entry.objects.get(public_id=live).retired_at is None
+
+
 # -- 4. trust fields -----------------------------------------------------------------------------------------
 
 
