@@ -63,6 +63,7 @@ def context_observed(
         channel=channel,
         etag=answer.etag,
         limit=query.limit,
+        clearance=release.clearance,
     )
     with _observed_lock:
         _observed[key] = found

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from gateway.declared import REPEATED, Operation, Parameter
 from knowledge.retrieval.contract.lookups import EntryFound, EntryLookup, entry_found, entry_gone, entry_missing
+from knowledge.retrieval.contract.records import PUBLIC
 from knowledge.retrieval.contract.shapes import Served
 from knowledge.retrieval.snapshot import EntryRecord
 from knowledge.selectors.documents import UNKNOWN_VERSION, entry_version_record
@@ -31,18 +32,23 @@ def _found(release: LoadedRelease, entry: EntryRecord) -> EntryFound:
     return entry_found(Served(entry, release.snapshot.namespace, release.stamp))
 
 
-def entry_lookup(release: LoadedRelease, entry_id: str, *, version: int | None = None) -> EntryLookup:
+def entry_lookup(
+    release: LoadedRelease, entry_id: str, *, version: int | None = None, clearance: str = PUBLIC
+) -> EntryLookup:
     """Look the ID up in the release (a dict lookup; the payload is built per call so memory stays bounded).
 
-    With `version`, an earlier published version of a served entry (BadParameterError unknown_version
-    when it has none such).
+    With `version`, an earlier published version of a served entry that `clearance` (the caller's, as
+    ``Gate.clearance``) may read: BadParameterError unknown_version when it has none such, the same
+    answer for a version above the clearance as for one never published.
     """
     found = _lookup(release, normalize_entry_id(entry_id))
     if version is None or not isinstance(found, EntryFound) or version == found.entry.version:
         return found
     older = None
     if release.namespace_id is not None:
-        older = entry_version_record(namespace_id=release.namespace_id, current=found.entry, version=version)
+        older = entry_version_record(
+            namespace_id=release.namespace_id, current=found.entry, version=version, clearance=clearance
+        )
     if older is None:
         raise VERSION.refusal("unknown_version", id=found.entry.id, version=version, current=found.entry.version)
     return _found(release, older)

@@ -158,7 +158,7 @@ class DjangoBackend:
 
     def entry(self, *, entry_id: str, version: int | None) -> EntryLookup:
         try:
-            found = entry_lookup(self.release, entry_id, version=version)
+            found = entry_lookup(self.release, entry_id, version=version, clearance=self.gate.clearance)
         except BadParameterError as error:
             raise ParamError(error.code, error.message, error.param or "version") from error
         status = 200 if isinstance(found, EntryFound) else 410 if isinstance(found, EntryGone) else 404
@@ -171,6 +171,7 @@ class DjangoBackend:
                 status=status,
                 etag=etag_of(orjson.dumps(found.payload)),
                 version=version,
+                clearance=self.gate.clearance,
             )
         )
         return found

@@ -17,6 +17,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from knowledge.models import A2ATask
+from knowledge.retrieval.contract.records import PUBLIC, SENSITIVITY_LEVELS, clears
 from knowledge.security_events import A2A_QUOTA, security_client_hash, security_event
 from knowledge.services import a2a_tasks
 from knowledge.services.a2a_tasks import TaskLimits, a2a_task_limits
@@ -37,7 +38,10 @@ class DatabaseTaskStore:
     has no Redis), and any web worker can answer ``tasks/get`` for a task another one created. A task
     past its retention loads as None whether or not it was pruned yet. New tasks count against the
     client's and the namespace's quotas (knowledge.services.a2a_tasks); ``client`` is the address the
-    rate limiter counts, stored only as the security log's keyed hash.
+    rate limiter counts, stored only as the security log's keyed hash. ``clearance`` is the caller's
+    (``Gate.clearance``): a task is stored with it and loads only for a caller cleared as far, so a task
+    above the caller's clearance is as unknown as one never made (tasks stored before clearances were
+    recorded read as restricted).
     """
 
     def __init__(
@@ -50,6 +54,7 @@ class DatabaseTaskStore:
         namespace: str | None = None,
         now: Callable[[], datetime] = timezone.now,
         retention_seconds: int | None = None,
+        clearance: str = PUBLIC,
     ) -> None:
         limits = limits or a2a_task_limits()
         if retention_seconds is not None:
@@ -61,6 +66,7 @@ class DatabaseTaskStore:
         self._request = request
         self._namespace = namespace
         self._now = now
+        self.clearance = clearance
 
     def admit(self) -> None:
         try:
@@ -76,15 +82,23 @@ class DatabaseTaskStore:
     def save(self, task: Mapping[str, Any]) -> None:
         try:
             a2a_tasks.a2a_task_save(
-                namespace_id=self.namespace_id, task=dict(task), client=self.client, limits=self.limits, now=self._now()
+                namespace_id=self.namespace_id,
+                task=dict(task),
+                client=self.client,
+                limits=self.limits,
+                now=self._now(),
+                clearance=self.clearance,
             )
         except DatabaseError as error:
             logger.warning("A2A task %s answered but not stored, the database does not answer: %s", task["id"], error)
 
     def load(self, task_id: str) -> dict[str, Any] | None:
         cutoff = self._now() - timedelta(seconds=self.retention_seconds)
+        readable = [level for level in SENSITIVITY_LEVELS if clears(self.clearance, level)]
         found = (
-            A2ATask.objects.filter(namespace_id=self.namespace_id, task_id=task_id, saved_at__gte=cutoff)
+            A2ATask.objects.filter(
+                namespace_id=self.namespace_id, task_id=task_id, saved_at__gte=cutoff, clearance__in=readable
+            )
             .values_list("task", flat=True)
             .first()
         )

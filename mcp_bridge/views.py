@@ -115,7 +115,11 @@ def _a2a_answer(request: HttpRequest, body: bytes, gate: Gate) -> Outcome:
     base_url = transport.namespace_base_url(request, gate)
     backend = DjangoBackend(gate=gate, base_url=base_url, source="a2a", request=request)
     tasks = DatabaseTaskStore(
-        namespace_id=gate.namespace.id, client=gate.client, request=request, namespace=gate.namespace.slug
+        namespace_id=gate.namespace.id,
+        client=gate.client,
+        request=request,
+        namespace=gate.namespace.slug,
+        clearance=gate.clearance,
     )
     return handle_a2a_post(
         body,

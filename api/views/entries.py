@@ -7,10 +7,11 @@ from django.http import HttpRequest
 
 from gateway.entries import entry_lookup, normalize_entry_id, version_parse
 from gateway.gate import Gate
-from gateway.http import JSON, MARKDOWN, Reply
+from gateway.http import JSON, MARKDOWN, CachePolicy, Reply
 from gateway.views import read_view
 from knowledge.requestlog.records import entry_observed
 from knowledge.retrieval.contract.lookups import EntryFound, EntryGone, EntryLookup
+from knowledge.retrieval.contract.records import PUBLIC
 from knowledge.retrieval.render.release import etag_of
 
 
@@ -20,9 +21,20 @@ def _status(found: object) -> int:
     return 410 if isinstance(found, EntryGone) else 404
 
 
+def _private(found: EntryLookup) -> dict[str, str]:
+    """Headers that keep a non-public earlier version out of shared caches.
+
+    The gate marks an answer public when the caller's view holds nothing above public, but `?version=`
+    reads past that view: an entry public today may have been internal in the version asked for.
+    """
+    if isinstance(found, EntryFound) and found.entry.sensitivity != PUBLIC:
+        return {"Cache-Control": CachePolicy(public=False).header(), "Vary": "Authorization"}
+    return {}
+
+
 def _lookup(request: HttpRequest, gate: Gate, entry_id: str) -> tuple[EntryLookup, int | None]:
     version = version_parse(request.GET.getlist("version"))
-    return entry_lookup(gate.release, entry_id, version=version), version
+    return entry_lookup(gate.release, entry_id, version=version, clearance=gate.clearance), version
 
 
 @read_view
@@ -38,11 +50,26 @@ def entry_get(request: HttpRequest, gate: Gate, entry_id: str) -> Reply:
         status=status,
         etag=etag,
         version=version,
+        clearance=gate.clearance,
     )
-    return Reply(body, JSON, status=status, etag=etag, describedby=gate.path("llms.txt"), observed=observed)
+    return Reply(
+        body,
+        JSON,
+        status=status,
+        etag=etag,
+        describedby=gate.path("llms.txt"),
+        headers=_private(found),
+        observed=observed,
+    )
 
 
 @read_view
 def entry_markdown_get(request: HttpRequest, gate: Gate, entry_id: str) -> Reply:
     found, _ = _lookup(request, gate, entry_id)
-    return Reply(found.markdown.encode(), MARKDOWN, status=_status(found), describedby=gate.path("llms.txt"))
+    return Reply(
+        found.markdown.encode(),
+        MARKDOWN,
+        status=_status(found),
+        describedby=gate.path("llms.txt"),
+        headers=_private(found),
+    )

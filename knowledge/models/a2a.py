@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from knowledge.models.namespace import Namespace
+from knowledge.models.namespace import Namespace, Sensitivity
 
 
 class A2ATask(models.Model):
@@ -25,6 +25,13 @@ class A2ATask(models.Model):
         max_length=32, default="", help_text="Keyed hash of the client that created it (the security log's hash)."
     )
     size = models.PositiveIntegerField(default=0, help_text="Bytes of the stored JSON, counted against the quotas.")
+    # Tasks stored before this field existed read as restricted: nothing proves what they hold.
+    clearance = models.CharField(
+        max_length=16,
+        choices=Sensitivity.choices,
+        default=Sensitivity.RESTRICTED,
+        help_text="The clearance of the caller that made it: only callers cleared as far read it back.",
+    )
 
     class Meta:
         verbose_name = "A2A task"

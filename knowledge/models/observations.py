@@ -58,6 +58,13 @@ class RequestLog(models.Model):
     request_id = models.CharField(max_length=64, blank=True)
     etag = models.CharField(max_length=80, blank=True, help_text="The answer's ETag: replay proves it.")
     params = models.JSONField(default=dict, blank=True, help_text="What else replay needs (entry ID, version).")
+    clearance = models.CharField(
+        max_length=16,
+        blank=True,
+        default="",
+        help_text="The clearance the answer was served with, when above public (empty: public, as every row "
+        "logged before clearances were recorded); replay renders that view.",
+    )
 
     class Meta:
         ordering = ["-at", "-id"]

@@ -11,6 +11,8 @@ from typing import Any
 
 import orjson
 
+from knowledge.retrieval.contract.records import PUBLIC
+
 CONTEXT = "context"
 ENTRY = "entry"
 
@@ -35,6 +37,7 @@ class Observed:
     omitted: tuple[str, ...] = ()
     used_tokens: int | None = None
     params: tuple[tuple[str, Any], ...] = ()  # what replay needs beyond the above (entry id, version, release)
+    clearance: str = PUBLIC  # the view the answer was served from; replay renders it again
     _json: list[bytes] = field(default_factory=list, compare=False, repr=False)
 
     def as_row(self) -> dict[str, Any]:
@@ -55,7 +58,7 @@ class Observed:
             "omitted": list(self.omitted),
             "used_tokens": self.used_tokens,
             "params": dict(self.params),
-        }
+        } | ({"clearance": self.clearance} if self.clearance != PUBLIC else {})  # public (most rows): no key
 
     def encoded(self) -> bytes:
         """The shared part as JSON, serialized once however often the answer is repeated."""
@@ -65,9 +68,17 @@ class Observed:
 
 
 def context_observed(
-    document: dict[str, Any], *, namespace_id: int, release_id: int, channel: str, etag: str, limit: int | None
+    document: dict[str, Any],
+    *,
+    namespace_id: int,
+    release_id: int,
+    channel: str,
+    etag: str,
+    limit: int | None,
+    clearance: str = PUBLIC,
 ) -> Observed:
-    """The Observed of a /api/context answer (or search_context result), from its body."""
+    """The Observed of a /api/context answer (or search_context result), from its body; `clearance` is
+    the view's (``LoadedRelease.clearance``), which alone decides the pack."""
     query = document.get("query") or {}
     return Observed(
         namespace_id=namespace_id,
@@ -85,6 +96,7 @@ def context_observed(
         returned=tuple(entry["id"] for entry in document.get("entries", ())),
         omitted=tuple(item["id"] for item in document.get("omitted", ())),
         used_tokens=document.get("usedTokens"),
+        clearance=clearance,
     )
 
 
@@ -97,8 +109,10 @@ def entry_observed(
     status: int,
     etag: str,
     version: int | None = None,
+    clearance: str = PUBLIC,
 ) -> Observed:
-    """The Observed of a /api/entries/<ID> answer (or get_entry result)."""
+    """The Observed of a /api/entries/<ID> answer (or get_entry result); `clearance` is the caller's
+    (``Gate.clearance``), which an earlier version is read with."""
     params: tuple[tuple[str, Any], ...] = (("id", entry_id),) + ((("version", version),) if version else ())
     return Observed(
         namespace_id=namespace_id,
@@ -109,4 +123,5 @@ def entry_observed(
         etag=etag,
         returned=(entry_id,) if status == 200 else (),
         params=params,
+        clearance=clearance,
     )

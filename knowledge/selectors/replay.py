@@ -2,7 +2,8 @@
 
 Releases are immutable and never deleted, and every document is rendered by one definition
 (knowledge.selectors.documents), so a logged request rendered again from its release gives the same
-bytes: the ETag logged with it proves it.
+bytes: the ETag logged with it proves it. A request is rendered from the view of the clearance it was
+served with (``RequestLog.clearance``), so a key's answer is not compared with the public one.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import orjson
 
 from knowledge.models import Namespace, Release, RequestLog
 from knowledge.requestlog.records import CONTEXT, ENTRY
+from knowledge.retrieval.contract.records import PUBLIC
 from knowledge.retrieval.payload import ContextQuery
 from knowledge.retrieval.render.release import etag_of
 from knowledge.selectors.documents import context_document, entry_document, entry_version_record
@@ -46,7 +48,9 @@ def _render(log: RequestLog, release: LoadedRelease) -> Replayed:
             raise ReplayError(f"{entry_id} is not served by release #{release.stamp.sequence}.")
         version = log.params.get("version")
         if version:
-            older = entry_version_record(namespace_id=log.namespace_id, current=entry, version=int(version))
+            older = entry_version_record(
+                namespace_id=log.namespace_id, current=entry, version=int(version), clearance=_clearance(log)
+            )
             if older is None:
                 raise ReplayError(f"{entry_id} has no version {version} in release #{release.stamp.sequence}.")
             entry = older
@@ -58,6 +62,16 @@ def _render(log: RequestLog, release: LoadedRelease) -> Replayed:
     return Replayed(release.stamp.sequence, status, body, etag_of(body), document)
 
 
+def _clearance(log: RequestLog) -> str:
+    """The clearance the answer was served with (rows logged before it was recorded: public, as served then)."""
+    return log.clearance or PUBLIC
+
+
+def _loaded(log: RequestLog, release: Release) -> LoadedRelease:
+    """The release as the logged caller read it: the view of the clearance logged with the request."""
+    return release_load(release).cleared(_clearance(log))
+
+
 def request_replay(*, log: RequestLog) -> Replayed:
     """The answer rendered again from the logged request's own release."""
     release = Release.objects.get(pk=log.release_id)
@@ -65,13 +79,13 @@ def request_replay(*, log: RequestLog) -> Replayed:
         raise ReplayError(
             f"The files of release #{release.sequence} were pruned (retention policy); it cannot be replayed."
         )
-    return _render(log, release_load(release))
+    return _render(log, _loaded(log, release))
 
 
 def request_replay_current(*, log: RequestLog) -> Replayed | None:
     """The answer the namespace's serving release gives to the same request (None without one)."""
     release = Namespace.objects.select_related("active_release").get(pk=log.namespace_id).active_release
-    return None if release is None else _render(log, release_load(release))
+    return None if release is None else _render(log, _loaded(log, release))
 
 
 def _entries(document: dict[str, Any]) -> dict[str, tuple[int, str]]:

@@ -21,7 +21,7 @@ from django.db.models import Min, Q, Sum
 from django.db.models.functions import Coalesce
 
 from knowledge.errors import ServiceError
-from knowledge.models import A2ATask
+from knowledge.models import A2ATask, Sensitivity
 
 QUOTA_EXCEEDED: Final = (
     "Too much A2A task storage in use {scope}: at most {limit} bytes of tasks are kept for "
@@ -92,15 +92,26 @@ def a2a_task_admit(*, namespace_id: int, client: str, limits: TaskLimits, now: d
 
 
 def a2a_task_save(
-    *, namespace_id: int, task: dict[str, Any], client: str, limits: TaskLimits, now: datetime
+    *,
+    namespace_id: int,
+    task: dict[str, Any],
+    client: str,
+    limits: TaskLimits,
+    now: datetime,
+    clearance: str = Sensitivity.PUBLIC,
 ) -> A2ATask:
-    """Insert or replace the task under ``task["id"]`` (its retention restarts) and prune expired tasks."""
+    """Insert or replace the task under ``task["id"]`` (its retention restarts) and prune expired tasks.
+
+    ``clearance`` is the creating caller's; a replaced task keeps the one it was made with.
+    """
     a2a_tasks_prune(namespace_id=namespace_id, limits=limits, now=now)
     size = len(json.dumps(task, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    defaults = {"task": task, "saved_at": now, "size": size, "client": client}
     stored, _ = A2ATask.objects.update_or_create(
         namespace_id=namespace_id,
         task_id=str(task["id"]),
-        defaults={"task": task, "saved_at": now, "size": size, "client": client},
+        defaults=defaults,
+        create_defaults={**defaults, "clearance": clearance},
     )
     return stored
 
