@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
@@ -15,6 +16,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from knowledge.admin.base import NamespaceScopedAdmin, ReadOnlyAdmin, ServiceErrorsShown, namespace_action
+from knowledge.errors import ServiceError
 from knowledge.models import (
     DocPage,
     EvaluationRun,
@@ -31,6 +33,7 @@ from knowledge.retrieval.evaluation import EvalQuestion
 from knowledge.selectors.evaluation import ReleasePrunedError, golden_questions_list, release_for_evaluation
 from knowledge.services.evaluation import evaluation_run_record, questions_evaluate
 from knowledge.services.feedback import feedback_draft_open, feedback_set_status
+from knowledge.services.golden_questions import BAD_RELEVANT, golden_relevant_clean
 
 # The metrics an evaluation run shows first, with their labels (EvaluationReport field names).
 METRIC_LABELS = (
@@ -111,8 +114,32 @@ class PromptPackAdmin(PublishedTextAdmin):
     list_filter = ["namespace"]
 
 
+class GoldenQuestionForm(forms.ModelForm):
+    """The expected entries checked as the management API checks them: grades 1 or 2 as numbers, each
+    entry once, every ID an entry of the namespace or of a base (knowledge.services.golden_questions)."""
+
+    class Meta:
+        model = GoldenQuestion
+        fields = ["namespace", "key", "text", "relevant", "split"]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or self.cleaned_data
+        namespace, relevant = cleaned.get("namespace"), cleaned.get("relevant")
+        if namespace is None or relevant is None:
+            return cleaned
+        if not isinstance(relevant, dict):
+            self.add_error("relevant", BAD_RELEVANT)
+            return cleaned
+        try:
+            cleaned["relevant"] = golden_relevant_clean(namespace=namespace, relevant=relevant)
+        except ServiceError as error:
+            self.add_error("relevant", str(error))
+        return cleaned
+
+
 @admin.register(GoldenQuestion)
 class GoldenQuestionAdmin(NamespaceScopedAdmin):
+    form = GoldenQuestionForm
     list_display = ["key", "text", "namespace", "expected", "split"]
     list_filter = ["namespace", "split"]
     search_fields = ["key", "text"]

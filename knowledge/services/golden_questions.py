@@ -17,7 +17,7 @@ from knowledge.services.content import ContentReferenceError, reference_prefixes
 
 KEY_TAKEN: Final = "The key “{key}” is already used by another golden question of this namespace."
 GRADES: Final = (1, 2)
-BAD_RELEVANT: Final = "relevant maps entry IDs to a grade: 2 for the answer, 1 for related ({{}} = not covered)."
+BAD_RELEVANT: Final = "relevant maps entry IDs to a grade: 2 for the answer, 1 for related ({} = not covered)."
 RELEVANT_NOT_AN_ID: Final = "relevant: “{value}” is not an entry ID (such as EG-202)."
 RELEVANT_FOREIGN: Final = (
     "relevant: {id} is not an ID of this namespace or of one it builds on (IDs starting {prefixes})."
@@ -51,7 +51,7 @@ def relevant_normalize(relevant: Mapping[str, Any]) -> dict[str, Any]:
     return cleaned
 
 
-def _relevant_cleaned(*, namespace: Namespace, relevant: Mapping[str, Any]) -> dict[str, int]:
+def golden_relevant_clean(*, namespace: Namespace, relevant: Mapping[str, Any]) -> dict[str, int]:
     """The graded IDs, each an entry of the namespace or of a base (its own or a base's prefix).
 
     A retired entry may be expected (an older release served it: history), and so may one not yet
@@ -88,7 +88,7 @@ def golden_question_create(
     key, text = key.strip(), text.strip()
     if not key or not text:
         raise InvalidInputError("A golden question needs a key and a text.")
-    cleaned = _relevant_cleaned(namespace=namespace, relevant=relevant)
+    cleaned = golden_relevant_clean(namespace=namespace, relevant=relevant)
     if GoldenQuestion.objects.filter(namespace=namespace, key=key).exists():
         raise InvalidInputError(KEY_TAKEN.format(key=key))
     question = GoldenQuestion.objects.create(namespace=namespace, key=key, text=text, relevant=cleaned, split=split)

@@ -3,6 +3,7 @@ the golden-question and release admin actions, and /metrics.json, all through /a
 
 from __future__ import annotations
 
+import html
 import json
 from io import StringIO
 from pathlib import Path
@@ -324,3 +325,35 @@ def test_the_release_page_shows_the_threshold_and_how_the_build_obtained_it(alph
     assert "Match threshold" in page
     assert "calibrated automatically from the entries and Evergreen&#x27;s off-topic probes" in page
     assert "probe questions" in page
+
+
+@pytest.mark.parametrize(
+    ("relevant", "says"),
+    [
+        ('{"AL-001": 2, "al-001": 1}', "names AL-001 twice"),
+        ('{"AL-999": 2}', "AL-999 is no entry"),
+        ('{"AL-001": "2"}', "relevant maps entry IDs to a grade"),
+        ('["AL-001"]', "relevant maps entry IDs to a grade"),
+    ],
+    ids=["twice", "unknown", "string-grade", "not-a-map"],
+)
+def test_the_admin_form_checks_expected_entries_as_the_api_does(alpha: Namespace, relevant: str, says: str) -> None:
+    """QA: the admin stored what the API refuses (a grade lost to a second spelling, IDs of no entry)."""
+    editor = membership(UserFactory(username="edna"), alpha, "editor")
+    form = {"namespace": alpha.pk, "key": "al-q-new", "text": "Budgets?", "relevant": relevant, "split": "dev"}
+
+    response = admin_client(editor).post(reverse("admin:knowledge_goldenquestion_add"), form)
+
+    assert response.status_code == 200  # the form again, with the error
+    assert says in html.unescape(response.content.decode())
+    assert not GoldenQuestion.objects.filter(key="al-q-new").exists()
+
+
+def test_the_admin_form_stores_expected_entries_as_the_namespace_spells_them(alpha: Namespace) -> None:
+    editor = membership(UserFactory(username="edna"), alpha, "editor")
+    form = {"namespace": alpha.pk, "key": "al-q-new", "text": "Budgets?", "relevant": '{"al-001": 2}', "split": "dev"}
+
+    response = admin_client(editor).post(reverse("admin:knowledge_goldenquestion_add"), form)
+
+    assert response.status_code == 302
+    assert GoldenQuestion.objects.get(key="al-q-new").relevant == {"AL-001": 2}
