@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from knowledge.models import Namespace
+from typing import Any
+
+from knowledge.actors import is_system_actor
+from knowledge.models import Namespace, ReviewedText, Role, TextKind, TextVersion
 from knowledge.models.layers import NamespaceBase
 from knowledge.retrieval.layers import Base
 from knowledge.retrieval.render.release import CONTEXT_JSON, SITE_JSON
 from knowledge.retrieval.render.site import snapshot_complete, snapshot_from_artifacts
 from knowledge.retrieval.tiers import PROTECTED_JSON
 from knowledge.selectors.artifacts import artifact_contents
+from knowledge.selectors.permissions import user_has_role
 
 
 def base_links_list(*, namespace: Namespace) -> list[NamespaceBase]:
@@ -38,20 +42,49 @@ def dependants_list(*, namespace: Namespace) -> list[Namespace]:
     return list(Namespace.objects.filter(base_links__base=namespace).order_by("slug"))
 
 
+def list_writers(*, namespace: Namespace) -> list[Any]:
+    """The people who wrote the namespace's published list of bases (its author and every saver); none
+    for a list set up from files (the system actor's)."""
+    text = ReviewedText.objects.filter(namespace=namespace, kind=TextKind.BASES).select_related("live_version").first()
+    version = text.live_version if text is not None else None
+    if version is None:
+        return []
+    return [person for person in version_writers(version) if not is_system_actor(person)]
+
+
+def version_writers(version: TextVersion) -> list[Any]:
+    """The people who wrote a text version's content: its author and every saver."""
+    people: list[Any] = list(version.contributors.all())
+    if version.author_id is not None and all(person.pk != version.author_id for person in people):
+        people.append(version.author)
+    return people
+
+
+def _still_editors(writers: list[Any], base: Namespace) -> bool:
+    return all(user_has_role(user=person, namespace=base, role=Role.EDITOR) for person in writers)
+
+
 def layers_read(*, namespace: Namespace) -> list[Base]:
     """The bases' published entries and tombstones, from each base's active release (what it serves).
 
     A base without a release adds nothing yet; a private base under a public namespace (which the
     services refuse to declare, but a base may turn private later) adds nothing: its text never
     reaches a public namespace's files. A base's internal and restricted entries come only over a
-    link that shares them (NamespaceBase.shares_protected); otherwise what it serves publicly.
+    link that shares them (NamespaceBase.shares_protected) while every writer of the list is still an
+    editor of the base (checked at every build: a membership lost after the list was published stops
+    them); otherwise what it serves publicly, and a private base then adds nothing at all.
     """
     found: list[Base] = []
+    writers = list_writers(namespace=namespace)
     for link in base_links_list(namespace=namespace):
         base = link.base
         if base.active_release_id is None or (namespace.is_public and not base.is_public):
             continue
-        names = (CONTEXT_JSON, SITE_JSON, *([PROTECTED_JSON] if link.shares_protected else []))
+        entitled = _still_editors(writers, base)
+        if not base.is_public and not entitled:
+            continue
+        shares = link.shares_protected and entitled
+        names = (CONTEXT_JSON, SITE_JSON, *([PROTECTED_JSON] if shares else []))
         files = dict(artifact_contents(release_id=base.active_release_id, names=names))
         snapshot, _ = snapshot_from_artifacts(site_json=files[SITE_JSON], context_json=files[CONTEXT_JSON])
         if PROTECTED_JSON in files:

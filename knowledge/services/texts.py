@@ -19,7 +19,7 @@ from knowledge.actors import Actor, actor_user
 from knowledge.errors import NOT_EDITABLE, STALE_DRAFT, ConflictError, InvalidInputError
 from knowledge.models import DocPage, Namespace, PromptPack, ReviewedText, Role, TextKind, TextVersion, VersionState
 from knowledge.models.entry import OPEN_STATES
-from knowledge.selectors.layers import bases_list
+from knowledge.selectors.layers import bases_list, version_writers
 from knowledge.services.access import require_role
 from knowledge.services.actors import system_actor
 from knowledge.services.audit import audit_record
@@ -72,10 +72,7 @@ def _transition(
 
 def _declarers(version: TextVersion) -> list[Any]:
     """The people who wrote the version's content (its author and every saver)."""
-    people = list(version.contributors.all())
-    if version.author is not None and all(person.pk != version.author_id for person in people):
-        people.append(version.author)
-    return people
+    return version_writers(version)
 
 
 def _references_check(*, namespace: Namespace, kind: str, content: Mapping[str, Any], declarers: list[Any]) -> None:

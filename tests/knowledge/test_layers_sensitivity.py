@@ -15,7 +15,7 @@ import pytest
 from django.apps import apps
 from django.test import Client
 
-from knowledge.models import Namespace, NamespaceBase, Role, TextKind
+from knowledge.models import Membership, Namespace, NamespaceBase, Role, TextKind
 from knowledge.selectors.serving import serving_caches_clear
 from knowledge.services.api_keys import api_key_create
 from knowledge.services.releases import release_build
@@ -111,6 +111,25 @@ def test_one_writer_who_is_no_editor_of_the_base_keeps_the_internal_entries_out(
 
     assert NamespaceBase.objects.get(namespace=outsider_ns).shares_protected is False
     assert internal_read(outsider_ns, "CO-102") == 404
+
+
+def test_a_writer_who_stops_being_an_editor_of_the_base_stops_the_internal_entries(
+    company: Namespace, outsider_ns: Namespace
+) -> None:
+    """QA: the decision was taken once, at publish; a writer removed from the base later kept its
+    internal entries (new ones too) flowing into their namespace. Every build checks it again."""
+    writer = membership(UserFactory(username="sam"), outsider_ns, Role.EDITOR)
+    membership(writer, company, Role.EDITOR)
+    approver = membership(UserFactory(username="trent"), outsider_ns, Role.REVIEWER)
+    declare(outsider_ns, writer, approver=approver)
+    assert internal_read(outsider_ns, "CO-102") == 200
+
+    Membership.objects.filter(user=writer, namespace=company).delete()
+    publish(company, [{**INTERNAL_ROW, "id": "CO-103", "title": "New floor", "body": "Never below 30 percent."}])
+
+    assert internal_read(outsider_ns, "CO-103") == 404
+    assert internal_read(outsider_ns, "CO-102") == 404
+    assert internal_read(outsider_ns, "CO-101") == 200  # what the company serves publicly still comes
 
 
 def test_a_list_set_up_from_files_shares_the_internal_entries(company: Namespace, outsider_ns: Namespace) -> None:
