@@ -6,12 +6,15 @@ module finds the entry in a release.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gateway.declared import REPEATED, Operation, Parameter
 from knowledge.retrieval.contract.lookups import EntryFound, EntryLookup, entry_found, entry_gone, entry_missing
 from knowledge.retrieval.contract.records import PUBLIC
 from knowledge.retrieval.contract.shapes import Served
 from knowledge.retrieval.snapshot import EntryRecord
 from knowledge.selectors.documents import UNKNOWN_VERSION, entry_version_record
+from knowledge.selectors.layers import entry_layer_source
 from knowledge.selectors.serving import LoadedRelease
 
 VERSION_INVALID = "version must be a whole number from 1 (a published version of the entry)."
@@ -46,12 +49,16 @@ def entry_lookup(
         return found
     older = None
     if release.namespace_id is not None:
-        older = entry_version_record(
-            namespace_id=release.namespace_id, current=found.entry, version=version, clearance=clearance
-        )
+        # A base's entry keeps its versions in the base (knowledge.selectors.layers.entry_layer_source).
+        source = entry_layer_source(namespace_id=release.namespace_id, layer=found.entry.layer, clearance=clearance)
+        if source is not None:
+            namespace_id, cleared = source
+            older = entry_version_record(
+                namespace_id=namespace_id, current=found.entry, version=version, clearance=cleared
+            )
     if older is None:
         raise VERSION.refusal("unknown_version", id=found.entry.id, version=version, current=found.entry.version)
-    return _found(release, older)
+    return _found(release, replace(older, layer=found.entry.layer))
 
 
 def version_parse(raw: str | list[str] | None) -> int | None:

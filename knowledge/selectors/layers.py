@@ -7,6 +7,7 @@ from typing import Any
 from knowledge.actors import is_system_actor
 from knowledge.models import Namespace, ReviewedText, Role, TextKind, TextVersion
 from knowledge.models.layers import NamespaceBase
+from knowledge.retrieval.contract.records import PUBLIC
 from knowledge.retrieval.layers import Base
 from knowledge.retrieval.render.release import CONTEXT_JSON, SITE_JSON
 from knowledge.retrieval.render.site import snapshot_complete, snapshot_from_artifacts
@@ -62,6 +63,21 @@ def version_writers(version: TextVersion) -> list[Any]:
 
 def _still_editors(writers: list[Any], base: Namespace) -> bool:
     return all(user_has_role(user=person, namespace=base, role=Role.EDITOR) for person in writers)
+
+
+def entry_layer_source(*, namespace_id: int, layer: str | None, clearance: str) -> tuple[int, str] | None:
+    """Where a served entry's earlier versions live, and the clearance they are read with: the namespace
+    itself for its own entries; for one that came from a base (`layer`: the base's slug), the base, read
+    at the caller's clearance only over a link that hands its non-public entries over (layers_read)."""
+    own = Namespace.objects.filter(pk=namespace_id).only("pk", "slug").first()
+    if own is None or not layer or layer == own.slug:
+        return namespace_id, clearance
+    link = NamespaceBase.objects.filter(namespace=own, base__slug=layer).select_related("base").first()
+    if link is None:  # a base's base: its own entries reach this namespace as that base serves them publicly
+        base_id = Namespace.objects.filter(slug=layer).values_list("pk", flat=True).first()
+        return None if base_id is None else (base_id, PUBLIC)
+    shares = link.shares_protected and _still_editors(list_writers(namespace=own), link.base)
+    return link.base_id, clearance if shares else PUBLIC
 
 
 def layers_read(*, namespace: Namespace) -> list[Base]:
