@@ -29,7 +29,13 @@ from django.utils import timezone
 from knowledge.actors import Actor
 from knowledge.models import DeliveryStatus, Role, WebhookDelivery, WebhookEndpoint
 from knowledge.services.access import require_role
-from knowledge.services.webhooks import SECRET_PREFIX, delivery_queue, webhook_url_problem
+from knowledge.services.webhooks import (
+    SECRET_PREFIX,
+    URL_UNRESOLVED,
+    delivery_queue,
+    webhook_addresses,
+    webhook_url_problem,
+)
 
 USER_AGENT: Final = "Evergreen-Webhooks/1 (+https://www.standardwebhooks.com/)"
 DISABLED_FAILURES: Final = "Disabled after {count} consecutive failed attempts; the last: {error}"
@@ -82,13 +88,27 @@ def _take(delivery_id: int, now: datetime) -> WebhookDelivery | None:
 
 
 def _post(endpoint: WebhookEndpoint, delivery: WebhookDelivery) -> tuple[int | None, str]:
-    """(HTTP status or None, error text or ""): the answer's body is never read."""
+    """(HTTP status or None, error text or ""): the answer's body is never read.
+
+    The host is resolved once here and every address checked; the POST goes to a checked address
+    literally (the Host header, TLS SNI and certificate check keep the name), so a name that
+    resolves differently on a second lookup (DNS rebinding) cannot send it elsewhere.
+    """
     problem = webhook_url_problem(endpoint.url)
     if problem is not None:
         return None, problem
+    try:
+        target = httpx.URL(endpoint.url)
+    except httpx.InvalidURL as error:
+        return None, f"InvalidURL: {error}"[:ERROR_MAX]
+    host = target.raw_host.decode("ascii")
+    addresses, problem = webhook_addresses(endpoint.url, host, target.port or (443 if target.scheme == "https" else 80))
+    if problem is not None:
+        return None, problem[:ERROR_MAX]
     body = delivery.payload.encode()
     timestamp = int(time.time())
     headers = {
+        "Host": target.netloc.decode("ascii"),
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
         "webhook-id": delivery.message_id,
@@ -97,13 +117,22 @@ def _post(endpoint: WebhookEndpoint, delivery: WebhookDelivery) -> tuple[int | N
             secret=endpoint.secret, message_id=delivery.message_id, timestamp=timestamp, body=body
         ),
     }
+    extensions = {"sni_hostname": host} if target.scheme == "https" else {}
     timeout = httpx.Timeout(settings.EVERGREEN.webhook_timeout_seconds)
-    try:
-        with httpx.stream("POST", endpoint.url, content=body, headers=headers, timeout=timeout) as answer:
-            status = answer.status_code
-    except httpx.HTTPError as error:
-        return None, f"{type(error).__name__}: {error}"[:ERROR_MAX]
-    return status, "" if 200 <= status < 300 else f"HTTP {status}"
+    refused = ""
+    with httpx.Client(timeout=timeout) as client:
+        for address in addresses:  # in resolver order, like a connection to the name would try them
+            pinned = target.copy_with(host=address.partition("%")[0])
+            try:
+                with client.stream("POST", pinned, content=body, headers=headers, extensions=extensions) as answer:
+                    status = answer.status_code
+            except httpx.ConnectError as failure:
+                refused = f"{type(failure).__name__}: {failure}"[:ERROR_MAX]
+                continue
+            except httpx.HTTPError as failure:
+                return None, f"{type(failure).__name__}: {failure}"[:ERROR_MAX]
+            return status, "" if 200 <= status < 300 else f"HTTP {status}"
+    return None, refused or URL_UNRESOLVED.format(url=endpoint.url, error="no address")[:ERROR_MAX]
 
 
 def _disable(endpoint_id: int, reason: str, now: datetime) -> None:

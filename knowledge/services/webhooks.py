@@ -72,15 +72,26 @@ def webhook_url_problem(url: str) -> str | None:
         return URL_SCHEME
     if settings.EVERGREEN.webhook_allow_private:
         return None
+    return webhook_addresses(url, parts.hostname, parts.port or 443)[1]
+
+
+def webhook_addresses(url: str, host: str, port: int) -> tuple[list[str], str | None]:
+    """The addresses `host` resolves to, or none and why Evergreen will not post to `url` there.
+
+    Every address must pass (unless EVERGREEN_WEBHOOK_ALLOW_PRIVATE); a delivery connects only to
+    addresses this returned, never resolving the name again (a rebinding name could answer otherwise).
+    """
     try:
-        found = socket.getaddrinfo(parts.hostname, parts.port or 443, proto=socket.IPPROTO_TCP)
+        found = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError) as error:
-        return URL_UNRESOLVED.format(url=url, error=error)
-    for *_, address in found:
-        ip = ipaddress.ip_address(address[0])
-        if not ip.is_global:
-            return URL_PRIVATE.format(url=url, address=ip)
-    return None
+        return [], URL_UNRESOLVED.format(url=url, error=error)
+    addresses = list(dict.fromkeys(str(address[0]) for *_, address in found))
+    if not settings.EVERGREEN.webhook_allow_private:
+        for address in addresses:
+            ip = ipaddress.ip_address(address)
+            if not ip.is_global:
+                return [], URL_PRIVATE.format(url=url, address=ip)
+    return addresses, None
 
 
 def webhook_endpoint_create(
