@@ -11,6 +11,7 @@ from knowledge.admin import (
     requests,
     synonyms,
     texts,
+    users,
     versions,
     webhooks,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "requests",
     "synonyms",
     "texts",
+    "users",
     "versions",
     "webhooks",
 ]

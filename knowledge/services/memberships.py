@@ -116,3 +116,54 @@ def membership_remove(*, membership: Membership, actor: Actor) -> None:
     _keep_a_reviewer(locked, actor=actor)
     _audited(locked, actor=actor, action="membership-remove", old=locked.role, new=None)
     locked.delete()
+
+
+def _last_reviewer_refusal(users: list[Any], *, actor: Actor) -> None:
+    """Refuse when taking `users` away (deleted or deactivated) would leave a namespace nobody able to review.
+
+    The rule of `_keep_a_reviewer`, for all of the users' rows at once: a namespace keeps someone only
+    through active users' review rows outside the set. Locks the namespaces concerned, in order, first.
+    """
+    user_ids = [user.pk for user in users]
+    held = Membership.objects.filter(user_id__in=user_ids, role__in=REVIEW_ROLES)
+    namespace_ids = sorted(set(held.values_list("namespace_id", flat=True)))
+    if not namespace_ids:
+        return
+    list(Namespace.objects.select_for_update().filter(pk__in=namespace_ids).order_by("pk").values_list("pk"))
+    kept = set(
+        Membership.objects.filter(namespace_id__in=namespace_ids, role__in=REVIEW_ROLES, user__is_active=True)
+        .exclude(user_id__in=user_ids)
+        .values_list("namespace_id", flat=True)
+    )
+    bare: dict[tuple[str, ...], list[Namespace]] = {}
+    for namespace in Namespace.objects.filter(pk__in=set(namespace_ids) - kept).order_by("slug"):
+        names = sorted({row.user.get_username() for row in held.filter(namespace=namespace).select_related("user")})
+        bare.setdefault(tuple(names), []).append(namespace)
+    if not bare:
+        return
+    message = " ".join(
+        LAST_REVIEWER.format(user=", ".join(names), namespace="”, “".join(ns.slug for ns in spaces))
+        for names, spaces in bare.items()
+    )
+    first = next(iter(bare.values()))[0]
+    slugs = sorted(ns.slug for spaces in bare.values() for ns in spaces)
+    raise refusal(message, reason="last_reviewer", actor=actor, namespace=first, namespaces=slugs)
+
+
+def user_removal_check(*, users: Any, actor: Actor) -> None:
+    """Raise NotAllowedError (naming the namespaces) when deleting or deactivating `users` would leave a
+    namespace without anyone able to review; call inside the transaction that then deletes/deactivates."""
+    _last_reviewer_refusal(list(users), actor=actor)
+
+
+@transaction.atomic
+def users_delete(*, users: Any, actor: Actor) -> None:
+    """Delete user accounts (the User admin's delete): refused like `membership_remove` when a namespace
+    would lose its last reviewer; otherwise each membership the deletion takes away is audited alike."""
+    people = list(users)
+    _last_reviewer_refusal(people, actor=actor)
+    rows = Membership.objects.filter(user_id__in=[user.pk for user in people]).select_related("user", "namespace")
+    for row in rows.order_by("namespace__slug", "user__username", "role"):
+        _audited(row, actor=actor, action="membership-remove", old=row.role, new=None)
+    for user in people:
+        user.delete()
