@@ -15,6 +15,7 @@ from knowledge.models import Membership, Namespace, Role
 from knowledge.selectors.permissions import IMPLIED_ROLES, ROLE_PHRASES
 from knowledge.services.access import refusal, require_role
 from knowledge.services.audit import audit_record
+from knowledge.services.layers import layers_rebuild_dependants
 
 REVIEW_ROLES: Final = IMPLIED_ROLES[Role.REVIEWER]
 
@@ -105,6 +106,7 @@ def membership_change(*, membership: Membership, role: str, actor: Actor) -> Mem
     locked.role = role
     locked.save(update_fields=["role"])
     _audited(locked, actor=actor, action="membership-change", old=old, new=role)
+    _dependants_follow(locked.namespace_id)
     return locked
 
 
@@ -116,6 +118,13 @@ def membership_remove(*, membership: Membership, actor: Actor) -> None:
     _keep_a_reviewer(locked, actor=actor)
     _audited(locked, actor=actor, action="membership-remove", old=locked.role, new=None)
     locked.delete()
+    _dependants_follow(locked.namespace_id)
+
+
+def _dependants_follow(namespace_id: int) -> None:
+    """A role in a base changed: the namespaces built on it build again, so one whose list was written by
+    someone no longer an editor of the base stops carrying its internal entries (selectors.layers)."""
+    layers_rebuild_dependants(namespace_id=namespace_id)
 
 
 def _last_reviewer_refusal(users: list[Any], *, actor: Actor) -> None:
@@ -163,7 +172,11 @@ def users_delete(*, users: Any, actor: Actor) -> None:
     people = list(users)
     _last_reviewer_refusal(people, actor=actor)
     rows = Membership.objects.filter(user_id__in=[user.pk for user in people]).select_related("user", "namespace")
+    namespace_ids = set()
     for row in rows.order_by("namespace__slug", "user__username", "role"):
         _audited(row, actor=actor, action="membership-remove", old=row.role, new=None)
+        namespace_ids.add(row.namespace_id)
     for user in people:
         user.delete()
+    for namespace_id in sorted(namespace_ids):
+        _dependants_follow(namespace_id)

@@ -15,9 +15,10 @@ import pytest
 from django.apps import apps
 from django.test import Client
 
-from knowledge.models import Membership, Namespace, NamespaceBase, Role, TextKind
+from knowledge.models import BuildRequest, Membership, Namespace, NamespaceBase, Role, TextKind
 from knowledge.selectors.serving import serving_caches_clear
 from knowledge.services.api_keys import api_key_create
+from knowledge.services.memberships import membership_remove
 from knowledge.services.releases import release_build
 from knowledge.services.texts import text_approve, text_draft, text_publish, text_save, text_submit
 from tests.factories import NamespaceFactory, UserFactory, membership
@@ -130,6 +131,24 @@ def test_a_writer_who_stops_being_an_editor_of_the_base_stops_the_internal_entri
     assert internal_read(outsider_ns, "CO-103") == 404
     assert internal_read(outsider_ns, "CO-102") == 404
     assert internal_read(outsider_ns, "CO-101") == 200  # what the company serves publicly still comes
+
+
+def test_removing_the_writer_from_the_base_rebuilds_the_namespace_without_its_internal_entries(
+    company: Namespace, outsider_ns: Namespace
+) -> None:
+    writer = membership(UserFactory(username="sam"), outsider_ns, Role.EDITOR)
+    membership(writer, company, Role.EDITOR)
+    approver = membership(UserFactory(username="trent"), outsider_ns, Role.REVIEWER)
+    declare(outsider_ns, writer, approver=approver)
+    assert internal_read(outsider_ns, "CO-102") == 200
+    boss = UserFactory(username="boss", is_superuser=True, is_staff=True)
+    queued = BuildRequest.objects.filter(namespace=outsider_ns, reason="base-release", built_at=None)
+    assert not queued.exists()
+
+    membership_remove(membership=Membership.objects.get(user=writer, namespace=company), actor=boss)
+
+    assert queued.exists()  # nobody has to publish in the company for the rival to drop them
+    assert internal_read(outsider_ns, "CO-102") == 404
 
 
 def test_a_list_set_up_from_files_shares_the_internal_entries(company: Namespace, outsider_ns: Namespace) -> None:
