@@ -141,7 +141,7 @@ def test_removing_the_writer_from_the_base_rebuilds_the_namespace_without_its_in
     approver = membership(UserFactory(username="trent"), outsider_ns, Role.REVIEWER)
     declare(outsider_ns, writer, approver=approver)
     assert internal_read(outsider_ns, "CO-102") == 200
-    boss = UserFactory(username="boss", is_superuser=True, is_staff=True)
+    boss: Any = UserFactory(username="boss", is_superuser=True, is_staff=True)
     queued = BuildRequest.objects.filter(namespace=outsider_ns, reason="base-release", built_at=None)
     assert not queued.exists()
 
