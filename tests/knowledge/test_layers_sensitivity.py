@@ -114,18 +114,23 @@ def test_one_writer_who_is_no_editor_of_the_base_keeps_the_internal_entries_out(
     assert internal_read(outsider_ns, "CO-102") == 404
 
 
-def test_a_writer_who_stops_being_an_editor_of_the_base_stops_the_internal_entries(
-    company: Namespace, outsider_ns: Namespace
-) -> None:
-    """QA: the decision was taken once, at publish; a writer removed from the base later kept its
-    internal entries (new ones too) flowing into their namespace. Every build checks it again."""
+@pytest.fixture
+def shared_by(company: Namespace, outsider_ns: Namespace) -> Any:
+    """The writer of the rival's list, an editor of the company too: the company's internal entries come."""
     writer = membership(UserFactory(username="sam"), outsider_ns, Role.EDITOR)
     membership(writer, company, Role.EDITOR)
     approver = membership(UserFactory(username="trent"), outsider_ns, Role.REVIEWER)
     declare(outsider_ns, writer, approver=approver)
     assert internal_read(outsider_ns, "CO-102") == 200
+    return writer
 
-    Membership.objects.filter(user=writer, namespace=company).delete()
+
+def test_a_writer_who_stops_being_an_editor_of_the_base_stops_the_internal_entries(
+    company: Namespace, outsider_ns: Namespace, shared_by: Any
+) -> None:
+    """QA: the decision was taken once, at publish; a writer removed from the base later kept its
+    internal entries (new ones too) flowing into their namespace. Every build checks it again."""
+    Membership.objects.filter(user=shared_by, namespace=company).delete()
     publish(company, [{**INTERNAL_ROW, "id": "CO-103", "title": "New floor", "body": "Never below 30 percent."}])
 
     assert internal_read(outsider_ns, "CO-103") == 404
@@ -134,18 +139,13 @@ def test_a_writer_who_stops_being_an_editor_of_the_base_stops_the_internal_entri
 
 
 def test_removing_the_writer_from_the_base_rebuilds_the_namespace_without_its_internal_entries(
-    company: Namespace, outsider_ns: Namespace
+    company: Namespace, outsider_ns: Namespace, shared_by: Any
 ) -> None:
-    writer = membership(UserFactory(username="sam"), outsider_ns, Role.EDITOR)
-    membership(writer, company, Role.EDITOR)
-    approver = membership(UserFactory(username="trent"), outsider_ns, Role.REVIEWER)
-    declare(outsider_ns, writer, approver=approver)
-    assert internal_read(outsider_ns, "CO-102") == 200
     boss: Any = UserFactory(username="boss", is_superuser=True, is_staff=True)
     queued = BuildRequest.objects.filter(namespace=outsider_ns, reason="base-release", built_at=None)
     assert not queued.exists()
 
-    membership_remove(membership=Membership.objects.get(user=writer, namespace=company), actor=boss)
+    membership_remove(membership=Membership.objects.get(user=shared_by, namespace=company), actor=boss)
 
     assert queued.exists()  # nobody has to publish in the company for the rival to drop them
     assert internal_read(outsider_ns, "CO-102") == 404
