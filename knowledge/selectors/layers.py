@@ -69,8 +69,10 @@ def entry_layer_source(*, namespace_id: int, layer: str | None, clearance: str) 
     """Where a served entry's earlier versions live, and the clearance they are read with: the namespace
     itself for its own entries; for one that came from a base (`layer`: the base's slug), the base, read
     at the caller's clearance only over a link that hands its non-public entries over (layers_read)."""
+    if not layer:  # a namespace without bases: no query
+        return namespace_id, clearance
     own = Namespace.objects.filter(pk=namespace_id).only("pk", "slug").first()
-    if own is None or not layer or layer == own.slug:
+    if own is None or layer == own.slug:
         return namespace_id, clearance
     link = NamespaceBase.objects.filter(namespace=own, base__slug=layer).select_related("base").first()
     if link is None:  # a base's base: its own entries reach this namespace as that base serves them publicly
