@@ -3,7 +3,8 @@
 The same plan as a local sync (knowledge.services.sync), made from what `/api/manage/` answers; each
 proposal is the API's create / draft / edit (If-Match) / submit, so the server applies its own rules
 and records the token's owner. Proposals are written one entry at a time: if the server refuses one,
-the sync stops and says which were already proposed (a second run finds them pending).
+the sync withdraws the draft it opened for it and stops, saying which were already proposed (a second
+run finds them pending).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from knowledge.services.sync import (
 )
 
 TIMEOUT_SECONDS = 30.0
+DISCARD_NOTE = "Discarded by sync_entries: the server refused the proposal."
 OPEN = ("draft", "in_review", "approved")
 # Tests hand in an in-process transport (httpx.WSGITransport); real runs use the network.
 transport: httpx.BaseTransport | None = None
@@ -140,6 +142,24 @@ def _body(content: VersionContent) -> dict[str, Any]:
     }
 
 
+def sentence(error: Exception) -> str:
+    """The error as a sentence ending in exactly one period (the server's message may end with its own)."""
+    return str(error).rstrip(".") + "."
+
+
+def _discard(client: ManageClient, draft: dict[str, Any]) -> str:
+    """Withdraw a draft this run opened, so a refusal leaves no open draft behind; what to add to the error.
+
+    Evergreen never deletes a version: withdrawing is how the management API discards a draft.
+    """
+    try:
+        client.call("POST", f"versions/{draft['id']}/withdraw/", json={"note": DISCARD_NOTE})
+    except (RemoteError, httpx.HTTPError) as error:
+        reason = str(error).rstrip(".")
+        return f" The draft v{draft['number']} it opened could not be discarded ({reason}); withdraw it."
+    return f" The draft v{draft['number']} it opened was discarded (withdrawn)."
+
+
 def remote_apply(
     *, client: ManageClient, plan: SyncPlan, files: list[EntryFile], note: str, progress: Progress | None = None
 ) -> SyncPlan:
@@ -149,6 +169,7 @@ def remote_apply(
     done: list[str] = []
     for count, change in enumerate(writes, start=1):
         item = by_name[change.file].item
+        opened: dict[str, Any] | None = None  # the draft this run opened: discarded if the proposal fails
         try:
             if change.kind == NEW:
                 body = {**_body(item.content), "category": change.category}
@@ -158,7 +179,10 @@ def remote_apply(
                 change.public_id = entry["id"]
                 version = entry["versions"][0]
             else:
-                version = client.call("POST", f"entries/{change.public_id}/draft/").json()
+                response = client.call("POST", f"entries/{change.public_id}/draft/")
+                version = response.json()
+                if response.status_code == httpx.codes.CREATED:
+                    opened = version
                 if change.base is None or version["content_hash"] != change.base.content_hash:
                     raise RemoteError(DRAFT_OPENED_SINCE.format(id=change.public_id))
                 if change.kind == CHANGE:
@@ -171,8 +195,9 @@ def remote_apply(
                     ).json()
             client.call("POST", f"versions/{version['id']}/submit/", json={"note": note})
         except RemoteError as error:
+            discarded = _discard(client, opened) if opened else ""
             already = f" Already proposed: {', '.join(done)}." if done else " Nothing was proposed."
-            raise RemoteError(f"{change.public_id or change.file}: {error}.{already}") from None
+            raise RemoteError(f"{change.public_id or change.file}: {sentence(error)}{discarded}{already}") from None
         change.version = version["number"]
         done.append(change.public_id)
         if progress:

@@ -335,6 +335,25 @@ def references_check_for(namespace: Namespace) -> ReferencesCheck:
     return check
 
 
+def _plan_new(
+    side: NamespaceSide, file: EntryFile, new_titles: dict[str, str], references: ReferencesCheck | None
+) -> PlannedChange:
+    """A file for no entry yet. `new_titles` maps the title of each new entry without an ID planned so far to
+    its file: the next run finds such an entry by its title, so two of them would become one entry's files."""
+    item = file.item
+    if item.public_id and parse_public_id(item.public_id, prefix=side.prefix) is None:
+        raise ValueError(f"{item.public_id} is not an ID of this namespace ({side.prefix}-…)")
+    if not item.public_id and item.content.title in new_titles:
+        other = new_titles[item.content.title]
+        raise ValueError(f"a new entry titled “{item.content.title}” is described by {other} too")
+    category = _category_of_new(side, item)
+    if references:
+        references(item.public_id, item.content)
+    if not item.public_id:
+        new_titles[item.content.title] = file.name
+    return PlannedChange(NEW, item.public_id or "", file.name, category=category)
+
+
 def sync_plan(
     *, side: NamespaceSide, files: Sequence[EntryFile], references: ReferencesCheck | None = None
 ) -> SyncPlan:
@@ -346,32 +365,27 @@ def sync_plan(
     live_titles = {e.current.content["title"]: e for e in side.entries.values() if not e.retired}
     plan = SyncPlan(side=side)
     errors: list[tuple[str, str]] = []
-    seen: set[str] = set()
+    seen: dict[str, str] = {}  # entry ID -> the file describing it
+    new_titles: dict[str, str] = {}
     for file in files:
         item = file.item
         entry = side.entries.get(item.public_id) if item.public_id else live_titles.get(item.content.title)
         try:
-            if entry is not None:
-                if entry.public_id in seen:
-                    raise SyncFolderError([(file.name, f"{entry.public_id} is described by another file too")])
-                seen.add(entry.public_id)
-                change = _plan_existing(entry, file)
-                if change.kind == CHANGE and references:
-                    references(entry.public_id, content_for(item, entry.current))
-                plan.changes.append(change)
+            if entry is None:
+                plan.changes.append(_plan_new(side, file, new_titles, references))
                 continue
-            if item.public_id and parse_public_id(item.public_id, prefix=side.prefix) is None:
-                raise ValueError(f"{item.public_id} is not an ID of this namespace ({side.prefix}-…)")
-            category = _category_of_new(side, item)
-            if references:
-                references(item.public_id, item.content)
+            if entry.public_id in seen:
+                message = f"{entry.public_id} is described by {seen[entry.public_id]} too"
+                raise SyncFolderError([(file.name, message)])
+            seen[entry.public_id] = file.name
+            change = _plan_existing(entry, file)
+            if change.kind == CHANGE and references:
+                references(entry.public_id, content_for(item, entry.current))
+            plan.changes.append(change)
         except SyncFolderError as failure:
             errors += failure.errors
-            continue
         except (ValueError, ContentReferenceError) as error:
             errors.append((file.name, str(error)))
-            continue
-        plan.changes.append(PlannedChange(NEW, item.public_id or "", file.name, category=category))
     if errors:
         raise SyncFolderError(errors)
     for public_id, entry in side.entries.items():

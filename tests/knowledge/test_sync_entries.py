@@ -13,6 +13,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from bench.datasets import DATASETS  # EVERGREEN_DATASETS, else ../shared/datasets
+from knowledge.management.commands import sync_entries as sync_command
 from knowledge.models import AuditRecord, Entry, EntryVersion, Namespace, NamespaceBase, Role, VersionState
 from knowledge.services.content import VersionContent
 from knowledge.services.demo import demo_load
@@ -359,3 +360,84 @@ def test_a_dry_run_refuses_the_links_and_overrides_the_real_run_would(folder: Pa
         assert "override.md: overrides: AC-101 cannot be used: this namespace builds on no other namespace" in lines
         assert "such as AC-101" not in lines
     assert EntryVersion.objects.count() == 1
+
+
+def test_a_remote_change_the_server_refuses_leaves_no_open_draft_behind(
+    folder: Path, editor: Any, ns_a: Namespace, manage_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, raw = personal_token_create(user=editor, name="ci", namespaces=[ns_a], scope="editor", expires_at=None)
+    monkeypatch.setenv("EVERGREEN_TOKEN", raw)
+    path = folder / "AL-000.md"
+    path.write_text(path.read_text().replace("links: []", "links: [ZZ-404]"))  # only the server checks links
+    for number in (2, 3):  # the second run is refused the same way, not stopped by the first run's draft
+        with pytest.raises(CommandError) as failure:
+            run("sync_entries", str(folder), "--namespace", "alpha", "--server", manage_server)
+        message = str(failure.value)
+        assert message.startswith("AL-000: PATCH ") and "ZZ-404" in message
+        assert f"The draft v{number} it opened was discarded (withdrawn). Nothing was proposed." in message
+        assert ".." not in message
+        assert EntryVersion.objects.get(number=number).state == "withdrawn"
+        assert not EntryVersion.objects.filter(state__in=["draft", "in_review", "approved"]).exists()
+    live = Entry.objects.get().live_version
+    assert live is not None and live.number == 1
+
+
+def test_a_remote_sync_leaves_a_draft_it_did_not_open(
+    folder: Path, editor: Any, ns_a: Namespace, manage_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, raw = personal_token_create(user=editor, name="ci", namespaces=[ns_a], scope="editor", expires_at=None)
+    monkeypatch.setenv("EVERGREEN_TOKEN", raw)
+    colleague = membership(UserFactory(username="carl"), ns_a, Role.EDITOR)
+    path = folder / "AL-000.md"
+    path.write_text(path.read_text().replace("summary: Agents ask", "summary: Every agent asks"))
+    read = sync_command.remote_side
+
+    def read_then_carl_opens_a_draft(client: Any) -> Any:
+        side = read(client)
+        draft = version_draft_for_entry(entry=Entry.objects.get(), actor=colleague)
+        version_save(
+            version=draft,
+            content=VersionContent.of(draft, body="Carl's edit."),
+            expected_lock_version=draft.lock_version,
+            actor=colleague,
+        )
+        return side
+
+    monkeypatch.setattr(sync_command, "remote_side", read_then_carl_opens_a_draft)
+    with pytest.raises(CommandError, match=r"sync again\. Nothing was proposed\.$") as failure:
+        run("sync_entries", str(folder), "--namespace", "alpha", "--server", manage_server)
+    assert "discarded" not in str(failure.value)
+    draft = EntryVersion.objects.get(number=2)
+    assert (draft.state, draft.body) == ("draft", "Carl's edit.")
+
+
+def test_two_new_files_with_one_title_are_refused_naming_both(folder: Path) -> None:
+    (folder / "a.md").write_text("---\ntitle: Quote figures exactly\ncategory: rule\n---\nQuote them.\n")
+    (folder / "b.md").write_text("---\ntitle: Quote figures exactly\ncategory: rule\n---\nQuote them all.\n")
+    lines = bad_files_of(folder, "--dry-run")
+    assert "b.md: a new entry titled “Quote figures exactly” is described by a.md too" in lines
+    assert Entry.objects.count() == 1
+
+
+def test_two_files_for_one_entry_are_refused_naming_both(folder: Path) -> None:
+    (folder / "copy.md").write_text((folder / "AL-000.md").read_text().replace("id: AL-000\n", ""))  # by title
+    lines = bad_files_of(folder, "--dry-run")
+    assert "copy.md: AL-000 is described by AL-000.md too" in lines
+
+
+def test_check_exits_2_on_errors_and_1_only_when_the_folder_differs(
+    folder: Path, editor: Any, ns_a: Namespace, manage_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (folder / "bad.md").write_text(BAD["unknown-key.md"])
+    with pytest.raises(CommandError) as failure:
+        run("sync_entries", str(folder), "--namespace", "alpha", "--check")
+    assert failure.value.returncode == 2
+    (folder / "bad.md").unlink()
+    monkeypatch.setenv("EVERGREEN_TOKEN", "not-a-token")
+    with pytest.raises(CommandError) as failure:
+        run("sync_entries", str(folder), "--namespace", "alpha", "--check", "--server", manage_server)
+    assert failure.value.returncode == 2
+    (folder / "AL-000.md").unlink()
+    with pytest.raises(CommandError) as failure:
+        run("sync_entries", str(folder), "--namespace", "alpha", "--check")
+    assert failure.value.returncode == 1

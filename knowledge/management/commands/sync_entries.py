@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.errors import ServiceError
 from knowledge.management.progress import Progress
-from knowledge.management.remote_sync import ManageClient, RemoteError, remote_apply, remote_side
+from knowledge.management.remote_sync import ManageClient, RemoteError, remote_apply, remote_side, sentence
 from knowledge.models import Namespace
 from knowledge.services.sync import (
     CHANGE,
@@ -54,13 +54,17 @@ PLANNED = {
     CHANGE: "would propose ({fields}) as a draft for review",
     SUBMIT: "would submit draft v{version} for review",
 }
+# Exit codes: a CI script tells drift (--check) from a folder or server that cannot be synced.
+DIFFER = 1
+FAILED = 2
 
 
 class Command(BaseCommand):
     help = (
         "Read DIR/**/*.md (YAML front matter: id, title, summary, category, tags, confidence, links, aliases, "
         "updated; the Markdown body) and propose every difference from the namespace as a draft submitted for "
-        "review. Never publishes or retires. --dry-run prints the plan; --check exits 1 when they differ."
+        "review. Never publishes or retires. --dry-run prints the plan; --check exits 1 when they differ. Any error "
+        "(bad files, a refused plan or proposal, an unreachable server) exits 2."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -69,7 +73,9 @@ class Command(BaseCommand):
         parser.add_argument("--user", help="The editor the drafts are written as (required unless --dry-run/--check).")
         parser.add_argument("--dry-run", action="store_true", help="Print the plan; write nothing.")
         parser.add_argument(
-            "--check", action="store_true", help="Write nothing; exit 1 when folder and namespace differ."
+            "--check",
+            action="store_true",
+            help="Write nothing; exit 1 when folder and namespace differ (2 on any error).",
         )
         parser.add_argument("--note", default="", help="The note of each submission (default: the folder's name).")
         parser.add_argument(
@@ -84,7 +90,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         folder: Path = options["folder"]
         if not folder.is_dir():
-            raise CommandError(f"No such folder: {folder}")
+            raise CommandError(f"No such folder: {folder}", returncode=FAILED)
         writes = not (options["dry_run"] or options["check"])
         side_of, references, apply = self._remote(options) if options["server"] else self._local(options, writes=writes)
         note = options["note"] or f"Proposed from {folder.resolve().name}/ by sync_entries."
@@ -96,20 +102,22 @@ class Command(BaseCommand):
         except SyncFolderError as error:
             for name, message in error.errors:
                 self.stderr.write(f"{folder / name}: {message}")
-            raise CommandError(f"{len(error.errors)} bad file(s) in {folder}; nothing was proposed.") from None
+            raise CommandError(
+                f"{len(error.errors)} bad file(s) in {folder}; nothing was proposed.", returncode=FAILED
+            ) from None
         except (ServiceError, TransitionError) as error:
-            raise CommandError(f"{error} Nothing was proposed.") from None
+            raise CommandError(f"{sentence(error)} Nothing was proposed.", returncode=FAILED) from None
         except (RemoteError, httpx.HTTPError) as error:
-            raise CommandError(str(error)) from None
+            raise CommandError(str(error), returncode=FAILED) from None
         self._report(plan, wrote=writes)
         if options["check"] and plan.differs:
-            raise CommandError(f"{folder} and {plan.side.slug} differ (see above).", returncode=1)
+            raise CommandError(f"{folder} and {plan.side.slug} differ (see above).", returncode=DIFFER)
 
     def _local(self, options: dict[str, Any], *, writes: bool) -> Target:
         """Read and write this installation's database, as the --user editor."""
         namespace = Namespace.objects.filter(slug=options["namespace"]).first()
         if namespace is None:
-            raise CommandError(f"No namespace “{options['namespace']}”.")
+            raise CommandError(f"No namespace “{options['namespace']}”.", returncode=FAILED)
         actor = self._actor(options["user"]) if writes else None
 
         def apply(plan: SyncPlan, files: list[EntryFile], note: str) -> None:
@@ -124,7 +132,9 @@ class Command(BaseCommand):
         """Read and write a server through its management API, as the token's owner."""
         token = os.environ.get(options["token_env"], "").strip()
         if not token:
-            raise CommandError(f"Set {options['token_env']} to a personal API token (made at /admin/tokens/).")
+            raise CommandError(
+                f"Set {options['token_env']} to a personal API token (made at /admin/tokens/).", returncode=FAILED
+            )
         client = ManageClient(f"{options['server'].rstrip('/')}/t/{options['namespace']}/api/manage/", token)
 
         def apply(plan: SyncPlan, files: list[EntryFile], note: str) -> None:
@@ -150,8 +160,10 @@ class Command(BaseCommand):
     @staticmethod
     def _actor(username: str | None) -> Any:
         if not username:
-            raise CommandError("--user is required to write drafts (the editor they are written as).")
+            raise CommandError(
+                "--user is required to write drafts (the editor they are written as).", returncode=FAILED
+            )
         user = get_user_model().objects.filter(username=username, is_active=True).first()
         if user is None:
-            raise CommandError(f"No active user “{username}”.")
+            raise CommandError(f"No active user “{username}”.", returncode=FAILED)
         return user
