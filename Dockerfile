@@ -10,8 +10,8 @@ COPY knowledge knowledge
 COPY api api
 COPY gateway gateway
 COPY mcp_bridge mcp_bridge
+COPY manage_api manage_api
 COPY templates templates
-COPY schemas schemas
 COPY manage.py ./
 RUN pip install --no-cache-dir . \
     && EVERGREEN_DEBUG=0 EVERGREEN_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \

@@ -8,6 +8,7 @@ import re
 import secrets
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -177,5 +178,7 @@ def test_the_image_copies_everything_the_application_reads() -> None:
     """Every package and data folder the running application imports or reads is in the image."""
     dockerfile = (ROOT / "Dockerfile").read_text()
     copied = set(re.findall(r"^COPY (\S+) ", dockerfile, re.MULTILINE))
-    packages = {"evergreen_site", "knowledge", "api", "gateway", "mcp_bridge"}
-    assert packages | {"templates", "schemas", "manage.py"} <= copied
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    packages = {pattern.rstrip("*") for pattern in found["include"]}
+    assert packages | {"templates", "manage.py"} <= copied
+    assert all((ROOT / source).exists() for source in copied), "the image copies a path the repository lacks"
