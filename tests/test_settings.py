@@ -60,6 +60,7 @@ def test_a_blank_value_counts_as_unset() -> None:
         ("EVERGREEN_BUILD_COALESCE_SECONDS", "soon"),
         ("EVERGREEN_BUILD_COALESCE_SECONDS", "nan"),
         ("EVERGREEN_MCP_ALLOWED_ORIGINS", "app.example.com"),
+        ("EVERGREEN_REQUEST_LOG_SAMPLE", "2"),
     ],
 )
 def test_a_bad_value_names_the_variable_and_the_expected_form(name: str, value: str) -> None:

@@ -106,4 +106,5 @@ def metrics_page_get(request: HttpRequest, gate: Gate) -> Reply:
         alternate=gate.path("metrics.json"),
         alternate_type="application/json",
         services=gate.prefix,
+        describedby=gate.path("llms.txt"),
     )

@@ -8,6 +8,7 @@ silently falling back to a default or failing at the first request.
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -91,7 +92,7 @@ class Env:
             raise self._bad(name, value, f"a whole number of at least {minimum}")
         return number
 
-    def number(self, name: str, default: float, *, minimum: float = 0.0) -> float:
+    def number(self, name: str, default: float, *, minimum: float = 0.0, maximum: float = math.inf) -> float:
         value = self.raw(name)
         if value is None:
             return default
@@ -99,8 +100,9 @@ class Env:
             number = float(value)
         except ValueError:
             number = float("nan")
-        if not number >= minimum or number == float("inf"):
-            raise self._bad(name, value, f"a finite number of at least {minimum:g}")
+        if not minimum <= number <= maximum or number == math.inf:
+            bounds = f"between {minimum:g} and {maximum:g}" if maximum < math.inf else f"of at least {minimum:g}"
+            raise self._bad(name, value, f"a finite number {bounds}")
         return number
 
     def items(self, name: str, default: str = "") -> list[str]:

@@ -150,7 +150,7 @@ class EvergreenSettings:
             demo_password=env.text("EVERGREEN_DEMO_PASSWORD"),
             datasets=datasets_directory(env),
             request_log=env.flag("EVERGREEN_REQUEST_LOG", defaults.request_log),
-            request_log_sample=min(1.0, env.number("EVERGREEN_REQUEST_LOG_SAMPLE", defaults.request_log_sample)),
+            request_log_sample=env.number("EVERGREEN_REQUEST_LOG_SAMPLE", defaults.request_log_sample, maximum=1.0),
             request_log_retention_days=env.whole(
                 "EVERGREEN_REQUEST_LOG_RETENTION_DAYS", defaults.request_log_retention_days, minimum=1
             ),

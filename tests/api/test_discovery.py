@@ -94,5 +94,6 @@ def test_html_pages_link_the_mcp_endpoint_the_cards_and_the_openapi_document(
     assert '</t/evergreen/mcp/server-card>; rel="service-meta"; type="application/mcp-server-card+json"' in link
     assert '</t/evergreen/.well-known/agent-card.json>; rel="service-meta"' in link
     assert '</api/schema/>; rel="service-desc"' in link
+    assert '</t/evergreen/llms.txt>; rel="describedby"; type="text/markdown"' in link
     for target in re.findall(r"<([^>]+)>", link):
         assert client.get(target).status_code == 200 or target.endswith("/mcp"), target
