@@ -157,12 +157,26 @@ def context_payload(
                 "payloadTokens"
             ]
         if needed > query.budget or floor > query.budget:
-            text = messages_for(view.namespace.language).hint_payload_floor
-            document["hint"] = text.format(
-                floor=floor, needed=needed, budget=query.budget, suggested=suggested_budget(max(needed, floor))
-            )
-            payload_tokens(document)
+            _payload_floor_hint(document, floor=floor, needed=needed, query=query, view=view)
     return document
+
+
+def _payload_floor_hint(
+    document: dict[str, Any], *, floor: int, needed: int, query: ContextQuery, view: ReleaseView
+) -> None:
+    """Say what an entry-free payload costs: the floor named is the answer's own `payloadTokens`, hint included.
+
+    The hint is longer than the one it replaces, and its numbers count themselves, so it is written
+    again until the floor it names is the cost it gives (two or three rounds).
+    """
+    text = messages_for(view.namespace.language).hint_payload_floor
+    for _ in range(4):  # a fixed point within two rounds: only the numbers' digits change after the first
+        suggested = suggested_budget(max(needed, floor))
+        document["hint"] = text.format(floor=floor, needed=needed, budget=query.budget, suggested=suggested)
+        cost = payload_tokens(document)
+        if cost == floor:
+            return
+        floor = cost
 
 
 def _omitted(position: int, view: ReleaseView, index: SearchIndex | None) -> Omitted:

@@ -98,6 +98,13 @@ def test_budget_mode_payload_too_small_for_any_entry_says_what_it_needs(budget: 
     assert _pack("", 800, mode="payload")["entries"]
 
 
+@pytest.mark.parametrize(("topic", "budget"), [("", 200), ("token", 200), ("token 预算", 300)])
+def test_the_floor_a_payload_hint_names_is_what_the_response_itself_costs(topic: str, budget: int) -> None:
+    body = _pack(topic, budget, mode="payload")
+    floor = int(body["hint"].split("不含条目的响应要 ")[1].split(" ")[0])
+    assert body["entries"] == [] and floor == body["payloadTokens"]
+
+
 def _sensitive_snapshot() -> Snapshot:
     records = list(demo_records())
     records[0] = replace(records[0], sensitivity=INTERNAL, body="Internal: the zeppelin hangar code is 4417.")
