@@ -266,6 +266,22 @@ class EntryCreateSerializer(ContentSerializer):
     id = StrictCharField(required=False, max_length=32, help_text="A free ID of the namespace; default the next one.")
 
 
+class EntryChangeSerializer(ContentSerializer):
+    """A change to an existing entry as `entries/validate/` takes it: the PATCH body of the entry's next draft
+    (read partially: a field not sent keeps the draft's value)."""
+
+    title = StrictCharField(max_length=TITLE_MAX, required=False)
+    body = StrictCharField(max_length=BODY_MAX, required=False)
+    entry = StrictCharField(max_length=32, help_text="The existing entry the content is for, e.g. EG-202.")
+
+
+class ProposalValidSerializer(serializers.Serializer):
+    """`entries/validate/`'s answer when the write would succeed (a refusal answers the write's own error)."""
+
+    valid = serializers.BooleanField(help_text="Always true: the write would succeed now.")
+    id = serializers.CharField(help_text="The entry's ID; for a new one, the ID a create would give it now.")
+
+
 class NoteSerializer(RequestBody):
     note = StrictCharField(required=False, allow_blank=True, default="", max_length=2000)
 

@@ -4,7 +4,8 @@ The same plan as a local sync (knowledge.services.sync), made from what `/api/ma
 proposal is the API's create / draft / edit (If-Match) / submit, so the server applies its own rules
 and records the token's owner. Proposals are written one entry at a time: if the server refuses one,
 the sync withdraws the draft it opened for it and stops, saying which were already proposed (a second
-run finds them pending).
+run finds them pending). A dry run sends each proposal to `entries/validate/`, which runs the same write
+and rolls it back, so --check refuses every file the real run would.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from knowledge.services.sync import (
     EntryFile,
     EntrySide,
     NamespaceSide,
+    PlannedChange,
     Progress,
+    SyncFolderError,
     SyncPlan,
     VersionSide,
     content_for,
@@ -42,6 +45,14 @@ class RemoteError(Exception):
     """The server refused a request; the message is its error and what was done before."""
 
 
+class RefusedError(RemoteError):
+    """The server answered an error; `status`, `code` and `detail` (its message, with the field) say which."""
+
+    def __init__(self, message: str, *, status: int, code: str, detail: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.detail = status, code, detail
+
+
 class ManageClient:
     def __init__(self, base: str, token: str) -> None:
         self.base = base.rstrip("/") + "/"
@@ -57,12 +68,20 @@ class ManageClient:
         url = path if path.startswith("http") else self.base + path
         response = self.http.request(method, url, json=json, headers=headers)
         if response.status_code >= 400:
+            code, message = "", response.text[:200]
             try:
                 error = response.json()["error"]
-                detail = f"{error['code']}: {error['message']}" + (f" ({error['param']})" if error.get("param") else "")
+                code = str(error["code"])
+                message = f"{error['message']}" + (f" ({error['param']})" if error.get("param") else "")
             except (ValueError, KeyError, TypeError):
-                detail = response.text[:200]
-            raise RemoteError(f"{method} {url} answered {response.status_code} {detail}")
+                pass
+            detail = f"{code}: {message}" if code else message
+            raise RefusedError(
+                f"{method} {url} answered {response.status_code} {detail}",
+                status=response.status_code,
+                code=code,
+                detail=message,
+            )
         return response
 
     def pages(self, path: str) -> Iterator[dict[str, Any]]:
@@ -160,6 +179,60 @@ def _discard(client: ManageClient, draft: dict[str, Any]) -> str:
     return f" The draft v{draft['number']} it opened was discarded (withdrawn)."
 
 
+def _new_body(change: PlannedChange, file: EntryFile) -> dict[str, Any]:
+    """The create body of a new entry: its content, category and the file's ID if it names one."""
+    body = {**_body(file.item.content), "category": change.category}
+    if file.item.public_id:
+        body["id"] = file.item.public_id
+    return body
+
+
+VALIDATED = frozenset({NEW, CHANGE})
+# What the server answers for a proposal it refuses (the file's fault); any other error is the run's.
+FILE_REFUSALS = frozenset({400, 404, 409, 410, 422})
+NOT_AN_EDITOR = (
+    "The server checks each proposal as the write would, without writing it, and that needs the token's owner to "
+    "be an editor of the namespace (a token of scope read is enough): {detail}"
+)
+SERVER_CANNOT_VALIDATE = (
+    "The server cannot check proposals without writing them (POST entries/validate/ answered {status}); upgrade "
+    "it, or check against a copy of its database with --namespace and no --server."
+)
+
+
+def remote_validate(
+    *, client: ManageClient, plan: SyncPlan, files: list[EntryFile], progress: Progress | None = None
+) -> None:
+    """Have the server check every new entry and change the plan would propose (it writes nothing); raise
+    SyncFolderError naming each file it refuses, with its message and code, as a local sync names bad files.
+
+    A refusal for who is asking (403) or an older server is the run's error, not a file's.
+    """
+    by_name = {file.name: file for file in files}
+    checked = [change for change in plan.changes if change.kind in VALIDATED]
+    errors: list[tuple[str, str]] = []
+    for count, change in enumerate(checked, start=1):
+        file = by_name[change.file]
+        if change.kind == NEW:
+            body = _new_body(change, file)
+        else:
+            body = {**_body(content_for(file.item, change.base)), "entry": change.public_id}
+        try:
+            client.call("POST", "entries/validate/", json=body)
+        except RefusedError as error:
+            if error.status == httpx.codes.FORBIDDEN:
+                raise RemoteError(NOT_AN_EDITOR.format(detail=sentence(error))) from None
+            if error.status == httpx.codes.METHOD_NOT_ALLOWED:
+                raise RemoteError(SERVER_CANNOT_VALIDATE.format(status=error.status)) from None
+            if error.status not in FILE_REFUSALS:
+                raise
+            errors.append((change.file, f"the server refuses it: {error.detail.rstrip('.')} ({error.code})"))
+        if progress:
+            progress(count, len(checked))
+    if errors:
+        raise SyncFolderError(errors)
+
+
 def remote_apply(
     *, client: ManageClient, plan: SyncPlan, files: list[EntryFile], note: str, progress: Progress | None = None
 ) -> SyncPlan:
@@ -172,10 +245,7 @@ def remote_apply(
         opened: dict[str, Any] | None = None  # the draft this run opened: discarded if the proposal fails
         try:
             if change.kind == NEW:
-                body = {**_body(item.content), "category": change.category}
-                if item.public_id:
-                    body["id"] = item.public_id
-                entry = client.call("POST", "entries/", json=body).json()
+                entry = client.call("POST", "entries/", json=_new_body(change, by_name[change.file])).json()
                 change.public_id = entry["id"]
                 version = entry["versions"][0]
             else:

@@ -1,36 +1,44 @@
-"""Entries: list and read them, create one (its ID from the category's block), open a draft, retire."""
+"""Entries: list and read them, create one (its ID from the category's block), check a proposal without writing it,
+open a draft, retire."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from django.db import transaction
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.shortcuts import get_object_or_404
 from django_filters.rest_framework import DjangoFilterBackend
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import mixins, status
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema, extend_schema_view
+from rest_framework import exceptions, mixins, status
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from knowledge.models import Category, Entry, EntryVersion, Role
 from knowledge.services.entries import entry_create, entry_retire
-from knowledge.services.versions import version_draft_opened
+from knowledge.services.versions import version_draft_opened, version_save
 from manage_api.base import ManageViewSet
 from manage_api.bodies import EmptyBody
-from manage_api.errors import error_body
 from manage_api.filters import EntryFilter, StrictOrderingFilter
 from manage_api.schema import errors
 from manage_api.serializers import (
+    EntryChangeSerializer,
     EntryCreateSerializer,
     EntryDetailSerializer,
     EntrySerializer,
+    ProposalValidSerializer,
     RetireSerializer,
     VersionSerializer,
 )
 
 ENTRY_ID = OpenApiParameter("entry_id", str, OpenApiParameter.PATH, description="The entry's public ID, e.g. EG-202.")
 UNKNOWN_CATEGORY = "No category “{slug}” in this namespace."
+PROPOSAL = PolymorphicProxySerializer(
+    component_name="EntryProposal",
+    serializers=[EntryCreateSerializer, EntryChangeSerializer],
+    resource_type_field_name=None,
+)
 
 
 def entries_with_head(queryset: QuerySet[Entry]) -> QuerySet[Entry]:
@@ -96,27 +104,57 @@ class EntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ManageViewS
         responses={201: EntryDetailSerializer, **errors(400, 401, 403, 404, 409, 422, 429)},
     )
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return self._detail(self._created(request).entry, created=True)
+
+    def _created(self, request: Request) -> EntryVersion:
         body = EntryCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         slug = body.validated_data.pop("category")
         public_id = body.validated_data.pop("id", None)
         category = Category.objects.filter(namespace=self.namespace, slug=slug).first()
         if category is None:
-            return self._unknown_category(slug)
-        version = entry_create(
+            raise exceptions.ValidationError({"category": [UNKNOWN_CATEGORY.format(slug=slug)]})
+        return entry_create(
             namespace=self.namespace,
             category=category,
             content=body.content(),
             actor=request.user,
             public_id=public_id.strip().upper() if public_id else None,
         )
-        return self._detail(version.entry, created=True)
 
-    def _unknown_category(self, slug: str) -> Response:
-        return Response(
-            error_body("invalid_parameter", UNKNOWN_CATEGORY.format(slug=slug), "category"),
-            status=status.HTTP_400_BAD_REQUEST,
+    def _changed(self, request: Request) -> EntryVersion:
+        """What `entries/<ID>/draft/` then a PATCH of that draft with the body would save."""
+        body = EntryChangeSerializer(data=request.data, partial=True)
+        body.is_valid(raise_exception=True)
+        public_id = body.validated_data.pop("entry")
+        entry = get_object_or_404(self.scoped(Entry.objects.all()), public_id__iexact=public_id)
+        draft, _ = version_draft_opened(entry=entry, actor=request.user)
+        return version_save(
+            version=draft,
+            content=body.content(base=draft),
+            expected_lock_version=draft.lock_version,
+            actor=request.user,
         )
+
+    @extend_schema(
+        summary="Check a new entry or a change without writing it",
+        description="Runs the write itself — a create (the create body), or with `entry` opening a draft of that "
+        "entry and saving the content into it (a PATCH body) — and rolls it back: nothing is kept, no ID is used, "
+        "no audit record or build is left. `200` when the write would succeed; otherwise exactly the refusal the "
+        "write would answer. Writes nothing, so any token scope may call it, but its owner must be an editor "
+        "(`403 forbidden` otherwise), as for the write. `sync_entries --server --check` and `--dry-run` use it.",
+        request=PROPOSAL,
+        responses={200: ProposalValidSerializer, **errors(400, 401, 403, 404, 409, 422, 429)},
+    )
+    @action(detail=False, methods=["post"])
+    def validate(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """The services run inside a savepoint rolled back on the way out: their on-commit work (builds,
+        webhooks) is discarded with it, and a refusal propagates as the write's own error."""
+        change = isinstance(request.data, dict) and "entry" in request.data
+        with transaction.atomic():
+            version = self._changed(request) if change else self._created(request)
+            transaction.set_rollback(True)
+        return Response(ProposalValidSerializer({"valid": True, "id": version.entry.public_id}).data)
 
     @extend_schema(
         summary="Open a draft (or return the open one)",

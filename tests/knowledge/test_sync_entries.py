@@ -441,3 +441,50 @@ def test_check_exits_2_on_errors_and_1_only_when_the_folder_differs(
     with pytest.raises(CommandError) as failure:
         run("sync_entries", str(folder), "--namespace", "alpha", "--check")
     assert failure.value.returncode == 1
+
+
+def test_a_remote_check_refuses_every_file_the_server_would_refuse_and_writes_nothing(
+    folder: Path, editor: Any, ns_a: Namespace, manage_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, raw = personal_token_create(user=editor, name="ci", namespaces=[ns_a], scope="read", expires_at=None)
+    monkeypatch.setenv("EVERGREEN_TOKEN", raw)  # read suffices: the server checks without writing
+    (folder / "link.md").write_text("---\ntitle: x\ncategory: fact\nlinks: [ZZ-404]\n---\nbody\n")
+    (folder / "override.md").write_text("---\ntitle: y\ncategory: fact\noverrides: AC-101\n---\nbody\n")
+    (folder / "fine.md").write_text("---\ntitle: z\ncategory: fact\n---\nbody\n")
+    path = folder / "AL-000.md"
+    path.write_text(path.read_text().replace("links: []", "links: [ZZ-404]"))
+    before = (Entry.objects.count(), EntryVersion.objects.count(), AuditRecord.objects.count())
+    for mode in ("--check", "--dry-run"):
+        err = StringIO()
+        with pytest.raises(CommandError, match="3 bad file") as failure:
+            call_command(
+                "sync_entries",
+                str(folder),
+                "--namespace",
+                "alpha",
+                "--server",
+                manage_server,
+                mode,
+                stderr=err,
+                stdout=StringIO(),
+            )
+        assert failure.value.returncode == 2
+        lines = err.getvalue()
+        assert f"{folder / 'link.md'}: the server refuses it: links: ZZ-404 is not an ID" in lines
+        assert "(links.foreign)" in lines
+        assert f"{folder / 'AL-000.md'}: the server refuses it: links: ZZ-404" in lines
+        assert f"{folder / 'override.md'}: the server refuses it: " in lines and "(overrides.no_base_entry)" in lines
+        assert "fine.md" not in lines
+    assert (Entry.objects.count(), EntryVersion.objects.count(), AuditRecord.objects.count()) == before
+
+
+def test_a_remote_check_by_someone_who_is_no_editor_says_the_check_needs_one(
+    folder: Path, reviewer: Any, ns_a: Namespace, manage_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, raw = personal_token_create(user=reviewer, name="ci", namespaces=[ns_a], scope="read", expires_at=None)
+    monkeypatch.setenv("EVERGREEN_TOKEN", raw)
+    (folder / "new-rule.md").write_text("---\ntitle: Quote figures exactly\ncategory: rule\n---\nQuote them.\n")
+    with pytest.raises(CommandError, match="needs the token's owner to be an editor of the namespace") as failure:
+        run("sync_entries", str(folder), "--namespace", "alpha", "--server", manage_server, "--check")
+    assert failure.value.returncode == 2
+    assert "not an editor" in str(failure.value)

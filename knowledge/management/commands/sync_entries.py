@@ -14,7 +14,14 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.errors import ServiceError
 from knowledge.management.progress import Progress
-from knowledge.management.remote_sync import ManageClient, RemoteError, remote_apply, remote_side, sentence
+from knowledge.management.remote_sync import (
+    ManageClient,
+    RemoteError,
+    remote_apply,
+    remote_side,
+    remote_validate,
+    sentence,
+)
 from knowledge.models import Namespace
 from knowledge.services.sync import (
     CHANGE,
@@ -39,7 +46,8 @@ from knowledge.workflow import TransitionError
 
 SideOf = Callable[[], NamespaceSide]
 Apply = Callable[[SyncPlan, list[EntryFile], str], None]
-Target = tuple[SideOf, ReferencesCheck | None, Apply]
+Validate = Callable[[SyncPlan, list[EntryFile]], None]  # a dry run's check of what would be written
+Target = tuple[SideOf, ReferencesCheck | None, Apply, Validate | None]
 VERBS = {
     NEW: "new entry, submitted for review",
     CHANGE: "changed ({fields}): draft v{version} submitted for review",
@@ -92,13 +100,16 @@ class Command(BaseCommand):
         if not folder.is_dir():
             raise CommandError(f"No such folder: {folder}", returncode=FAILED)
         writes = not (options["dry_run"] or options["check"])
-        side_of, references, apply = self._remote(options) if options["server"] else self._local(options, writes=writes)
+        target = self._remote(options) if options["server"] else self._local(options, writes=writes)
+        side_of, references, apply, validate = target
         note = options["note"] or f"Proposed from {folder.resolve().name}/ by sync_entries."
         try:
             files = folder_read(folder, progress=Progress(f"Reading {folder}"))
             plan = sync_plan(side=side_of(), files=files, references=references)
             if writes:
                 apply(plan, files, note)
+            elif validate:
+                validate(plan, files)
         except SyncFolderError as error:
             for name, message in error.errors:
                 self.stderr.write(f"{folder / name}: {message}")
@@ -125,7 +136,7 @@ class Command(BaseCommand):
                 namespace=namespace, plan=plan, files=files, actor=actor, note=note, progress=Progress("Proposing")
             )
 
-        return partial(namespace_side, namespace), references_check_for(namespace), apply
+        return partial(namespace_side, namespace), references_check_for(namespace), apply, None
 
     @staticmethod
     def _remote(options: dict[str, Any]) -> Target:
@@ -140,7 +151,11 @@ class Command(BaseCommand):
         def apply(plan: SyncPlan, files: list[EntryFile], note: str) -> None:
             remote_apply(client=client, plan=plan, files=files, note=note, progress=Progress("Proposing"))
 
-        return partial(remote_side, client), None, apply  # the server checks references
+        def validate(plan: SyncPlan, files: list[EntryFile]) -> None:
+            remote_validate(client=client, plan=plan, files=files, progress=Progress("Checking on the server"))
+
+        # The server checks references and every other rule: as it writes (apply), or without writing (validate).
+        return partial(remote_side, client), None, apply, validate
 
     def _report(self, plan: SyncPlan, *, wrote: bool) -> None:
         for change in plan.changes:
