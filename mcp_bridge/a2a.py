@@ -72,6 +72,7 @@ ONE_DATA_PART_MESSAGE: Final = (
 )
 INVALID_ID_MESSAGE: Final = "Request id must be a string, an integer or null"
 UNKNOWN_DATA_KEYS_MESSAGE: Final = "Unsupported data part keys: {keys}"
+DATA_KEY_TYPE_MESSAGE: Final = "data.{key} must be {kind}"
 UNKNOWN_SKILL_MESSAGE: Final = "Unknown skill: {skill}"
 INVALID_TASK_ID_MESSAGE: Final = "params.id must be a task id string"
 INVALID_HISTORY_LENGTH_MESSAGE: Final = "{param} must be a non-negative integer"
@@ -180,11 +181,13 @@ class _Dispatch:
         if method == "tasks/cancel":
             return self.cancel(params)
         if method in STREAMING_METHODS:
-            raise JsonRpcError(UNSUPPORTED_OPERATION, STREAMING_NOT_SUPPORTED_MESSAGE)
+            raise JsonRpcError(UNSUPPORTED_OPERATION, STREAMING_NOT_SUPPORTED_MESSAGE, reason="unsupported_operation")
         if method in PUSH_METHODS:
-            raise JsonRpcError(PUSH_NOTIFICATION_NOT_SUPPORTED, PUSH_NOT_SUPPORTED_MESSAGE)
+            raise _push_not_supported()
         if method == "agent/getAuthenticatedExtendedCard":
-            raise JsonRpcError(AUTHENTICATED_EXTENDED_CARD_NOT_CONFIGURED, EXTENDED_CARD_MESSAGE)
+            raise JsonRpcError(
+                AUTHENTICATED_EXTENDED_CARD_NOT_CONFIGURED, EXTENDED_CARD_MESSAGE, reason="extended_card_not_configured"
+            )
         if method in V1_METHODS:
             message = V1_METHOD_MESSAGE.format(method=method, served=SERVED_VERSION, equivalent=V1_METHODS[method])
             raise JsonRpcError(METHOD_NOT_FOUND, message, {"supportedVersions": [SERVED_VERSION]})
@@ -194,13 +197,13 @@ class _Dispatch:
         """The task ``params.id`` names and the history length asked for (None: all of it)."""
         task_id = params.get("id")
         if not isinstance(task_id, str):
-            raise JsonRpcError(INVALID_PARAMS, INVALID_TASK_ID_MESSAGE)
+            raise JsonRpcError(INVALID_PARAMS, INVALID_TASK_ID_MESSAGE, {"param": "params.id"})
         length = _history_length(params.get("historyLength"))
         if length is False:
             raise _invalid_history_length("params.historyLength")
         task = self.tasks.load(task_id)
         if task is None:
-            raise JsonRpcError(TASK_NOT_FOUND, TASK_NOT_FOUND_MESSAGE, {"id": task_id})
+            raise _task_not_found(task_id)
         return task, length
 
     def get(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -212,7 +215,8 @@ class _Dispatch:
         task, _ = self._load(params)
         state = task["status"]["state"]
         if state in TERMINAL_STATES:
-            raise JsonRpcError(TASK_NOT_CANCELABLE, TASK_NOT_CANCELABLE_MESSAGE, {"id": task["id"], "state": state})
+            data = {"id": task["id"], "state": state}
+            raise JsonRpcError(TASK_NOT_CANCELABLE, TASK_NOT_CANCELABLE_MESSAGE, data, reason="task_not_cancelable")
         task["status"] = {"state": "canceled", "timestamp": _timestamp(self.now())}
         self.tasks.save(task)
         return task
@@ -220,17 +224,18 @@ class _Dispatch:
     def send(self, params: Mapping[str, Any]) -> dict[str, Any]:
         message = params.get("message")
         if not _is_user_message(message):
-            raise JsonRpcError(INVALID_PARAMS, INVALID_MESSAGE_MESSAGE)
+            raise _invalid_message("params.message")
         configuration = params.get("configuration") or {}
         if not isinstance(configuration, dict):
-            raise JsonRpcError(INVALID_PARAMS, INVALID_MESSAGE_MESSAGE)
+            raise _invalid_message("params.configuration")
         _check_configuration(configuration)
-        texts, data = _read_parts(message["parts"])
+        texts, data, where = _read_parts(message["parts"])
         self._refuse_continuation(message)
-        skill, arguments = _skill_call(texts, data)
+        skill, arguments = _skill_call(texts, data, where)
         tool = find_tool(build_tools(self.backend.namespace()), skill)
         if tool is None:
-            raise JsonRpcError(INVALID_PARAMS, UNKNOWN_SKILL_MESSAGE.format(skill=skill))
+            named = {"skill": skill, "param": f"{where}.skill"}
+            raise JsonRpcError(INVALID_PARAMS, UNKNOWN_SKILL_MESSAGE.format(skill=skill), named, reason="unknown_skill")
         self._admit()
         result = call_tool(tool, arguments, self.backend)
         if result.error == "invalid_arguments":
@@ -254,9 +259,10 @@ class _Dispatch:
             return
         task = self.tasks.load(task_id) if isinstance(task_id, str) else None
         if task is None:
-            raise JsonRpcError(TASK_NOT_FOUND, TASK_NOT_FOUND_MESSAGE, {"id": task_id})
+            raise _task_not_found(task_id)
         state = task["status"]["state"]
-        raise JsonRpcError(UNSUPPORTED_OPERATION, TERMINAL_TASK_MESSAGE.format(id=task_id, state=state))
+        message_text = TERMINAL_TASK_MESSAGE.format(id=task_id, state=state)
+        raise JsonRpcError(UNSUPPORTED_OPERATION, message_text, {"id": task_id, "state": state}, reason="task_terminal")
 
     def _task(self, message: Mapping[str, Any], skill: str, result: ToolResult) -> dict[str, Any]:
         task_id = self.new_id()
@@ -320,14 +326,30 @@ def _recorded(
     return recorded | {name: message[name] for name in ("contextId", "taskId") if isinstance(message.get(name), str)}
 
 
+def _task_not_found(task_id: object) -> JsonRpcError:
+    return JsonRpcError(TASK_NOT_FOUND, TASK_NOT_FOUND_MESSAGE, {"id": task_id}, reason="task_not_found")
+
+
+def _push_not_supported() -> JsonRpcError:
+    return JsonRpcError(PUSH_NOTIFICATION_NOT_SUPPORTED, PUSH_NOT_SUPPORTED_MESSAGE, reason="push_not_supported")
+
+
+def _content_type_not_supported(message: str) -> JsonRpcError:
+    return JsonRpcError(CONTENT_TYPE_NOT_SUPPORTED, message, reason="content_type_not_supported")
+
+
+def _invalid_message(param: str) -> JsonRpcError:
+    return JsonRpcError(INVALID_PARAMS, INVALID_MESSAGE_MESSAGE, {"param": param}, reason="invalid_message")
+
+
 def _check_configuration(configuration: Mapping[str, Any]) -> None:
     if configuration.get("pushNotificationConfig") is not None:
-        raise JsonRpcError(PUSH_NOTIFICATION_NOT_SUPPORTED, PUSH_NOT_SUPPORTED_MESSAGE)
+        raise _push_not_supported()
     accepted = configuration.get("acceptedOutputModes") or []
     if not isinstance(accepted, list) or not all(isinstance(mode, str) for mode in accepted):
-        raise JsonRpcError(INVALID_PARAMS, INVALID_MESSAGE_MESSAGE)
+        raise _invalid_message("params.configuration.acceptedOutputModes")
     if accepted and not ({mode.lower() for mode in accepted} & {*OUTPUT_MODES, "*/*"}):
-        raise JsonRpcError(CONTENT_TYPE_NOT_SUPPORTED, OUTPUT_MODES_MESSAGE.format(modes=", ".join(OUTPUT_MODES)))
+        raise _content_type_not_supported(OUTPUT_MODES_MESSAGE.format(modes=", ".join(OUTPUT_MODES)))
     if _history_length(configuration.get("historyLength")) is False:
         raise _invalid_history_length("params.configuration.historyLength")
 
@@ -343,43 +365,53 @@ def _part_kind(part: Mapping[str, Any]) -> str | None:
     return next((key for key in ("text", "data", "file") if key in part), None)
 
 
-def _read_parts(parts: list[Any]) -> tuple[list[str], dict[str, Any]]:
-    """Text parts make the topic; the one data part (if any) says what runs; file parts are refused.
+def _read_parts(parts: list[Any]) -> tuple[list[str], dict[str, Any], str]:
+    """Text parts make the topic; the one data part (if any) says what runs, and where it is; file parts are refused.
 
     One message is one skill call (the agent card's description): a second data part is -32602 rather
     than merged, so no call is dropped or half-overwritten without the client knowing.
     """
     texts: list[str] = []
-    data_parts: list[dict[str, Any]] = []
-    for part in parts:
+    data_parts: list[tuple[int, dict[str, Any]]] = []
+    for index, part in enumerate(parts):
         kind = _part_kind(part) if isinstance(part, dict) else None
         if kind == "file":
-            raise JsonRpcError(CONTENT_TYPE_NOT_SUPPORTED, FILE_PART_MESSAGE)
+            raise _content_type_not_supported(FILE_PART_MESSAGE)
         if kind == "text" and isinstance(part.get("text"), str):
             texts.append(part["text"])
         elif kind == "data" and isinstance(part.get("data"), dict):
-            data_parts.append(part["data"])
+            data_parts.append((index, part["data"]))
         else:
-            raise JsonRpcError(INVALID_PARAMS, INVALID_PART_MESSAGE)
+            data = {"param": f"params.message.parts[{index}]"}
+            raise JsonRpcError(INVALID_PARAMS, INVALID_PART_MESSAGE, data, reason="invalid_part")
     if len(data_parts) > 1:
         message = ONE_DATA_PART_MESSAGE.format(count=len(data_parts))
-        raise JsonRpcError(INVALID_PARAMS, message, {"param": "params.message.parts"})
-    data = data_parts[0] if data_parts else {}
+        raise JsonRpcError(INVALID_PARAMS, message, {"param": "params.message.parts"}, reason="too_many_data_parts")
+    index, data = data_parts[0] if data_parts else (len(parts), {})
+    where = f"params.message.parts[{index}].data"
     unknown = sorted(set(data) - DATA_KEYS)
     if unknown:
-        raise JsonRpcError(INVALID_PARAMS, UNKNOWN_DATA_KEYS_MESSAGE.format(keys=", ".join(unknown)))
-    return texts, data
+        message = UNKNOWN_DATA_KEYS_MESSAGE.format(keys=", ".join(unknown))
+        raise JsonRpcError(INVALID_PARAMS, message, {"keys": unknown, "param": where}, reason="unknown_data_keys")
+    return texts, data, where
 
 
-def _skill_call(texts: list[str], data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+def _wrong_type(where: str, key: str, kind: str) -> JsonRpcError:
+    """A known data-part key holding the wrong type: which key, and which JSON type it takes."""
+    message = DATA_KEY_TYPE_MESSAGE.format(key=key, kind=kind)
+    data = {"param": f"{where}.{key}", "expected": kind.rsplit(maxsplit=1)[-1]}
+    return JsonRpcError(INVALID_PARAMS, message, data, reason="invalid_data_part")
+
+
+def _skill_call(texts: list[str], data: Mapping[str, Any], where: str) -> tuple[str, dict[str, Any]]:
     """Which tool runs and with what: ``data.skill`` + ``data.arguments``, else a context search."""
     skill = data.get("skill", DEFAULT_SKILL)
     if not isinstance(skill, str):
-        raise JsonRpcError(INVALID_PARAMS, UNKNOWN_SKILL_MESSAGE.format(skill=skill))
+        raise _wrong_type(where, "skill", "a string")
     if "arguments" in data:
         arguments = data["arguments"]
         if not isinstance(arguments, dict):
-            raise JsonRpcError(INVALID_PARAMS, UNKNOWN_DATA_KEYS_MESSAGE.format(keys="arguments"))
+            raise _wrong_type(where, "arguments", "an object")
         return skill, dict(arguments)
     if skill != DEFAULT_SKILL:
         return skill, {}

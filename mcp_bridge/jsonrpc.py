@@ -28,7 +28,15 @@ INVALID_TEXT_MESSAGE: Final = (
 )
 INVALID_NUMBER_MESSAGE: Final = "{param} is not a finite number"
 TOO_DEEP_MESSAGE: Final = "{param} is nested more than {depth} levels deep"
-# data.code of each refusal, shared with the REST API's 400 codes where one exists.
+# Every error's data.code: one stable machine-readable reason, named like the REST API's error codes (the
+# same code where the REST API refuses the same thing); the JSON-RPC number only says which class.
+STANDARD_REASONS: Final = {
+    PARSE_ERROR: "parse_error",
+    INVALID_REQUEST: "invalid_request",
+    METHOD_NOT_FOUND: "method_not_found",
+    INVALID_PARAMS: "invalid_params",
+    INTERNAL_ERROR: "internal_error",
+}
 INVALID_TEXT_CODE: Final = "invalid_text"
 INVALID_NUMBER_CODE: Final = "invalid_number"
 TOO_DEEP_CODE: Final = "too_deep"
@@ -41,11 +49,23 @@ RequestId = str | int
 class JsonRpcError(Exception):
     """A failure that answers the request with a JSON-RPC error object (never an HTTP 500)."""
 
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
+    def __init__(self, code: int, message: str, data: Any = None, *, reason: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
-        self.data = data
+        self.data = error_data(code, data, reason)
+
+
+def error_data(code: int, data: Any = None, reason: str | None = None) -> Any:
+    """``data`` led by its stable ``code``: the one it has, else ``reason``, else the JSON-RPC code's name.
+
+    A list (A2A 1.0's ``google.rpc.ErrorInfo`` details) is left as the spec shapes it: its ``reason`` is the code.
+    """
+    if data is not None and not isinstance(data, dict):
+        return data
+    fields = dict(data or {})
+    stable = fields.pop("code", None) or reason or STANDARD_REASONS.get(code, "error")
+    return {"code": stable, **fields}
 
 
 @dataclass(frozen=True)
@@ -120,6 +140,11 @@ _PROBLEM_MESSAGES: Final = {
 }
 
 
+def problem_message(code: str, where: str) -> str:
+    """The sentence for a ``request_problem`` code found at ``where``."""
+    return _PROBLEM_MESSAGES[code].format(param=where, depth=MAX_DEPTH)
+
+
 def request_refusal(message: Mapping[str, Any]) -> JsonRpcError | None:
     """A value no handler should meet: -32602 naming the parameter, or -32600 outside ``params``.
 
@@ -132,8 +157,7 @@ def request_refusal(message: Mapping[str, Any]) -> JsonRpcError | None:
         return None
     code, where = found
     if where == "params" or where.startswith(("params.", "params[")):
-        message_text = _PROBLEM_MESSAGES[code].format(param=where, depth=MAX_DEPTH)
-        return JsonRpcError(INVALID_PARAMS, message_text, {"code": code, "param": where})
+        return JsonRpcError(INVALID_PARAMS, problem_message(code, where), {"code": code, "param": where})
     if where == "id" or where.startswith(("id.", "id[")):
         return JsonRpcError(INVALID_REQUEST, INVALID_ID_MESSAGE)
     return JsonRpcError(INVALID_REQUEST, INVALID_BODY_MESSAGE)
@@ -181,11 +205,11 @@ def is_response(message: Mapping[str, Any]) -> bool:
     return "method" not in message and ("result" in message or "error" in message)
 
 
-def error_body(request_id: RequestId | None, code: int, message: str, data: Any = None) -> dict[str, Any]:
-    """A JSON-RPC error response; ``id`` is always present, null when it could not be read."""
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
+def error_body(
+    request_id: RequestId | None, code: int, message: str, data: Any = None, *, reason: str | None = None
+) -> dict[str, Any]:
+    """A JSON-RPC error response; ``id`` is always present (null when it could not be read), ``data.code`` too."""
+    error = {"code": code, "message": message, "data": error_data(code, data, reason)}
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 

@@ -83,17 +83,27 @@ def instructions(backend: Backend) -> str:
     return INSTRUCTIONS_TEMPLATE.format(title=info.title, summary=info.summary, slug=info.slug, rules=rules)
 
 
+def _param_error(name: str, kind: str) -> JsonRpcError:
+    return JsonRpcError(
+        INVALID_PARAMS, PARAM_REQUIRED_MESSAGE.format(name=name, kind=kind), {"param": f"params.{name}"}
+    )
+
+
 def _string_param(params: Mapping[str, Any], name: str) -> str:
     value = params.get(name)
     if not isinstance(value, str):
-        raise JsonRpcError(INVALID_PARAMS, PARAM_REQUIRED_MESSAGE.format(name=name, kind="a string"))
+        raise _param_error(name, "a string")
     return value
+
+
+def _invalid_cursor() -> JsonRpcError:
+    return JsonRpcError(INVALID_PARAMS, INVALID_CURSOR_MESSAGE, {"param": "params.cursor"}, reason="invalid_cursor")
 
 
 def _no_cursor(call: Call) -> None:
     """Lists that fit in one page accept no cursor (pagination.mdx: invalid cursors → -32602)."""
     if call.params.get("cursor") is not None:
-        raise JsonRpcError(INVALID_PARAMS, INVALID_CURSOR_MESSAGE)
+        raise _invalid_cursor()
 
 
 def encode_cursor(after: str) -> str:
@@ -102,14 +112,14 @@ def encode_cursor(after: str) -> str:
 
 def decode_cursor(cursor: object) -> str:
     if not isinstance(cursor, str) or not cursor.startswith(_CURSOR_PREFIX):
-        raise JsonRpcError(INVALID_PARAMS, INVALID_CURSOR_MESSAGE)
+        raise _invalid_cursor()
     payload = cursor.removeprefix(_CURSOR_PREFIX)
     try:
         after = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode()
     except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
-        raise JsonRpcError(INVALID_PARAMS, INVALID_CURSOR_MESSAGE) from exc
+        raise _invalid_cursor() from exc
     if not _CURSOR_ID.fullmatch(after) or encode_cursor(after) != cursor:
-        raise JsonRpcError(INVALID_PARAMS, INVALID_CURSOR_MESSAGE)
+        raise _invalid_cursor()
     return after
 
 
@@ -121,12 +131,12 @@ def _initialize_params_check(params: Mapping[str, Any]) -> None:
     """
     _string_param(params, "protocolVersion")
     if not isinstance(params.get("capabilities"), dict):
-        raise JsonRpcError(INVALID_PARAMS, PARAM_REQUIRED_MESSAGE.format(name="capabilities", kind="an object"))
+        raise _param_error("capabilities", "an object")
     client = params.get("clientInfo")
     if not (
         isinstance(client, dict) and isinstance(client.get("name"), str) and isinstance(client.get("version"), str)
     ):
-        raise JsonRpcError(INVALID_PARAMS, PARAM_REQUIRED_MESSAGE.format(name="clientInfo", kind=CLIENT_INFO_KIND))
+        raise _param_error("clientInfo", CLIENT_INFO_KIND)
 
 
 def initialize(call: Call, supported: Sequence[str], latest: str) -> dict[str, Any]:
@@ -161,16 +171,22 @@ def tools_list(call: Call) -> dict[str, Any]:
 
 
 def tools_call(call: Call) -> dict[str, Any]:
-    """tools.mdx §Error Handling: unknown tool / malformed request → -32602; the rest is a tool result."""
+    """tools.mdx §Error Handling: unknown tool / malformed request → -32602; the rest is a tool result.
+
+    Argument values no handler may meet (a NUL…) are input validation errors like the schema's, so a tool
+    result too (SEP-1303); ``protocol`` leaves them to ``call_tool``, which refuses them before any handler.
+    """
     name = _string_param(call.params, "name")
     arguments = call.params.get("arguments")
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
-        raise JsonRpcError(INVALID_PARAMS, PARAM_REQUIRED_MESSAGE.format(name="arguments", kind="an object"))
+        raise _param_error("arguments", "an object")
     tool = find_tool(build_tools(call.backend.namespace()), name)
     if tool is None:
-        raise JsonRpcError(INVALID_PARAMS, UNKNOWN_TOOL_MESSAGE.format(name=name))
+        raise JsonRpcError(
+            INVALID_PARAMS, UNKNOWN_TOOL_MESSAGE.format(name=name), {"name": name}, reason="unknown_tool"
+        )
     return render_mcp(call_tool(tool, arguments, call.backend))
 
 
@@ -221,8 +237,9 @@ def resource_templates_list(call: Call) -> dict[str, Any]:
     return {"resourceTemplates": [template]}
 
 
-def _not_found(call: Call, message: str, data: dict[str, Any]) -> JsonRpcError:
-    return JsonRpcError(INVALID_PARAMS if call.modern else RESOURCE_NOT_FOUND_LEGACY, message, data)
+def _not_found(call: Call, message: str, data: dict[str, Any], *, reason: str = "not_found") -> JsonRpcError:
+    """``not_found`` or, with the tombstone, ``gone``: the codes get_entry's results carry."""
+    return JsonRpcError(INVALID_PARAMS if call.modern else RESOURCE_NOT_FOUND_LEGACY, message, data, reason=reason)
 
 
 def resources_read(call: Call) -> dict[str, Any]:
@@ -236,7 +253,7 @@ def resources_read(call: Call) -> dict[str, Any]:
     found = call.backend.entry(entry_id=entry_id, version=None)
     if isinstance(found, EntryGone):
         data = {"uri": uri, "tombstone": found.payload}
-        raise _not_found(call, RESOURCE_GONE_MESSAGE.format(id=found.tombstone.id), data)
+        raise _not_found(call, RESOURCE_GONE_MESSAGE.format(id=found.tombstone.id), data, reason="gone")
     if not isinstance(found, EntryFound):
         raise _not_found(call, RESOURCE_NOT_FOUND_MESSAGE, {"uri": uri})
     return {"contents": [{"uri": uri, "mimeType": ENTRY_MIME_TYPE, "text": found.markdown}]}
@@ -253,10 +270,12 @@ def prompts_get(call: Call) -> dict[str, Any]:
     name = _string_param(call.params, "name")
     arguments = call.params.get("arguments")
     if arguments is not None and not isinstance(arguments, dict):
-        raise JsonRpcError(INVALID_PARAMS, PARAM_REQUIRED_MESSAGE.format(name="arguments", kind="an object"))
+        raise _param_error("arguments", "an object")
     pack = call.backend.prompt_pack(scenario=name)
     if pack is None:
-        raise JsonRpcError(INVALID_PARAMS, UNKNOWN_PROMPT_MESSAGE.format(name=name))
+        raise JsonRpcError(
+            INVALID_PARAMS, UNKNOWN_PROMPT_MESSAGE.format(name=name), {"name": name}, reason="unknown_prompt"
+        )
     return {
         "description": pack.info.description,
         "messages": [{"role": "user", "content": {"type": "text", "text": pack.text}}],

@@ -47,6 +47,7 @@ LATEST_HANDSHAKE_VERSION: Final = "2025-11-25"
 HEADER_MISMATCH: Final = -32020
 MISSING_REQUIRED_CLIENT_CAPABILITY: Final = -32021
 UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
+HEADER_MISMATCH_CODE: Final = "header_mismatch"
 
 META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
@@ -122,9 +123,11 @@ def check_http(method: str, *, accept: str | None, content_type: str | None) -> 
     if method.upper() != "POST":
         return Outcome(405, None, (("Allow", "POST"),))
     if not _accepts_json(accept):
-        return Outcome(406, error_body(None, INVALID_REQUEST, NOT_ACCEPTABLE_MESSAGE))
+        return Outcome(406, error_body(None, INVALID_REQUEST, NOT_ACCEPTABLE_MESSAGE, reason="not_acceptable"))
     if not _is_json_content(content_type):
-        return Outcome(415, error_body(None, INVALID_REQUEST, UNSUPPORTED_MEDIA_TYPE_MESSAGE))
+        return Outcome(
+            415, error_body(None, INVALID_REQUEST, UNSUPPORTED_MEDIA_TYPE_MESSAGE, reason="unsupported_media_type")
+        )
     return None
 
 
@@ -161,7 +164,9 @@ def _claims_modern(message: Mapping[str, Any], headers: McpHeaders) -> bool:
 
 def _unsupported(requested: str) -> JsonRpcError:
     data = {"supported": list(SUPPORTED_VERSIONS), "requested": requested}
-    return JsonRpcError(UNSUPPORTED_PROTOCOL_VERSION, UNSUPPORTED_VERSION_MESSAGE, data)
+    return JsonRpcError(
+        UNSUPPORTED_PROTOCOL_VERSION, UNSUPPORTED_VERSION_MESSAGE, data, reason="unsupported_protocol_version"
+    )
 
 
 def _check_envelope(message: Mapping[str, Any], headers: McpHeaders) -> None:
@@ -173,20 +178,26 @@ def _check_envelope(message: Mapping[str, Any], headers: McpHeaders) -> None:
             # No envelope and a header naming no revision we serve: say which ones we do (more useful than
             # "envelope missing" to a client that only has the header to offer).
             raise _unsupported(header)
-        raise JsonRpcError(INVALID_PARAMS, ENVELOPE_MISSING_MESSAGE)
+        raise JsonRpcError(
+            INVALID_PARAMS, ENVELOPE_MISSING_MESSAGE, {"param": "params._meta"}, reason="missing_envelope"
+        )
     version = meta[META_PROTOCOL_VERSION]
     if headers.protocol_version is None or headers.protocol_version != version:
-        raise JsonRpcError(HEADER_MISMATCH, VERSION_HEADER_MISMATCH_MESSAGE)
+        raise JsonRpcError(HEADER_MISMATCH, VERSION_HEADER_MISMATCH_MESSAGE, reason=HEADER_MISMATCH_CODE)
     method = message["method"]
     if headers.method != method:
-        raise JsonRpcError(HEADER_MISMATCH, METHOD_HEADER_MISMATCH_MESSAGE)
+        raise JsonRpcError(HEADER_MISMATCH, METHOD_HEADER_MISMATCH_MESSAGE, reason=HEADER_MISMATCH_CODE)
     field = NAME_BEARING.get(method)
     if field is not None:
         body_value = message["params"].get(field)
         if body_value is not None and decode_header_value(headers.name) != body_value:
-            raise JsonRpcError(HEADER_MISMATCH, NAME_HEADER_MISMATCH_MESSAGE.format(field=field))
+            raise JsonRpcError(
+                HEADER_MISMATCH, NAME_HEADER_MISMATCH_MESSAGE.format(field=field), reason=HEADER_MISMATCH_CODE
+            )
     if not isinstance(version, str):
-        raise JsonRpcError(INVALID_PARAMS, VERSION_NOT_STRING_MESSAGE)
+        raise JsonRpcError(
+            INVALID_PARAMS, VERSION_NOT_STRING_MESSAGE, {"param": f"params._meta.{META_PROTOCOL_VERSION}"}
+        )
     if version not in MODERN_VERSIONS:
         raise _unsupported(version)
     _check_meta_types(meta)
@@ -224,7 +235,9 @@ def _notification(message: Mapping[str, Any], headers: McpHeaders, *, modern: bo
         meta = _meta(message) or {}
         header = headers.protocol_version
         if header is None or (META_PROTOCOL_VERSION in meta and meta[META_PROTOCOL_VERSION] != header):
-            return Outcome(400, error_body(None, HEADER_MISMATCH, VERSION_HEADER_MISMATCH_MESSAGE))
+            return Outcome(
+                400, error_body(None, HEADER_MISMATCH, VERSION_HEADER_MISMATCH_MESSAGE, reason=HEADER_MISMATCH_CODE)
+            )
         if header not in MODERN_VERSIONS:
             return _error(None, _unsupported(header), modern=True)
     return Outcome(202)
@@ -282,9 +295,21 @@ def _request(message: Mapping[str, Any], headers: McpHeaders, backend: Backend, 
     return Outcome(200, result_body(request_id, result))
 
 
+def _screened(message: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The message as the edge check reads it: a ``tools/call`` request's arguments are the tool's to refuse.
+
+    tools.mdx §Error Handling (SEP-1303): invalid argument values are tool execution errors (``isError``),
+    not protocol errors; ``tools.call_tool`` checks them the same way before any handler runs.
+    """
+    params = message.get("params")
+    if message.get("method") != "tools/call" or "id" not in message or not isinstance(params, dict):
+        return message
+    return {**message, "params": {key: value for key, value in params.items() if key != "arguments"}}
+
+
 def _refused(message: Mapping[str, Any], *, modern: bool) -> Outcome | None:
     """A value no handler may meet (``jsonrpc.request_refusal``): answered before any dispatch."""
-    refusal = request_refusal(message)
+    refusal = request_refusal(_screened(message))
     if refusal is None:
         return None
     if "id" not in message:  # a notification has no id to answer: any refusal of one is a 400
@@ -305,7 +330,11 @@ def _handle(body: bytes, headers: McpHeaders, backend: Backend) -> Outcome:
         return refused
     if is_response(message):
         # 2025-11-25 transports.mdx §Sending Messages 4 accepts posted responses; 2026-07-28 §4 forbids them.
-        return Outcome(400, error_body(None, INVALID_REQUEST, POSTED_RESPONSE_MESSAGE)) if modern else Outcome(202)
+        return (
+            Outcome(400, error_body(None, INVALID_REQUEST, POSTED_RESPONSE_MESSAGE, reason="posted_response"))
+            if modern
+            else Outcome(202)
+        )
     if "id" not in message:
         return _notification(message, headers, modern=modern)
     return _request(message, headers, backend, modern=modern)

@@ -22,7 +22,7 @@ from knowledge.retrieval.contract.quoting import (
 )
 from knowledge.retrieval.contract.records import AgentNamespace
 from mcp_bridge import schemas
-from mcp_bridge.jsonrpc import dumps, whole_number
+from mcp_bridge.jsonrpc import dumps, problem_message, request_problem, whole_number
 from mcp_bridge.ports import Backend, FeedbackKind, ParamError, RateLimitedError
 
 logger = logging.getLogger(__name__)
@@ -47,6 +47,8 @@ PACK_SUMMARY_MESSAGE: Final = "{count} entries, {used}/{budget} tokens; matched=
 CITE_AS: Final = "Cite as:"
 RULES: Final = "Rules:"
 _PROBLEM_MAX_CHARS: Final = 200
+# The REST parameter a ParamError names, as the tools' argument it came from.
+REST_PARAMS: Final = {"topic": "query"}
 
 READ_ONLY: Final = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 ADDITIVE_WRITE: Final = {
@@ -66,7 +68,8 @@ class ToolResult:
     """One tool call's outcome before framing: success carries ``structured``; errors carry ``error``.
 
     ``note`` is a short human-readable line (A2A's text part); ``details`` is the machine-readable
-    side of an error (tombstone, nearest IDs, parameter).
+    side of an error: ``code`` (stable; ``error`` repeats it for clients written before ``code``), then
+    the tombstone, nearest IDs or parameter. The ``error`` field (the kind) picks the A2A channel.
     """
 
     structured: dict[str, Any] | None
@@ -135,8 +138,14 @@ class Tool:
         }
 
 
-def _failure(kind: ToolErrorKind, note: str, details: dict[str, Any] | None = None) -> ToolResult:
-    return ToolResult(structured=None, note=note, error=kind, details=details)
+def _failure(
+    kind: ToolErrorKind, note: str, details: Mapping[str, Any] | None = None, *, code: str | None = None
+) -> ToolResult:
+    """An error result whose details lead with its stable ``code`` (the kind unless a finer one is given)."""
+    stable = code or kind
+    return ToolResult(
+        structured=None, note=note, error=kind, details={"code": stable, "error": stable, **(details or {})}
+    )
 
 
 def _search(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
@@ -183,14 +192,14 @@ def _entry(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
         note = GONE_MESSAGE.format(id=stone.id, retired_at=stone.retired_at[:10], reason=stone.reason)
         if stone.replaced_by:
             note += GONE_REPLACED_MESSAGE.format(replaced_by=stone.replaced_by)
-        return _failure("gone", note, {"error": "gone", "tombstone": found.payload})
+        return _failure("gone", note, {"tombstone": found.payload})
     nearest = list(found.nearest[:3])
     note = (
         MISSING_MESSAGE.format(id=entry_id, nearest=", ".join(nearest))
         if nearest
         else MISSING_NO_NEIGHBOURS_MESSAGE.format(id=entry_id)
     )
-    return _failure("not_found", note, {"error": "not_found", "id": entry_id, "nearest": nearest})
+    return _failure("not_found", note, {"id": entry_id, "nearest": nearest})
 
 
 def _entries(backend: Backend, entry_ids: Sequence[str]) -> ToolResult:
@@ -238,7 +247,7 @@ def _feedback(backend: Backend, args: Mapping[str, Any]) -> ToolResult:
         )
     except RateLimitedError as exc:
         note = RATE_LIMITED_MESSAGE.format(seconds=exc.retry_after)
-        return _failure("rate_limited", note, {"error": "rate_limited", "retryAfter": exc.retry_after})
+        return _failure("rate_limited", note, {"retryAfter": exc.retry_after})
     structured = {"feedbackId": receipt.id, "status": "queued_for_review"}
     echoed = untrusted(args["message"], source=f"agent feedback {receipt.id}")
     note = f"{FEEDBACK_QUEUED_MESSAGE.format(id=receipt.id)}\n\n{UNTRUSTED_NOTICE}\n\n{echoed}"
@@ -440,7 +449,19 @@ def _argument_problem(tool: Tool, arguments: Mapping[str, Any]) -> ToolResult | 
     where = error.json_path
     problem = error.message[:_PROBLEM_MAX_CHARS]
     note = INVALID_ARGUMENTS_MESSAGE.format(tool=tool.name, where=where, problem=problem)
-    return _failure("invalid_arguments", note, {"error": "invalid_arguments", "param": where})
+    return _failure("invalid_arguments", note, {"param": where})
+
+
+def _unusable_argument(tool: Tool, arguments: Mapping[str, Any]) -> ToolResult | None:
+    """A NUL or lone surrogate, an infinite number or too deep a nesting: refused like a schema violation
+    (``jsonrpc.request_problem``'s code), before any handler, database or encoder meets it."""
+    found = request_problem(dict(arguments))
+    if found is None:
+        return None
+    code, path = found
+    where = "$" if path == "$" else f"$.{path}"
+    note = INVALID_ARGUMENTS_MESSAGE.format(tool=tool.name, where=where, problem=problem_message(code, where))
+    return _failure("invalid_arguments", note, {"param": where}, code=code)
 
 
 def _with_whole_integers(tool: Tool, arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -462,14 +483,15 @@ def call_tool(tool: Tool, arguments: Mapping[str, Any], backend: Backend) -> Too
     for the protocol layer to answer with ``-32603``; a payload that breaks the declared
     ``outputSchema`` raises ``OutputSchemaError`` for the same reason.
     """
-    problem = _argument_problem(tool, arguments)
+    problem = _unusable_argument(tool, arguments) or _argument_problem(tool, arguments)
     if problem is not None:
         return problem
     try:
         result = tool.handler(backend, _with_whole_integers(tool, arguments))
     except ParamError as exc:
-        note = INVALID_ARGUMENTS_MESSAGE.format(tool=tool.name, where=f"$.{exc.param}", problem=exc.message)
-        return _failure("invalid_arguments", note, {"error": exc.code, "param": exc.param})
+        where = f"$.{REST_PARAMS.get(exc.param, exc.param)}"
+        note = INVALID_ARGUMENTS_MESSAGE.format(tool=tool.name, where=where, problem=exc.message)
+        return _failure("invalid_arguments", note, {"param": where}, code=exc.code)
     if result.structured is not None and not tool.output_check.is_valid(result.structured):
         mismatch = best_match(tool.output_validator.iter_errors(result.structured))
         if mismatch is not None:

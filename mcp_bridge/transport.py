@@ -36,7 +36,9 @@ def max_body_bytes() -> int:
 
 
 def too_large(limit: int) -> Outcome:
-    return Outcome(413, error_body(None, INVALID_REQUEST, BODY_TOO_LARGE_MESSAGE.format(limit=limit)))
+    return Outcome(
+        413, error_body(None, INVALID_REQUEST, BODY_TOO_LARGE_MESSAGE.format(limit=limit), reason="body_too_large")
+    )
 
 
 def namespace_base_url(request: HttpRequest, gate: Gate) -> str:
@@ -91,7 +93,9 @@ def origin_refused(request: HttpRequest, namespace: str | None) -> Outcome:
     """The 403 of an untrusted Origin, written to the security log (the Origin is not a secret)."""
     origin = request.headers.get("Origin", "")[:200]
     security_event(ORIGIN_REFUSED, request=request, namespace=namespace, reason="untrusted_origin", origin=origin)
-    return Outcome(403, error_body(None, INVALID_REQUEST, ORIGIN_REFUSED_MESSAGE.format(origin=origin)))
+    return Outcome(
+        403, error_body(None, INVALID_REQUEST, ORIGIN_REFUSED_MESSAGE.format(origin=origin), reason="origin_refused")
+    )
 
 
 def cors_headers(request: HttpRequest) -> dict[str, str]:

@@ -104,7 +104,11 @@ def test_a_body_over_the_cap_is_a_200_invalid_request_on_a2a(client: Client, dem
     response = post(client, "/a2a", json.dumps(big).encode())
 
     assert response.status_code == 200
-    assert response.json()["error"] == {"code": -32600, "message": "Request body too large: at most 1024 bytes"}
+    assert response.json()["error"] == {
+        "code": -32600,
+        "message": "Request body too large: at most 1024 bytes",
+        "data": {"code": "body_too_large"},
+    }
 
 
 def test_a_notification_over_http_is_202_without_a_body(client: Client, demo: Namespace) -> None:

@@ -90,7 +90,7 @@ def test_two_data_parts_are_invalid_params_and_run_nothing(backend: FakeBackend,
     error = outcome.body["error"]
     assert error["code"] == -32602
     assert error["message"].startswith("One skill call per message: send at most one data part (this message has 2)")
-    assert error["data"] == {"param": "params.message.parts"}
+    assert error["data"] == {"code": "too_many_data_parts", "param": "params.message.parts"}
     assert backend.calls == [] and tasks.tasks == {}
 
 

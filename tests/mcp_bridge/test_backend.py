@@ -33,7 +33,7 @@ def test_search_context_is_the_rest_body_for_the_same_query(client: Client, alph
 def test_rest_parameter_errors_become_tool_errors(client: Client, alpha: Namespace) -> None:
     control = details(tool(client, "/t/alpha/mcp", "search_context", {"query": "token\u0007"}))
 
-    assert control == {"error": "invalid_topic", "param": "topic"}
+    assert control == {"code": "invalid_topic", "error": "invalid_topic", "param": "$.query"}
 
 
 def test_it_hides_other_namespaces_entries(client: Client, alpha: Namespace, beta: Namespace) -> None:
@@ -58,7 +58,7 @@ def test_feedback_stays_in_its_namespace(client: Client, alpha: Namespace, beta:
     foreign = tool(client, "/t/alpha/mcp", "submit_feedback", {**arguments, "entryId": "BE-001"})
 
     assert stored["structuredContent"]["status"] == "queued_for_review"
-    assert details(foreign) == {"error": "unknown_entry", "param": "entryId"}
+    assert details(foreign) == {"code": "unknown_entry", "error": "unknown_entry", "param": "$.entryId"}
     assert list(Feedback.objects.values_list("namespace__slug", "entry_public_id", "source")) == [
         ("alpha", "AL-001", "mcp")
     ]
@@ -91,7 +91,7 @@ def test_an_earlier_published_version_is_served_on_request(client: Client, alpha
 
     assert (current["version"], current["title"]) == (2, "Alpha is a renamed namespace")
     assert (first["version"], first["title"]) == (1, "Alpha is a test namespace")
-    assert unknown == {"error": "unknown_version", "param": "version"}
+    assert unknown == {"code": "unknown_version", "error": "unknown_version", "param": "$.version"}
 
 
 def test_a_version_published_after_the_active_release_stays_invisible(client: Client, alpha: Namespace) -> None:
@@ -110,7 +110,7 @@ def test_a_version_published_after_the_active_release_stays_invisible(client: Cl
     newer = details(tool(client, "/t/alpha/mcp", "get_entry", {"id": "AL-001", "version": 2}))
     current = tool(client, "/t/alpha/mcp", "get_entry", {"id": "AL-001"})["structuredContent"]
 
-    assert newer["param"] == "version"
+    assert newer["param"] == "$.version"
     assert current["title"] == "Alpha is a test namespace"
 
 

@@ -159,3 +159,24 @@ def test_a_private_namespace_card_needs_the_key_and_declares_bearer(live: LiveSe
             assert pack.data["entries"] and all(e["id"].startswith("VA-") for e in pack.data["entries"])
 
     run(scenario)
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        ({"skill": "nope"}, "unknown_skill"),
+        ({"bogus": 1}, "unknown_data_keys"),
+        ({"skill": "get_entry", "arguments": "EG-202"}, "invalid_data_part"),
+        ({"skill": "get_entry", "arguments": {}}, "invalid_arguments"),
+    ],
+)
+def test_the_sdk_sees_one_stable_code_on_every_refusal(live: LiveServer, data: dict[str, Any], code: str) -> None:
+    async def scenario() -> None:
+        async with httpx.AsyncClient() as http:
+            _, client = await connect(http, f"{live.url}/t/evergreen")
+            with pytest.raises(A2AClientJSONRPCError) as refused:
+                await send(client, message(DataPart(data=data)))
+            assert refused.value.error.code == -32602
+            assert isinstance(refused.value.error.data, dict) and refused.value.error.data["code"] == code
+
+    run(scenario)

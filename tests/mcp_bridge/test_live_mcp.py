@@ -202,3 +202,28 @@ def test_a_private_namespace_needs_its_key(live: LiveServer) -> None:
     with pytest.raises(Exception) as refused:  # noqa: PT011 - the SDK wraps it in an ExceptionGroup or MCPError
         run(without_key)
     assert "No such namespace" in repr(refused.value)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_the_sdk_sees_one_stable_code_on_every_error(live: LiveServer, mode: str) -> None:
+    async def scenario() -> None:
+        async with Client(evergreen(live), mode=mode) as client:
+            with pytest.raises(MCPError) as unknown_tool:
+                await client.call_tool("no_such_tool", {})
+            with pytest.raises(MCPError) as unknown_prompt:
+                await client.get_prompt("nope")
+            with pytest.raises(MCPError) as gone:
+                await client.read_resource(f"evergreen://evergreen/{RETIRED_ID}")
+            with pytest.raises(MCPError) as missing:
+                await client.read_resource("evergreen://evergreen/EG-999")
+            nul = await client.call_tool("search_context", {"query": "a\x00b"})
+
+        assert unknown_tool.value.data == {"code": "unknown_tool", "name": "no_such_tool"}
+        assert unknown_prompt.value.data == {"code": "unknown_prompt", "name": "nope"}
+        assert gone.value.data["code"] == "gone" and gone.value.data["tombstone"]["replacedBy"] == REPLACEMENT_ID
+        assert missing.value.data == {"code": "not_found", "uri": "evergreen://evergreen/EG-999"}
+        # An unusable argument value is an input validation error the model sees (SEP-1303), like any other.
+        assert nul.is_error is True
+        assert json.loads(nul.content[1].text)["code"] == "invalid_text"  # type: ignore[union-attr]
+
+    run(scenario)

@@ -60,7 +60,7 @@ def test_a_meta_field_of_the_wrong_type_is_invalid_params(backend: FakeBackend, 
     error = error_of(outcome)
     assert error["code"] == -32602
     assert key in error["message"]
-    assert error["data"] == {"param": f"params._meta.{key}"}
+    assert error["data"] == {"code": "invalid_params", "param": f"params._meta.{key}"}
     assert outcome.body is not None and outcome.body["id"] == 1
     assert backend.calls == []
 

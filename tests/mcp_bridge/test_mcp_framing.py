@@ -47,7 +47,8 @@ def test_406_comes_before_415() -> None:
 def test_unparseable_bodies_are_parse_errors_with_a_null_id(backend: FakeBackend, body: bytes) -> None:
     outcome = handle_post(body, McpHeaders(), backend)
     assert outcome.status == 400
-    assert outcome.body == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+    error = {"code": -32700, "message": "Parse error", "data": {"code": "parse_error"}}
+    assert outcome.body == {"jsonrpc": "2.0", "id": None, "error": error}
 
 
 def test_deep_nesting_is_a_parse_error_not_a_crash(backend: FakeBackend) -> None:
@@ -60,7 +61,7 @@ def test_a_batch_is_an_invalid_request(backend: FakeBackend, headers: McpHeaders
     batch = [{"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"jsonrpc": "2.0", "id": 2, "method": "ping"}]
     outcome = post(backend, batch, headers)
     assert outcome.status == 400
-    assert error_of(outcome) == {"code": -32600, "message": INVALID_BODY_MESSAGE}
+    assert error_of(outcome) == {"code": -32600, "message": INVALID_BODY_MESSAGE, "data": {"code": "invalid_request"}}
 
 
 @pytest.mark.parametrize("request_id", [None, True, 1.5, [1], {"a": 1}])
@@ -135,7 +136,7 @@ def test_a_backend_crash_is_an_internal_error_never_an_exception(backend: FakeBa
     backend.fail_with = RuntimeError("database is down")
     outcome = call(backend, "tools/call", {"name": "search_context", "arguments": {"query": "token"}})  # type: ignore[operator]
     assert outcome.status == 200
-    assert error_of(outcome) == {"code": -32603, "message": INTERNAL_ERROR_MESSAGE}
+    assert error_of(outcome) == {"code": -32603, "message": INTERNAL_ERROR_MESSAGE, "data": {"code": "internal_error"}}
     assert "database" not in str(outcome.body)
 
 

@@ -92,7 +92,7 @@ def test_a_missing_resource_is_minus_32002_with_its_uri(backend: FakeBackend) ->
     assert error_of(outcome) == {
         "code": -32002,
         "message": "Resource not found",
-        "data": {"uri": "evergreen://evergreen/EG-999"},
+        "data": {"code": "not_found", "uri": "evergreen://evergreen/EG-999"},
     }
 
 

@@ -146,7 +146,11 @@ def test_an_unsupported_version_lists_what_is_supported(backend: FakeBackend) ->
     assert outcome.body is not None and outcome.body["id"] == 1
     error = error_of(outcome)
     assert error["code"] == -32022
-    assert error["data"] == {"supported": list(SUPPORTED_VERSIONS), "requested": "2099-01-01"}
+    assert error["data"] == {
+        "code": "unsupported_protocol_version",
+        "supported": list(SUPPORTED_VERSIONS),
+        "requested": "2099-01-01",
+    }
 
 
 def test_a_handshake_version_inside_a_modern_envelope_is_unsupported(backend: FakeBackend) -> None:

@@ -43,7 +43,12 @@ def test_a_single_page_has_no_next_cursor(backend: FakeBackend) -> None:
 @pytest.mark.parametrize("cursor", ["", "abc", "e1.", "e1.!!!", "e1.AAAA", 7, encode_cursor("EG-001") + "x"])
 def test_an_invalid_cursor_is_invalid_params(backend: FakeBackend, cursor: object) -> None:
     outcome = call_modern(backend, "resources/list", {"cursor": cursor})
-    assert outcome.status == 400 and error_of(outcome) == {"code": -32602, "message": "Invalid cursor"}
+    assert outcome.status == 400
+    assert error_of(outcome) == {
+        "code": -32602,
+        "message": "Invalid cursor",
+        "data": {"code": "invalid_cursor", "param": "params.cursor"},
+    }
 
 
 def test_cursors_round_trip() -> None:
@@ -74,13 +79,17 @@ def test_resources_read_returns_the_entry_markdown(backend: FakeBackend) -> None
 def test_unknown_and_foreign_resources_read_alike(backend: FakeBackend, uri: str) -> None:
     outcome = call_modern(backend, "resources/read", {"uri": uri})
     assert outcome.status == 400
-    assert error_of(outcome) == {"code": -32602, "message": "Resource not found", "data": {"uri": uri}}
+    assert error_of(outcome) == {
+        "code": -32602,
+        "message": "Resource not found",
+        "data": {"code": "not_found", "uri": uri},
+    }
 
 
 def test_another_namespace_cannot_read_this_namespace_entries() -> None:
     acme = FakeBackend(info=demo_info(slug="acme"))
     outcome = call_modern(acme, "resources/read", {"uri": "evergreen://evergreen/EG-202"})
-    assert error_of(outcome)["data"] == {"uri": "evergreen://evergreen/EG-202"}
+    assert error_of(outcome)["data"] == {"code": "not_found", "uri": "evergreen://evergreen/EG-202"}
     assert acme.calls == []
 
 
@@ -115,4 +124,8 @@ def test_prompts_get_returns_the_pack_as_a_user_message(backend: FakeBackend) ->
 
 def test_an_unknown_prompt_is_invalid_params(backend: FakeBackend) -> None:
     outcome = call_legacy(backend, "prompts/get", {"name": "research"})
-    assert error_of(outcome) == {"code": -32602, "message": "Unknown prompt: research"}
+    assert error_of(outcome) == {
+        "code": -32602,
+        "message": "Unknown prompt: research",
+        "data": {"code": "unknown_prompt", "name": "research"},
+    }

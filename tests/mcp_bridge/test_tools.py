@@ -130,7 +130,7 @@ def test_a_long_invalid_value_is_not_echoed_in_full(backend: FakeBackend) -> Non
 def test_backend_param_errors_become_tool_errors(backend: FakeBackend) -> None:
     result = call(backend, "search_context", {"query": "bad\x07topic"})
     assert result["isError"] is True
-    assert json.loads(texts(result)[1]) == {"error": "invalid_topic", "param": "topic"}
+    assert json.loads(texts(result)[1]) == {"code": "invalid_topic", "error": "invalid_topic", "param": "$.query"}
 
 
 def test_get_entry_returns_the_entry(backend: FakeBackend) -> None:
@@ -150,6 +150,7 @@ def test_get_entry_for_a_retired_id_says_it_is_gone_with_its_tombstone(backend: 
         "It was replaced by EG-101; call get_entry with that ID."
     )
     assert json.loads(details) == {
+        "code": "gone",
         "error": "gone",
         "tombstone": {
             "id": "EG-009",
@@ -171,7 +172,12 @@ def test_get_entry_for_an_unknown_id_names_the_three_nearest(backend: FakeBacken
     message, details = texts(result)
     assert result["isError"] is True
     assert message == "There is no entry EG-203 in this knowledge base. The nearest IDs are: EG-202, EG-201, EG-301."
-    assert json.loads(details) == {"error": "not_found", "id": "EG-203", "nearest": ["EG-202", "EG-201", "EG-301"]}
+    assert json.loads(details) == {
+        "code": "not_found",
+        "error": "not_found",
+        "id": "EG-203",
+        "nearest": ["EG-202", "EG-201", "EG-301"],
+    }
 
 
 def test_get_entry_with_an_unknown_version_is_a_tool_error(backend: FakeBackend) -> None:
@@ -232,7 +238,7 @@ def test_submit_feedback_over_the_limit_says_when_to_retry(backend: FakeBackend)
     result = call(backend, "submit_feedback", {"kind": "other", "message": "hello"})
     assert result["isError"] is True
     assert texts(result)[0] == "Too many feedback submissions; retry after 42 seconds."
-    assert json.loads(texts(result)[1]) == {"error": "rate_limited", "retryAfter": 42}
+    assert json.loads(texts(result)[1]) == {"code": "rate_limited", "error": "rate_limited", "retryAfter": 42}
 
 
 def test_submit_feedback_for_an_unknown_entry_is_a_tool_error(backend: FakeBackend) -> None:

@@ -49,7 +49,11 @@ def test_one_message_per_post_an_array_is_refused(client: Client, demo: Namespac
     assert response.json() == {
         "jsonrpc": "2.0",
         "id": None,
-        "error": {"code": -32600, "message": "Body must be a single JSON-RPC request or notification object"},
+        "error": {
+            "code": -32600,
+            "message": "Body must be a single JSON-RPC request or notification object",
+            "data": {"code": "invalid_request"},
+        },
     }
 
 
@@ -155,7 +159,11 @@ def test_a_body_over_the_cap_is_413(client: Client, demo: Namespace, settings: A
     response = post(client, "/mcp", big)
 
     assert response.status_code == 413
-    assert response.json()["error"] == {"code": -32600, "message": "Request body too large: at most 1024 bytes"}
+    assert response.json()["error"] == {
+        "code": -32600,
+        "message": "Request body too large: at most 1024 bytes",
+        "data": {"code": "body_too_large"},
+    }
 
 
 def test_a_private_namespace_without_its_key_looks_missing(client: Client, beta: Namespace) -> None:

@@ -48,20 +48,35 @@ def _error(response: Any) -> dict[str, Any]:
     return error
 
 
-SURROGATE_CASES = {
-    "mcp search": lambda c: _modern(c, "tools/call", {"name": "search_context", "arguments": {"query": LONE}}),
-    "mcp get_entry": lambda c: _modern(c, "tools/call", {"name": "get_entry", "arguments": {"id": "AL-0" + LONE}}),
-    "mcp feedback": lambda c: _modern(
-        c, "tools/call", {"name": "submit_feedback", "arguments": {"kind": "other", "message": "bad " + LONE}}
+# A tool's arguments are refused as a tool result (isError), like any invalid argument (MCP: tool errors).
+ARGUMENT_CASES = {
+    "mcp search": (
+        lambda c: _modern(c, "tools/call", {"name": "search_context", "arguments": {"query": LONE}}),
+        "$.query",
     ),
+    "mcp get_entry": (
+        lambda c: _modern(c, "tools/call", {"name": "get_entry", "arguments": {"id": "AL-0" + LONE}}),
+        "$.id",
+    ),
+    "mcp feedback": (
+        lambda c: _modern(
+            c, "tools/call", {"name": "submit_feedback", "arguments": {"kind": "other", "message": "bad " + LONE}}
+        ),
+        "$.message",
+    ),
+    "legacy search": (
+        lambda c: _raw_post(
+            c,
+            "/t/alpha/mcp",
+            legacy_request("tools/call", {"name": "search_context", "arguments": {"query": LONE}}),
+            {"MCP-Protocol-Version": "2025-11-25"},
+        ),
+        "$.query",
+    ),
+}
+SURROGATE_CASES = {
     "mcp resources/read": lambda c: _modern(c, "resources/read", {"uri": "evergreen://alpha/" + LONE}),
     "mcp request id": lambda c: _modern(c, "tools/list", {}, request_id="id-" + LONE),
-    "legacy search": lambda c: _raw_post(
-        c,
-        "/t/alpha/mcp",
-        legacy_request("tools/call", {"name": "search_context", "arguments": {"query": LONE}}),
-        {"MCP-Protocol-Version": "2025-11-25"},
-    ),
     "a2a text": lambda c: _a2a_send(c, [{"kind": "text", "text": LONE}]),
     "a2a messageId": lambda c: _a2a_send(c, [{"kind": "text", "text": "budget"}], message_id=LONE),
     "a2a data key": lambda c: _a2a_send(c, [{"kind": "data", "data": {LONE: 1}}]),
@@ -80,6 +95,20 @@ def test_a_lone_surrogate_is_refused_naming_the_parameter(
         assert error["code"] == -32602
         assert error["data"]["code"] == "invalid_text"
         assert error["data"]["param"].startswith("params.")
+
+
+@pytest.mark.parametrize("case", sorted(ARGUMENT_CASES))
+def test_a_lone_surrogate_in_a_tool_argument_is_a_tool_error_naming_it(
+    client: Client, alpha: Namespace, no_rate_limit: None, case: str
+) -> None:
+    call, param = ARGUMENT_CASES[case]
+    response = call(client)
+
+    assert response.status_code == 200
+    result = response.json()["result"]
+    assert result["isError"] is True
+    details = json.loads(result["content"][1]["text"])
+    assert details["code"] == "invalid_text" and details["param"] == param
 
 
 def _a2a(client: Client, method: str, params: dict[str, Any]) -> Any:
@@ -116,7 +145,11 @@ def test_a_fractional_budget_is_a_clear_argument_error(client: Client, alpha: Na
 
     body = result.json()["result"]
     assert body["isError"] is True
-    assert json.loads(body["content"][1]["text"]) == {"error": "invalid_arguments", "param": "$.budget"}
+    assert json.loads(body["content"][1]["text"]) == {
+        "code": "invalid_arguments",
+        "error": "invalid_arguments",
+        "param": "$.budget",
+    }
 
 
 def test_a_whole_float_version_reads_that_version(client: Client, alpha: Namespace, no_rate_limit: None) -> None:
