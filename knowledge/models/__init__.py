@@ -6,7 +6,7 @@ from knowledge.models.content import DocPage, EvaluationRun, Feedback, GoldenQue
 from knowledge.models.entry import Entry, EntryVersion, VersionState
 from knowledge.models.freshness import DueItem
 from knowledge.models.gate import GateStatus, ReleaseGate
-from knowledge.models.layers import NamespaceBase
+from knowledge.models.layers import NamespaceBase, WithdrawnEntry
 from knowledge.models.namespace import (
     ApiKey,
     Category,
@@ -85,4 +85,5 @@ __all__ = [
     "VersionState",
     "WebhookDelivery",
     "WebhookEndpoint",
+    "WithdrawnEntry",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from knowledge.models.namespace import Namespace
+from knowledge.models.namespace import Namespace, Sensitivity
 
 
 class NamespaceBase(models.Model):
@@ -37,3 +37,31 @@ class NamespaceBase(models.Model):
 
     def __str__(self) -> str:
         return f"{self.namespace.slug} on {self.base.slug}"
+
+
+class WithdrawnEntry(models.Model):
+    """An ID a release of `namespace` served from the layer `layer` (a base, or a base's base) that a later
+    release served from nowhere once `layer` was no longer among its bases (seed §6: an ID agents could
+    read answers 410, never 404). Releases built while `layer` is not among the namespace's layers and
+    the ID is neither served nor retired another way serve this as a tombstone.
+
+    Written only by knowledge.services.layers_withdrawn when a release is built; kept when the base is
+    added back (its entries are served again, so nothing answers from it), refreshed when removed again.
+    """
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="withdrawn_entries")
+    public_id = models.CharField(max_length=32)
+    layer = models.SlugField(max_length=64, help_text="The namespace it was served from (its layer).")
+    title = models.CharField(max_length=500, blank=True)
+    sensitivity = models.CharField(
+        max_length=16, choices=Sensitivity.choices, default=Sensitivity.PUBLIC, help_text="As it was served."
+    )
+    withdrawn_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["namespace", "public_id"], name="withdrawnentry_unique_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.public_id} withdrawn from {self.namespace.slug}"

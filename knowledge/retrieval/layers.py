@@ -9,18 +9,26 @@ so a retirement reaches every namespace built on it with their next release. A b
 too, as ``<base>/<slug>`` and listing only the base's entries the namespace serves (an overridden one
 is left out), so a dependant's llms.txt routes to them like to its own.
 
+An ID a release served from a layer that then left the namespace's bases is withdrawn: it answers as a
+tombstone saying so (seed §6 and §8: an ID agents could read is gone, never unknown), in that release and
+every later one while the layer stays out; the layer added back serves it again. A base entry the
+namespace never served stays unknown (404).
+
 Pure: the bases' snapshots are read from their active releases by ``knowledge.selectors.layers``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
-from knowledge.retrieval.contract.records import Tombstone
+from knowledge.retrieval.changes import id_order
+from knowledge.retrieval.contract.records import PUBLIC, Tombstone
 from knowledge.retrieval.snapshot import CategoryInfo, EntryRecord, Snapshot, ThemeRecord, without_dead_links
 
 OVERRIDDEN = "Overridden in {namespace} by {id}: {title}"
+WITHDRAWN = "No longer served in {namespace}: {layer} was removed from its base namespaces"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +37,53 @@ class Base:
 
     slug: str
     snapshot: Snapshot
+
+
+@dataclass(frozen=True, slots=True)
+class Withdrawn:
+    """An ID the namespace served from `layer` until `layer` left its bases (knowledge.models.WithdrawnEntry)."""
+
+    id: str
+    layer: str
+    title: str
+    sensitivity: str
+    withdrawn_at: str  # RFC 3339
+
+
+def withdrawn_items(
+    previous: Iterable[Mapping[str, Any]], snapshot: Snapshot, *, layers: Collection[str]
+) -> list[Mapping[str, Any]]:
+    """The items of a release's manifest (`previous`, the namespace's last) served from a layer that is not
+    among `layers` (the namespace and every namespace below it now) which `snapshot` neither serves nor
+    tombstones: the IDs its build withdraws. A base that is still listed but no longer serves an entry (a
+    rollback) withdraws nothing: that ID was never the base's to keep (it answers 404 in the base too)."""
+    gone = [item for item in previous if "layer" in item and item["layer"] not in layers]
+    if not gone:
+        return []
+    taken = {entry.id for entry in snapshot.entries} | {stone.id for stone in snapshot.tombstones}
+    return [item for item in gone if item["id"] not in taken]
+
+
+def layers_withdrawn(snapshot: Snapshot, withdrawn: Iterable[Withdrawn], *, layers: Collection[str]) -> Snapshot:
+    """`snapshot` with a tombstone for each withdrawn ID whose layer is not among `layers` and which it
+    neither serves nor tombstones another way (served again, retired or overridden), after its own, in ID order."""
+    taken = {entry.id for entry in snapshot.entries} | {stone.id for stone in snapshot.tombstones}
+    found = [item for item in withdrawn if item.layer not in layers and item.id not in taken]
+    if not found:
+        return snapshot
+    name = snapshot.namespace.name
+    stones = [
+        Tombstone(
+            id=item.id,
+            title=item.title,
+            retired_at=item.withdrawn_at,
+            reason=WITHDRAWN.format(namespace=name, layer=item.layer),
+            replaced_by=None,
+            sensitivity=item.sensitivity or PUBLIC,
+        )
+        for item in sorted(found, key=lambda item: id_order(item.id))
+    ]
+    return replace(snapshot, tombstones=(*snapshot.tombstones, *stones))
 
 
 def _layered(entry: EntryRecord, slug: str) -> EntryRecord:

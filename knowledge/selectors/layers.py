@@ -6,12 +6,13 @@ from typing import Any
 
 from knowledge.actors import is_system_actor
 from knowledge.models import Namespace, ReviewedText, Role, TextKind, TextVersion
-from knowledge.models.layers import NamespaceBase
+from knowledge.models.layers import NamespaceBase, WithdrawnEntry
 from knowledge.retrieval.contract.records import PUBLIC
-from knowledge.retrieval.layers import Base
+from knowledge.retrieval.layers import Base, Withdrawn
 from knowledge.retrieval.render.release import CONTEXT_JSON, SITE_JSON
 from knowledge.retrieval.render.site import snapshot_complete, snapshot_from_artifacts
 from knowledge.retrieval.tiers import PROTECTED_JSON
+from knowledge.retrieval.timestamps import rfc3339
 from knowledge.selectors.artifacts import artifact_contents
 from knowledge.selectors.permissions import user_has_role
 
@@ -36,6 +37,26 @@ def layers_below(*, namespace: Namespace) -> list[Namespace]:
             found.append(base)
             queue += bases_list(namespace=base)
     return found
+
+
+def layer_slugs(*, namespace: Namespace) -> set[str]:
+    """The namespace's slug and those of every namespace it builds on now (its layers, declared)."""
+    return {namespace.slug, *(base.slug for base in layers_below(namespace=namespace))}
+
+
+def withdrawn_list(*, namespace: Namespace) -> list[Withdrawn]:
+    """The IDs the namespace served from a layer that later left its bases (knowledge.models.WithdrawnEntry)."""
+    rows = WithdrawnEntry.objects.filter(namespace=namespace).order_by("public_id")
+    return [
+        Withdrawn(
+            id=row.public_id,
+            layer=row.layer,
+            title=row.title,
+            sensitivity=row.sensitivity,
+            withdrawn_at=rfc3339(row.withdrawn_at),
+        )
+        for row in rows
+    ]
 
 
 def dependants_list(*, namespace: Namespace) -> list[Namespace]:

@@ -19,7 +19,7 @@ from knowledge.models import (
     TextKind,
 )
 from knowledge.retrieval.contract.records import REVIEWED, SELF_APPROVED, UNRECORDED, Tombstone
-from knowledge.retrieval.layers import layers_compose
+from knowledge.retrieval.layers import layers_compose, layers_withdrawn
 from knowledge.retrieval.snapshot import (
     CategoryInfo,
     DocRecord,
@@ -33,7 +33,7 @@ from knowledge.retrieval.snapshot import (
 from knowledge.retrieval.synonyms import SynonymSet as SynonymRule
 from knowledge.retrieval.tiers import expired
 from knowledge.retrieval.timestamps import rfc3339
-from knowledge.selectors.layers import layers_read
+from knowledge.selectors.layers import layer_slugs, layers_read, withdrawn_list
 
 
 def namespace_info(*, namespace: Namespace) -> NamespaceInfo:
@@ -158,7 +158,9 @@ def _entry_records(namespace: Namespace, kept: dict[RecordKey, EntryRecord]) -> 
 def snapshot_read(
     *, namespace: Namespace, today: date | None = None, kept: dict[RecordKey, EntryRecord] | None = None
 ) -> Snapshot:
-    """The published versions, tombstones, docs and prompt packs of a namespace, in ID order.
+    """The published versions, tombstones, docs and prompt packs of a namespace, in ID order, with its
+    bases' (layers_compose) and a tombstone for each ID it served from a layer that has left its bases
+    since (layers_withdrawn; a build records those first: knowledge.services.layers_withdrawn).
 
     ``today`` (default: the local date) dates the entries' freshness: which are due (issue 12 §6).
     ``kept``: the entry records of the caller's previous read, reused where the version is the same.
@@ -189,7 +191,11 @@ def snapshot_read(
         synonyms=published_synonyms(namespace=namespace),
         themes=published_themes(namespace=namespace),
     )
-    return layers_compose(own, layers_read(namespace=namespace))
+    composed = layers_compose(own, layers_read(namespace=namespace))
+    withdrawn = withdrawn_list(namespace=namespace)
+    if not withdrawn:  # a namespace that never lost a base: no further query
+        return composed
+    return layers_withdrawn(composed, withdrawn, layers=layer_slugs(namespace=namespace))
 
 
 def published_themes(*, namespace: Namespace) -> tuple[ThemeRecord, ...]:

@@ -70,6 +70,7 @@ from knowledge.services.build_queue import (
 )
 from knowledge.services.heap import heap_frozen, heap_trim, heap_unmapped
 from knowledge.services.layers import layers_rebuild_dependants
+from knowledge.services.layers_withdrawn import withdrawn_entries_record
 from knowledge.services.release_gate import (
     candidate_from_artifacts,
     existing_release_check,
@@ -269,6 +270,8 @@ def _manifest_item(entry: EntryRecord) -> dict[str, Any]:
     item: dict[str, Any] = {"id": entry.id, "version": entry.version, "hash": entry.content_hash}
     if entry.sensitivity != PUBLIC:  # the change feed leaves these out for callers not cleared for them
         item["sensitivity"] = entry.sensitivity
+    if entry.layer:  # once the namespace has bases: which IDs a base's removal withdraws (layers_withdrawn)
+        item["layer"] = entry.layer
     return item
 
 
@@ -487,7 +490,12 @@ def _serve_again(
 def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome:
     started = time.monotonic()
     serial = namespace.content_serial
-    snapshot = _snapshot(namespace, now)
+    previous = _latest_release(namespace)
+    # The IDs the last release served from a base that has left the list answer 410 from now on (seed §6),
+    # before the inputs hash: a release of the same content that still answered 404 for them is not reused.
+    snapshot = withdrawn_entries_record(
+        namespace=namespace, snapshot=_snapshot(namespace, now), previous=previous, now=now
+    )
     inputs_hash = snapshot.inputs_hash(_build_caches(namespace.pk).digests)
     existing = Release.objects.filter(namespace=namespace, inputs_hash=inputs_hash).first()
     if existing is not None:
@@ -495,7 +503,6 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
             namespace=namespace, release=existing, snapshot=snapshot, serial=serial, now=now, actor=actor
         )
 
-    previous = _latest_release(namespace)
     hashes = {entry.id: entry.content_hash for entry in snapshot.entries}
     stamp = _stamp(namespace=namespace, hashes=hashes, previous=previous, now=now)
     lineage = calibration_lineage(namespace=namespace, snapshot=snapshot, latest=previous, hashes=hashes)
