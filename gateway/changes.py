@@ -7,9 +7,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 import orjson
+from django.http import QueryDict
 
 from gateway.cache import Cached, reply_cached
-from gateway.declared import Operation, Parameter
+from gateway.declared import REPEATED, Operation, Parameter
 from gateway.gate import Gate
 from knowledge.retrieval.changes import change_counts, changes_page, manifest_changes
 from knowledge.retrieval.contract.records import PUBLIC, clears
@@ -40,7 +41,7 @@ LIMIT = Parameter(
     "Changes per page.",
     {"invalid_limit": LIMIT_INVALID},
 )
-CHANGES = Operation((SINCE, AFTER, LIMIT))
+CHANGES = Operation((SINCE, AFTER, LIMIT), {"repeated_parameter": REPEATED})
 
 
 def served_manifest(release: LoadedRelease) -> dict[str, Any]:
@@ -64,12 +65,13 @@ def manifest_cleared(manifest: dict[str, Any] | None, clearance: str) -> dict[st
     return {**manifest, "entries": entries}
 
 
-def changes_params(query: Any) -> tuple[str, str | None, int]:
-    since = query.get(SINCE.name)
+def changes_params(query: QueryDict) -> tuple[str, str | None, int]:
+    sent = CHANGES.sent_once(query)
+    since = sent.get(SINCE.name)
     if since is None or not since.strip():
         raise SINCE.refusal("missing_since")
-    after = (query.get(AFTER.name) or "").strip().upper() or None
-    raw = (query.get(LIMIT.name) or "").strip()
+    after = sent.get(AFTER.name, "").strip().upper() or None
+    raw = sent.get(LIMIT.name, "").strip()
     if not raw:
         return since.strip(), after, LIMIT_DEFAULT
     # ASCII digits only: str.isdigit() also takes "²", which int() refuses, and other scripts' digits.

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gateway.errors import BadParameterError
+
+if TYPE_CHECKING:
+    from django.http import QueryDict
 
 # A namespace's own values that a parameter takes (its categories, its prompt-pack scenarios), when known.
 Enums = Mapping[str, Sequence[str] | None]
@@ -84,6 +87,25 @@ class Operation:
         """The 400 for a refusal of the request as a whole; `param` names the parameter when there is one."""
         template = self.refusals[code]
         return BadParameterError(message or template.format(param=param, **fields), param=param, code=code)
+
+    def sent_once(self, query: QueryDict) -> dict[str, str]:
+        """The single-valued query parameters sent, each by name; one sent twice is a 400 repeated_parameter.
+
+        QueryDict.get would quietly take the last of them (README, Parameters declared once). Names the
+        route does not declare are not its to judge; repeatable ones (`repeated=True`) are read with getlist.
+        """
+        sent: dict[str, str] = {}
+        if not query:
+            return sent
+        for parameter in self.parameters:
+            if parameter.location != "query" or parameter.repeated:
+                continue
+            values = query.getlist(parameter.name)
+            if len(values) > 1:
+                raise self.refusal("repeated_parameter", param=parameter.name)
+            if values:
+                sent[parameter.name] = values[0]
+        return sent
 
     def codes(self) -> list[str]:
         """Every 400 code the route answers for its own parameters, sorted."""

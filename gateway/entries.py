@@ -6,6 +6,7 @@ module finds the entry in a release.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from gateway.declared import REPEATED, Operation, Parameter
@@ -24,11 +25,23 @@ VERSION = Parameter(
     "A published version number.",
     {"invalid_version": VERSION_INVALID, "unknown_version": UNKNOWN_VERSION, "repeated_parameter": REPEATED},
 )
-ENTRY = Operation((VERSION,))  # the entry's ID is the path; an unknown one answers 404 with the nearest IDs
+ID_CONTROL = "The entry ID contains control characters; send the ID as plain text, such as EG-202."
+# The entry pages: the ID is the path; an unknown one answers 404 with the nearest IDs, one with control
+# characters 400 invalid_id (as /api/context refuses such a topic) rather than echo them back.
+ENTRY_PAGE = Operation((), {"invalid_id": ID_CONTROL})
+ENTRY = Operation((VERSION,), ENTRY_PAGE.refusals)  # /api/entries/<ID>: the page's refusals, and ?version=
+# Unicode's Cc category (gateway.params refuses a topic with them; importing it from there would be circular).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def normalize_entry_id(entry_id: str) -> str:
     return entry_id.strip().upper()[:64]
+
+
+def entry_id_check(entry_id: str) -> None:
+    """400 invalid_id for an ID with control characters; `param` is the 404's (`id`)."""
+    if _CONTROL.search(entry_id) is not None:
+        raise ENTRY_PAGE.refusal("invalid_id", param="id")
 
 
 def _found(release: LoadedRelease, entry: EntryRecord) -> EntryFound:

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from django.http import HttpRequest
 
-from gateway.declared import Parameter
+from gateway.declared import REPEATED, Parameter
 from gateway.errors import GoneError
 from gateway.gate import Gate
 from knowledge.selectors.pinned import RELEASE_INVALID, RELEASE_UNKNOWN, PinError, release_pinned
@@ -20,7 +20,7 @@ RELEASE = Parameter(
     {"type": "string", "pattern": RELEASE_PATTERN, "examples": ["3", "1.4.0"]},
     "Read an earlier release: its releaseId or knowledgeVersion (served within the retention window; older ones "
     "answer 410 release_expired). Empty means the active release.",
-    {"invalid_release": RELEASE_INVALID, "unknown_release": RELEASE_UNKNOWN},
+    {"invalid_release": RELEASE_INVALID, "unknown_release": RELEASE_UNKNOWN, "repeated_parameter": REPEATED},
 )
 
 
@@ -28,7 +28,10 @@ def pinned_gate(request: HttpRequest, gate: Gate) -> Gate:
     """The gate with the release the request pinned (within the retention window), else as it came."""
     if "release=" not in request.META.get("QUERY_STRING", ""):
         return gate  # the common case costs one substring test, no QueryDict
-    reference = request.GET.get("release", "").strip()
+    sent = request.GET.getlist(RELEASE.name)  # QueryDict.get would take the last of several
+    if len(sent) > 1:
+        raise RELEASE.refusal("repeated_parameter", param=RELEASE.name)
+    reference = sent[0].strip() if sent else ""
     if not reference:
         return gate
     try:

@@ -8,16 +8,6 @@ import re
 ID_PATTERN = re.compile(r"^(?P<prefix>[A-Z][A-Z0-9]{0,15})-(?P<number>[0-9]{3,9})$")
 
 
-# What a mistyped ID may look like, for the nearest published ones: any count of ASCII digits (EG-99).
-_ASKED = re.compile(r"^[A-Z][A-Z0-9]{0,15}-(?P<number>[0-9]{1,9})$")
-
-
-def asked_number(entry_id: str) -> int | None:
-    """The number an asked-for ID names, also when it is too short to be an ID (EG-99 → 99)."""
-    match = _ASKED.match(entry_id)
-    return None if match is None else int(match["number"])
-
-
 def format_public_id(*, prefix: str, number: int, digits: int) -> str:
     return f"{prefix}-{number:0{digits}d}"
 

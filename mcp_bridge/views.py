@@ -149,7 +149,7 @@ def agent_card_get(request: HttpRequest, gate: Gate) -> Reply:
     backend = DjangoBackend(gate=gate, base_url=transport.namespace_base_url(request, gate), source="a2a")
     info = backend.namespace()
     card = build_agent_card(info, build_tools(info), backend.rules(), retention_seconds=task_retention_seconds())
-    return Reply(orjson.dumps(card), JSON, describedby=gate.path("llms.txt"))
+    return Reply(orjson.dumps(card), JSON, describedby=gate.path("llms.txt"), headers=dict(DISCOVERY_CORS))
 
 
 @csrf_exempt

@@ -103,8 +103,10 @@ def standard_refusals(*, release: bool = True) -> dict[str, Any]:
     return refusals
 
 
-def bad_request(codes: Iterable[str]) -> dict[str, Any]:
-    return error_response("A bad parameter; `error.param` names it.", [*COMMON_BAD, *codes])
+def bad_request(codes: Iterable[str], *, release: bool = True) -> dict[str, Any]:
+    """`release`: the route reads ?release= (every read route; POST /api/verify reads its body's)."""
+    common = COMMON_BAD if release else QUERY_TEXT.codes()
+    return error_response("A bad parameter; `error.param` names it.", [*common, *codes])
 
 
 PARAMETERS: dict[str, Any] = {"release": RELEASE_PARAMETER.openapi()}

@@ -29,9 +29,10 @@ from api.openapi.components import (
 )
 from api.views.browse import BROWSE
 from api.views.files import PROMPT_PACK
+from api.views.pages import PLAYGROUND
 from gateway.changes import CHANGES
 from gateway.declared import Enums
-from gateway.entries import ENTRY
+from gateway.entries import ENTRY, ENTRY_PAGE
 from gateway.params import CONTEXT
 from gateway.verify import VERIFY
 
@@ -157,6 +158,11 @@ def _entry(markdown: bool) -> dict[str, Any]:
     return _get("entry_get", "One entry by ID (seed §6)", responses, parameters=parameters)
 
 
+def _index(operation_id: str, summary: str) -> dict[str, Any]:
+    responses = {"200": ok("The page.", _page()), "400": bad_request(PLAYGROUND.codes())}
+    return _get(operation_id, summary, responses, parameters=PLAYGROUND.openapi())
+
+
 def _entry_page(markdown: bool) -> dict[str, Any]:
     content = {MARKDOWN: {"schema": shapes.STRING}} if markdown else _page()
     either = {**content, JSON: {"schema": shapes.ERROR}}
@@ -165,7 +171,7 @@ def _entry_page(markdown: bool) -> dict[str, Any]:
         "200": ok("The entry's page.", content),
         "404": ok("No such entry (with the nearest IDs), or no such namespace (JSON).", either),
         "410": ok("Retired: the tombstone's page, or a release past retention (JSON).", either),
-        "400": bad_request(()),
+        "400": bad_request(ENTRY_PAGE.codes()),
     }
     name = "entry_page_markdown_get" if markdown else "entry_page_get"
     return _get(name, "An entry's page" + (" as Markdown" if markdown else ""), responses, parameters=parameters)
@@ -211,7 +217,7 @@ def _verify() -> dict[str, Any]:
         "requestBody": {"required": True, "content": {JSON: {"schema": VERIFY.body_schema()}}},
         "responses": {
             "200": ok("The report (Cache-Control: no-store).", {JSON: {"schema": shapes.VERIFY}}, headers=SECTION_10),
-            "400": bad_request(VERIFY.codes()),
+            "400": bad_request(VERIFY.codes(), release=False),
             "413": error_response("The body is over EVERGREEN_MCP_MAX_BODY_BYTES.", ["body_too_large"]),
             **standard_refusals(release=False),
         },
@@ -321,8 +327,8 @@ def paths(*, categories: Sequence[str] | None, scenarios: Sequence[str] | None) 
     enums: Enums = {"categories": categories, "scenarios": scenarios or None}
     json_object = {"type": "object"}
     return {
-        "/": _get("index_get", "The namespace's page: entries, Playground, JSON-LD", {"200": ok("The page.", _page())}),
-        "/index.html": _get("index_html_get", "The namespace's page (same as /)", {"200": ok("The page.", _page())}),
+        "/": _index("index_get", "The namespace's page: entries, Playground, JSON-LD"),
+        "/index.html": _index("index_html_get", "The namespace's page (same as /)"),
         "/index.html.md": _file("index_markdown_get", "The namespace's page as Markdown", MARKDOWN),
         "/entries/": _browse(enums),
         "/entries/{entry_id}": _entry_page(markdown=False),

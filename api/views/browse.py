@@ -6,7 +6,7 @@ import re
 
 from django.http import HttpRequest
 
-from gateway.declared import Operation, Parameter
+from gateway.declared import REPEATED, Operation, Parameter
 from gateway.errors import NotFoundError
 from gateway.gate import Gate
 from gateway.http import HTML, MARKDOWN, Reply, wants_markdown
@@ -37,7 +37,7 @@ PAGE = Parameter(
     "The page, 50 entries each.",
     {"invalid_page": PAGE_NOT_INTEGER},
 )
-BROWSE = Operation((Q, BROWSE_CATEGORY, PAGE))
+BROWSE = Operation((Q, BROWSE_CATEGORY, PAGE), {"repeated_parameter": REPEATED})
 
 
 def _page(raw: str | None) -> int:
@@ -52,10 +52,11 @@ def _page(raw: str | None) -> int:
 def entries_browse_get(request: HttpRequest, gate: Gate) -> Reply:
     """/entries/?q=&category=&page=: replayed per URL like every page, so a repeated search costs nothing."""
     release = gate.pages
-    query = topic_parse(request.GET.get(Q.name), declared=Q)
+    sent = BROWSE.sent_once(request.GET)
+    query = topic_parse(sent.get(Q.name), declared=Q)
     categories = [c.slug for c in release.snapshot.namespace.categories]
-    category = category_parse(request.GET.get(BROWSE_CATEGORY.name), categories=categories, declared=BROWSE_CATEGORY)
-    page = _page(request.GET.get(PAGE.name))
+    category = category_parse(sent.get(BROWSE_CATEGORY.name), categories=categories, declared=BROWSE_CATEGORY)
+    page = _page(sent.get(PAGE.name))
     try:
         listing = browse_entries(
             entries=release.snapshot.entries,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 from django.http import HttpRequest
 
-from gateway.entries import entry_lookup, normalize_entry_id, version_parse
+from gateway.entries import entry_id_check, entry_lookup, normalize_entry_id, version_parse
 from gateway.gate import Gate
 from gateway.http import JSON, MARKDOWN, CachePolicy, Reply
 from gateway.views import read_view
@@ -33,6 +33,7 @@ def _private(found: EntryLookup) -> dict[str, str]:
 
 
 def _lookup(request: HttpRequest, gate: Gate, entry_id: str) -> tuple[EntryLookup, int | None]:
+    entry_id_check(entry_id)
     version = version_parse(request.GET.getlist("version"))
     return entry_lookup(gate.release, entry_id, version=version, clearance=gate.clearance), version
 

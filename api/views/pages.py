@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
-from gateway.entries import entry_lookup
+from gateway.declared import REPEATED, Operation, Parameter
+from gateway.entries import entry_id_check, entry_lookup
 from gateway.errors import NotFoundError
 from gateway.gate import Gate
 from gateway.http import HTML, MARKDOWN, Reply, wants_markdown
@@ -17,6 +18,16 @@ from knowledge.retrieval.snapshot import DocRecord
 from knowledge.selectors.pages import INDEX_HTML, doc_page_render, entry_page_render, index_page_render
 
 NO_SUCH_DOC = "There is no docs page {slug!r} in this namespace."
+# The Playground's question in the page's address, so a result can be bookmarked and shared: the page's script
+# asks /api/context with it, which judges the values; the page itself refuses only a repeat.
+PLAYGROUND = Operation(
+    (
+        Parameter("topic", {"type": "string"}, "Fills the Playground and asks /api/context with it."),
+        Parameter("budget", {"type": "string"}, "The Playground's budget (with topic)."),
+        Parameter("category", {"type": "string"}, "The Playground's category (with topic)."),
+    ),
+    {"repeated_parameter": REPEATED},
+)
 
 
 def _page(gate: Gate, request: HttpRequest, html: str, markdown: str, md_path: str, status: int = 200) -> Reply:
@@ -37,6 +48,7 @@ def _page(gate: Gate, request: HttpRequest, html: str, markdown: str, md_path: s
 
 @read_view
 def index_get(request: HttpRequest, gate: Gate) -> Reply:
+    PLAYGROUND.sent_once(request.GET)
     release = gate.pages
     # Rendered from the release alone, so it is the page the build measured for metrics.json.
     html = release.memoized(INDEX_HTML, lambda: index_page_render(release.snapshot, release.stamp))
@@ -51,6 +63,7 @@ def _entry_status(found: object) -> int:
 
 @read_view
 def entry_page_get(request: HttpRequest, gate: Gate, entry_id: str) -> Reply:
+    entry_id_check(entry_id)
     release = gate.pages
     found = entry_lookup(release, entry_id)
     md_path = f"entries/{entry_id}.md"
@@ -64,6 +77,7 @@ def entry_page_get(request: HttpRequest, gate: Gate, entry_id: str) -> Reply:
 
 @read_view
 def entry_page_markdown_get(request: HttpRequest, gate: Gate, entry_id: str) -> Reply:
+    entry_id_check(entry_id)
     found = entry_lookup(gate.pages, entry_id)
     return Reply(
         found.markdown.encode(),

@@ -9,11 +9,12 @@ database once per process per release id and shared by every request. Serving ne
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tempfile
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,7 +23,7 @@ import orjson
 from django.db import connections
 
 from knowledge.heartbeat import heartbeat
-from knowledge.ids import ID_PATTERN, asked_number
+from knowledge.ids import ID_PATTERN
 from knowledge.models import ApiKey, Artifact, Namespace, NamespaceHost, Release
 from knowledge.models.namespace import api_key_digest
 from knowledge.resilience.stale import StaleCache
@@ -55,6 +56,10 @@ HELD_ARTIFACT_BYTES = 4 * 1024 * 1024
 STREAM_CHUNK_BYTES = 1024 * 1024  # a large file is read and sent a slice at a time
 MAPPED = INDEX_NAMES  # read into files every worker maps (context.json is, as an entry table)
 NEAREST_COUNT = 3  # seed §6 / §5: an unknown ID answers with the three nearest existing IDs
+ASKED_MAX = 64
+# The number of a mistyped ID, read from its upper-cased text: the first run of ASCII digits after the prefix,
+# whatever separates them (EG-202, EG_202, EG 202, or nothing: EG202) and whatever follows (EG-202x, a NUL).
+_ASKED_DIGITS = re.compile(r"[^A-Z0-9]*(?:[A-Z][A-Z0-9]*?[^A-Z0-9]+|[A-Z]+)?(?P<digits>[0-9]+)")
 
 T = TypeVar("T")
 
@@ -141,16 +146,11 @@ class LoadedRelease:
         return None if position is None else self.snapshot.entries[position]
 
     def nearest(self, entry_id: str) -> tuple[str, ...]:
-        """The three published IDs whose numbers are closest to the requested one (ties: lower first)."""
-        number = asked_number(entry_id)
+        """The three published IDs nearest the requested one (ids_nearest)."""
         if not self.numbered:
             return ()
-        if number is None:
-            return tuple(i for _, i in self.numbered[:NEAREST_COUNT])
-        at = bisect_left(self.numbered, (number, ""))
-        window = self.numbered[max(0, at - NEAREST_COUNT) : at + NEAREST_COUNT]
-        window.sort(key=lambda item: (abs(item[0] - number), item[0]))
-        return tuple(i for _, i in window[:NEAREST_COUNT])
+        width = self.memoized("id_width", lambda: max(len(i) - i.rindex("-") - 1 for _, i in self.numbered))
+        return ids_nearest(self.numbered, entry_id, width=width)
 
     def memoized(self, key: Any, build: Callable[[], T]) -> T:
         """Compute once per release and process (pages, entry payloads): a release never changes."""
@@ -159,6 +159,42 @@ class LoadedRelease:
         except KeyError:
             value = self.memo[key] = build()
             return value
+
+
+def ids_nearest(numbered: Sequence[tuple[int, str]], entry_id: str, *, width: int) -> tuple[str, ...]:
+    """The three IDs of `numbered` ((number, id) ascending) nearest `entry_id`, as seed §6 answers an unknown one.
+
+    The asked text is read for its number whatever its case, separator or stray characters (_ASKED_DIGITS),
+    so EG202, eg_202 and EG-202x rank EG-202 first. A number with more digits than any ID (`width`, leading
+    zeros aside: EG-2020) is a digit too many: the IDs one deleted digit away come first, then the neighbours
+    of its first `width` digits. Otherwise the IDs whose numbers are closest (ties: lower first), as always
+    for a well-formed ID; text without a number gets the first IDs.
+    """
+    if not numbered:
+        return ()
+    match = _ASKED_DIGITS.match(entry_id[:ASKED_MAX].upper())
+    if match is None:
+        return tuple(i for _, i in numbered[:NEAREST_COUNT])
+    digits = match["digits"].lstrip("0") or "0"
+    picked: list[str] = []
+    if len(digits) > width:
+        for at in reversed(range(len(digits))):
+            picked += [i for i in _numbered_as(numbered, int(digits[:at] + digits[at + 1 :])) if i not in picked]
+        digits = digits[:width]
+    number = int(digits)
+    at = bisect_left(numbered, (number, ""))
+    window = [item for item in numbered[max(0, at - NEAREST_COUNT) : at + NEAREST_COUNT] if item[1] not in picked]
+    window.sort(key=lambda item: (abs(item[0] - number), item[0]))
+    return tuple([*picked, *(i for _, i in window)][:NEAREST_COUNT])
+
+
+def _numbered_as(numbered: Sequence[tuple[int, str]], number: int) -> list[str]:
+    at = bisect_left(numbered, (number, ""))
+    found = []
+    while at < len(numbered) and numbered[at][0] == number:
+        found.append(numbered[at][1])
+        at += 1
+    return found
 
 
 _states = StaleCache(fresh_seconds=lambda: NAMESPACE_TTL_SECONDS, size=TTL_CACHE_MAX)

@@ -65,6 +65,7 @@ CASES = [
     Refusal("/api/entries/{entry_id}", "api/entries/AL-001?version=9", "unknown_version", "version"),
     Refusal("/api/entries/{entry_id}", "api/entries/AL-001?version=%FF", "invalid_text", "version"),
     Refusal("/api/entries/{entry_id}", "api/entries/AL-001?version=1&version=2", "repeated_parameter", "version"),
+    Refusal("/api/entries/{entry_id}", "api/entries/AL-0%0701", "invalid_id", "id"),
     Refusal("/api/entries/{entry_id}", "api/entries/AL-001?release=x", "invalid_release", "release"),
     Refusal("/api/entries/{entry_id}", "api/entries/AL-001?release=7", "unknown_release", "release"),
     Refusal("/api/entries/{entry_id}", "api/entries/AL-001?release=1", "release_expired", "release", status=410),
@@ -76,6 +77,7 @@ CASES = [
     Refusal("/api/changes", "api/changes?since=0&after=%FF", "invalid_text", "after"),
     Refusal("/api/changes", "api/changes?since=0&release=x", "invalid_release", "release"),
     Refusal("/api/changes", "api/changes?since=0&release=1", "release_expired", "release", status=410),
+    Refusal("/api/changes", "api/changes?since=0&since=1", "repeated_parameter", "since"),
     # /api/prompt-pack and the entry list
     Refusal("/api/prompt-pack", "api/prompt-pack?scenario=nope", "unknown_scenario", "scenario"),
     Refusal("/api/prompt-pack", "api/prompt-pack?scenario=%FF", "invalid_text", "scenario"),
@@ -91,6 +93,8 @@ CASES = [
     Refusal("/entries/", "entries/?release=x", "invalid_release", "release"),
     Refusal("/entries/", "entries/?release=7", "unknown_release", "release"),
     Refusal("/entries/", "entries/?release=1", "release_expired", "release", status=410),
+    Refusal("/entries/", "entries/?page=1&page=2", "repeated_parameter", "page"),
+    Refusal("/entries/", "entries/?release=2&release=2", "repeated_parameter", "release"),
     # POST /api/verify: the body as a whole, then each field
     Refusal("/api/verify", "api/verify", "body_too_large", None, body=b"x" * (64 * 1024 + 1), status=413),
     Refusal("/api/verify", "api/verify", "invalid_json", None, body=b"{"),

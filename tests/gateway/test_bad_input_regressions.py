@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.http import QueryDict
 from django.test import Client, RequestFactory
 
 from gateway.changes import changes_params
@@ -40,16 +41,22 @@ def test_version_parse_refuses_anything_but_ascii_digits(raw: str) -> None:
     assert refused.value.code == "invalid_version"
 
 
+def _query(**sent: str) -> QueryDict:
+    query = QueryDict(mutable=True)
+    query.update(sent)
+    return query
+
+
 @pytest.mark.parametrize("raw", [*UNICODE_DIGITS, "0", "1001", "1" * 5000])
 def test_changes_params_refuses_unicode_digit_limits(raw: str) -> None:
     with pytest.raises(BadParameterError) as refused:
-        changes_params({"since": "0", "limit": raw})
+        changes_params(_query(since="0", limit=raw))
     assert refused.value.code == "invalid_limit"
 
 
 def test_whole_numbers_stay_valid_versions_and_limits() -> None:
     assert version_parse("2") == 2 and version_parse("000000007") == 7 and version_parse("") is None
-    assert changes_params({"since": " 0 ", "limit": " 1000 "}) == ("0", None, 1000)
+    assert changes_params(_query(since=" 0 ", limit=" 1000 ")) == ("0", None, 1000)
 
 
 @pytest.mark.parametrize("raw", [*UNICODE_DIGITS, "\u00a0500", " 100", "100 ", "100\n", "\t100", "9" * 65])
