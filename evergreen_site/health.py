@@ -12,13 +12,17 @@ once while its breaker is open). Both return the same JSON; they differ in what 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 import orjson
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
+from django.views.decorators.csrf import csrf_exempt
 
-from gateway.http import JSON, CachePolicy, Reply, finish
+from gateway.errors import METHOD_NOT_ALLOWED, MethodNotAllowedError
+from gateway.http import JSON, CachePolicy, Reply, error_reply, finish
 from knowledge.resilience.database import database_probe, database_staleness
 from knowledge.selectors.serving import releases_in_memory
 
@@ -53,11 +57,28 @@ def _answer(request: HttpRequest, report: dict[str, Any], ok: bool) -> HttpRespo
     return finish(request, reply, cache=CachePolicy(), extra=NO_STORE)
 
 
+def probe(view: Callable[[HttpRequest], HttpResponse]) -> Callable[[HttpRequest], HttpResponse]:
+    """GET and HEAD only: any other method is the JSON 405 every read route answers (not a CSRF page)."""
+
+    @csrf_exempt
+    @wraps(view)
+    def checked(request: HttpRequest) -> HttpResponse:
+        if request.method in ("GET", "HEAD"):
+            return view(request)
+        reply = error_reply(MethodNotAllowedError(METHOD_NOT_ALLOWED))
+        reply.headers["Allow"] = "GET, HEAD"
+        return finish(request, reply, cache=CachePolicy(), extra=NO_STORE)
+
+    return checked
+
+
+@probe
 def healthz(request: HttpRequest) -> HttpResponse:
     report = health_report()
     return _answer(request, report, report["serving"])
 
 
+@probe
 def readyz(request: HttpRequest) -> HttpResponse:
     report = health_report()
     return _answer(request, report, report["status"] == "ok")

@@ -174,6 +174,15 @@ def test_healthz_and_readyz_answer_when_everything_answers(client: Any, db: Any)
         assert response["Cache-Control"] == "no-store"
 
 
+@pytest.mark.parametrize("method", ["post", "put", "delete", "options"])
+def test_healthz_and_readyz_refuse_other_methods_as_every_read_route_does(client: Any, db: Any, method: str) -> None:
+    for path in ("/healthz", "/readyz"):
+        response = getattr(client, method)(path)
+        assert response.status_code == 405
+        assert response["Allow"] == "GET, HEAD" and response["Cache-Control"] == "no-store"
+        assert response.json()["error"]["code"] == "method_not_allowed"
+
+
 def test_the_image_copies_everything_the_application_reads() -> None:
     """Every package and data folder the running application imports or reads is in the image."""
     dockerfile = (ROOT / "Dockerfile").read_text()
