@@ -7,12 +7,17 @@ without gunicorn or a socket, and reports what each miss costs: CPU time, or wit
 instructions it executes under valgrind, which do not depend on what else the machine runs. The
 digest of all answers shows whether a change kept every answer's bytes.
 
+With --pause-ms N the child sleeps N ms after each answer, as a gunicorn worker waits for its next
+request: on these VMs the same miss then costs about twice the CPU (909 -> 2,075 us with 2 ms), the
+caches and the core's state gone cold while it slept, which is the cost bench.http's workers see.
+
 With --mcp it also runs MCP `search_context` misses (stateless tools/call POSTs to the namespace's
 /mcp, as bench.mcp sends them) and prints what an MCP miss costs against a REST one: the questions
 are bench.mcp's (budgets 1200 and up by default), even-numbered ones to REST and odd-numbered ones
 to MCP, MCP's run first (so it does not find the words REST analysed already remembered).
 
 Run: .venv/bin/python -m bench.missprofile [--count 1500] [--budget 200] [--callgrind] [--profile] [--mcp]
+                                            [--pause-ms 2]
 (the bench database and Redis of bench.publish; preparing the namespace takes a few minutes)
 """
 
@@ -74,7 +79,7 @@ def _environ(target: str, body: bytes | None = None) -> dict[str, object]:
     }
 
 
-def _child(count: int, budget_offset: int, counting: str | None, profile: bool, mcp: bool) -> int:
+def _child(count: int, budget_offset: int, counting: str | None, profile: bool, mcp: bool, pause: float) -> int:
     """In the child (Django configured for the bench database): warm up, then time the misses."""
     from bench.http import SPARE_CYCLE, WARM_TARGET, miss_paths
     from bench.mcp import MCP_TARGET, search_body
@@ -86,6 +91,8 @@ def _child(count: int, budget_offset: int, counting: str | None, profile: bool, 
         content = b"".join(answered)
         if not statuses[0].startswith("200") or (body is not None and b'"isError":false' not in content):
             raise RuntimeError(f"{target} answered {statuses[0]}: {content[:300]!r}")
+        if pause:
+            time.sleep(pause)  # idle like a worker between requests (process_time leaves the sleep out)
         return content
 
     for target in [WARM_TARGET, *miss_paths(3, cycle=SPARE_CYCLE)]:  # loads the release, learns the route
@@ -154,6 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--callgrind", action="store_true", help="count instructions under valgrind instead of time")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of the misses on stderr")
     parser.add_argument("--mcp", action="store_true", help="MCP search_context misses too, and their cost to REST's")
+    parser.add_argument("--pause-ms", type=float, default=0.0, help="sleep this long after each answer (default 0)")
     parser.add_argument(CHILD_FLAG, action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--marks", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -161,12 +169,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.budget = MCP_BUDGET if args.mcp else 200
     cycle = args.budget - 200
     if args.in_process:
-        return _child(args.count, cycle, args.marks, args.profile, args.mcp)
+        return _child(args.count, cycle, args.marks, args.profile, args.mcp, args.pause_ms / 1000)
     with bench_stack() as stack, tempfile.TemporaryDirectory(prefix="evergreen-missprofile-") as directory:
         stack.synthetic(10_000)
         command = [PYTHON, "-m", "bench.missprofile", CHILD_FLAG, "--count", str(args.count)]
         command += ["--budget", str(args.budget)] + (["--profile"] if args.profile else [])
         command += ["--mcp"] if args.mcp else []
+        command += ["--pause-ms", str(args.pause_ms)]
         if args.callgrind:
             marks = _callgrind_marks(Path(directory))
             if marks is None:
