@@ -30,6 +30,7 @@ ANSWER_MAX: Final = 20_000
 CITATIONS_MAX: Final = 200
 ANSWER_MISSING: Final = "answer is required: the text whose [ID] citations to check (up to 20,000 characters)."
 ANSWER_TOO_LONG: Final = "answer is longer than 20,000 characters; check it in parts."
+ANSWER_NOT_STRING: Final = "answer must be a string: the text whose [ID] citations to check."
 PACK_UNKNOWN: Final = (
     "No pack with this ETag is known here (packs are remembered for 7 days after they were built); send "
     "the releaseId instead."
@@ -50,7 +51,7 @@ ANSWER = Parameter(
     "answer",
     {"type": "string", "maxLength": ANSWER_MAX},
     "The answer with its [ID] citation markers.",
-    {"missing_answer": ANSWER_MISSING, "answer_too_long": ANSWER_TOO_LONG},
+    {"missing_answer": ANSWER_MISSING, "invalid_parameter": ANSWER_NOT_STRING, "answer_too_long": ANSWER_TOO_LONG},
     required=True,
     location="body",
 )
@@ -154,7 +155,9 @@ def verify_request_parse(document: Any) -> VerifyRequest:
     if unclean is not None:
         raise VERIFY.refusal("invalid_text", param=unclean)
     answer = document.get(ANSWER.name)
-    if not isinstance(answer, str) or not answer.strip():
+    if answer is not None and not isinstance(answer, str):
+        raise ANSWER.refusal("invalid_parameter")
+    if answer is None or not answer.strip():
         raise ANSWER.refusal("missing_answer")
     if len(answer) > ANSWER_MAX:
         raise ANSWER.refusal("answer_too_long")

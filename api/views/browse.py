@@ -23,7 +23,9 @@ from knowledge.selectors.traffic import traffic_by_day
 PAGE_NOT_INTEGER = "page must be a whole number from 1."
 PAGE_PAST_END = "There is no page {page}: the list has {pages} page(s)."
 _PAGE = re.compile(r"^\d{1,9}$")
-Q = Parameter("q", {k: v for k, v in TOPIC.schema.items() if k != "default"}, "IDs or words to search.", TOPIC_REFUSALS)
+# The topic's codes, in words that name q.
+Q_REFUSALS = {code: message.replace("topic", "q", 1) for code, message in TOPIC_REFUSALS.items()}
+Q = Parameter("q", {k: v for k, v in TOPIC.schema.items() if k != "default"}, "IDs or words to search.", Q_REFUSALS)
 BROWSE_CATEGORY = Parameter(
     "category",
     CATEGORY.schema,

@@ -17,6 +17,7 @@ import orjson
 import pytest
 
 from api.openapi.document import openapi_document
+from api.views.browse import Q_REFUSALS
 from gateway.params import CONTEXT
 from knowledge.models import Namespace
 from tests.configure import configure
@@ -102,6 +103,7 @@ CASES = [
     Refusal("/api/verify", "api/verify", "invalid_text", "answer", body=b'{"answer": "a\\ud800"}'),
     Refusal("/api/verify", "api/verify", "missing_answer", "answer", body={"answer": " "}),
     Refusal("/api/verify", "api/verify", "answer_too_long", "answer", body={"answer": "x" * 20_001}),
+    Refusal("/api/verify", "api/verify", "invalid_parameter", "answer", body={"answer": 5}),
     Refusal("/api/verify", "api/verify", "invalid_parameter", "release", body={"answer": "a", "release": True}),
     Refusal("/api/verify", "api/verify", "invalid_release", "release", body={"answer": "a", "release": "x"}),
     Refusal("/api/verify", "api/verify", "unknown_release", "release", body={"answer": "a", "release": 7}),
@@ -211,3 +213,10 @@ def test_the_context_declaration_is_what_the_document_lists() -> None:
     parameters = openapi_document()["paths"]["/api/context"]["get"]["parameters"]
 
     assert [p["name"] for p in parameters if "name" in p] == list(CONTEXT.names)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.route == "/entries/" and c.code in Q_REFUSALS])
+def test_the_entry_list_words_its_topic_refusals_for_q(client: Any, history: Namespace, case: Refusal) -> None:
+    message = _ask(client, case).json()["error"]["message"]
+
+    assert message.startswith("q ") and "topic" not in message

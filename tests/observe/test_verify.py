@@ -85,6 +85,9 @@ def test_the_release_the_answer_came_from_is_used_not_the_serving_one(client: An
     [
         (b"not json", "invalid_json"),
         ({"release": 1}, "missing_answer"),
+        ({"answer": "  "}, "missing_answer"),
+        ({"answer": 5}, "invalid_parameter"),
+        ({"answer": ["EG-001"]}, "invalid_parameter"),
         ({"answer": "x" * 20_001}, "answer_too_long"),
         ({"answer": GOOD, "release": 9}, "unknown_release"),
         ({"answer": GOOD, "release": "soon"}, "invalid_release"),
