@@ -52,8 +52,10 @@ class Release(UndeletableModel):
         ordering = ["namespace", "-sequence"]
         constraints = [
             models.UniqueConstraint(fields=["namespace", "sequence"], name="release_unique_sequence"),
-            models.UniqueConstraint(fields=["namespace", "inputs_hash"], name="release_unique_inputs"),
         ]
+        # Not unique: content that comes back to an earlier release's state gets a new release (its
+        # knowledgeVersion never goes down), and a build looks up the newest release of its inputs.
+        indexes = [models.Index(fields=["namespace", "inputs_hash"], name="release_inputs")]
 
     def __str__(self) -> str:
         return f"{self.namespace.slug} #{self.sequence} v{self.knowledge_version}"

@@ -12,13 +12,13 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from knowledge.models import GoldenQuestion, Membership, Namespace, Role
+from knowledge.models import Entry, GoldenQuestion, Membership, Namespace, ReviewedText, Role, SynonymSet, TextKind
 from knowledge.retrieval.index import SearchIndex
 from knowledge.selectors.evaluation import golden_questions_list
 from knowledge.selectors.snapshots import snapshot_read
 from knowledge.services.build_queue import release_request_build
 from knowledge.services.evaluation import threshold_calibrate
-from knowledge.services.imports import entries_import, entries_parse
+from knowledge.services.imports import ImportLine, entries_import, entries_parse
 from knowledge.services.namespaces import doc_pages_apply, namespace_apply_spec, prompt_packs_apply
 from knowledge.services.synonyms import SynonymContent, synonym_sets_apply
 
@@ -90,29 +90,58 @@ def _calibrate(namespace: Namespace) -> None:
     namespace.save(update_fields=["match_threshold", "match_threshold_note"])
 
 
+def new_lines(namespace: Namespace, items: list[ImportLine]) -> list[ImportLine]:
+    """The lines whose ID the namespace has never had. Run again, load_demo adds what is missing and leaves
+    every entry alone that exists, in whatever state editors brought it to (it re-published the demo's text
+    over their published edits, unreviewed)."""
+    ids = Entry.objects.filter(namespace=namespace).values_list("public_id", flat=True)
+    known = {public_id.upper() for public_id in ids}
+    return [item for item in items if item.public_id is None or item.public_id.upper() not in known]
+
+
+def text_missing(namespace: Namespace, kind: str, key: str = "") -> bool:
+    """Whether the namespace has no text of this kind and key yet (an existing one is the editors')."""
+    return not ReviewedText.objects.filter(namespace=namespace, kind=kind, key=key).exists()
+
+
+def _namespace(spec: dict[str, Any], base_url: str | None) -> Namespace:
+    """The demo namespace: created from the spec the first time; afterwards only the given base URL changes."""
+    namespace = Namespace.objects.filter(slug=spec["slug"]).first()
+    if namespace is None:
+        return namespace_apply_spec(spec={**spec, **({"base_url": base_url} if base_url else {})}, source="the demo")
+    if base_url and namespace.base_url != base_url:
+        namespace.base_url = base_url
+        namespace.save(update_fields=["base_url"])
+    return namespace
+
+
 @transaction.atomic
 def demo_load(*, password: str | None = None, base_url: str | None = None) -> DemoResult:
-    """Create or refresh the demo namespace; safe to run again (nothing changes the second time)."""
+    """Create the demo namespace, or add to it what it lacks: run again, it changes nothing that exists
+    (entries, texts, synonym sets and golden questions editors have changed stay as they are)."""
     spec = json.loads((DEMO_DIR / "namespace.json").read_text(encoding="utf-8"))
-    if base_url:
-        spec["base_url"] = base_url
-    namespace = namespace_apply_spec(spec=spec, source="the demo")
+    namespace = _namespace(spec, base_url)
     people, created_password = _people(namespace, password)
-    doc_pages_apply(namespace=namespace, pages=_read_docs(), source="the demo")
-    packs = {path.stem: path.read_text(encoding="utf-8") for path in sorted((DEMO_DIR / "prompt_packs").glob("*.md"))}
+    pages = [page for page in _read_docs() if text_missing(namespace, TextKind.DOC, page[0])]
+    doc_pages_apply(namespace=namespace, pages=pages, source="the demo")
+    packs = {
+        path.stem: path.read_text(encoding="utf-8")
+        for path in sorted((DEMO_DIR / "prompt_packs").glob("*.md"))
+        if text_missing(namespace, TextKind.PROMPT, path.stem)
+    }
     prompt_packs_apply(namespace=namespace, packs=packs, source="the demo")
     golden = DEMO_DIR / "golden_questions.jsonl"
     if golden.exists():
         for line in golden.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 item = json.loads(line)
-                GoldenQuestion.objects.update_or_create(
+                GoldenQuestion.objects.get_or_create(
                     namespace=namespace,
                     key=item["id"],
                     defaults={"text": item["text"], "relevant": item["relevant"], "split": item.get("split", "dev")},
                 )
     with (DEMO_DIR / "entries.jsonl").open(encoding="utf-8") as handle:
-        items = entries_parse(handle)
+        items = new_lines(namespace, entries_parse(handle))
     entries_import(
         namespace=namespace,
         items=items,
@@ -121,7 +150,9 @@ def demo_load(*, password: str | None = None, base_url: str | None = None) -> De
         publish=True,
         source="demo",
     )
-    synonym_sets_apply(namespace=namespace, sets=_read_synonyms(), author=people["editor"], reviewer=people["reviewer"])
+    named = set(SynonymSet.objects.filter(namespace=namespace).values_list("name", flat=True))
+    sets = [(name, content) for name, content in _read_synonyms() if name not in named]
+    synonym_sets_apply(namespace=namespace, sets=sets, author=people["editor"], reviewer=people["reviewer"])
     if namespace.match_threshold is None:
         _calibrate(namespace)
     release_request_build(namespace=namespace, reason="demo")

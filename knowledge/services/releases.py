@@ -487,6 +487,17 @@ def _serve_again(
     return BuildOutcome(release=release, created=False, activated=activated, held=held)
 
 
+def _served_again(namespace: Namespace, release: Release, *, latest: Release | None, serial: int) -> bool:
+    """Whether a build of `release`'s inputs serves it rather than a new release: when it is the newest
+    release, the one serving, or the one a pending rollback asked for (its files pruned, so rendered again).
+    Content that merely came back to an earlier state (an entry restored, a setting changed back) gets a new
+    release: serving the old one again took knowledgeVersion back down (2.0.0 -> 1.3.1), and an agent that
+    compares versions would think it held newer knowledge than the server."""
+    if latest is None or release.pk in (latest.pk, namespace.active_release_id):
+        return True
+    return build_requests_ask_rollback(namespace_id=namespace.pk, serial=serial)
+
+
 def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome:
     started = time.monotonic()
     serial = namespace.content_serial
@@ -497,8 +508,8 @@ def _build(*, namespace: Namespace, now: datetime, actor: Actor) -> BuildOutcome
         namespace=namespace, snapshot=_snapshot(namespace, now), previous=previous, now=now
     )
     inputs_hash = snapshot.inputs_hash(_build_caches(namespace.pk).digests)
-    existing = Release.objects.filter(namespace=namespace, inputs_hash=inputs_hash).first()
-    if existing is not None:
+    existing = Release.objects.filter(namespace=namespace, inputs_hash=inputs_hash).order_by("-sequence").first()
+    if existing is not None and _served_again(namespace, existing, latest=previous, serial=serial):
         return _serve_again(
             namespace=namespace, release=existing, snapshot=snapshot, serial=serial, now=now, actor=actor
         )

@@ -83,6 +83,10 @@ def live_number(namespace: Namespace, public_id: str) -> int | None:
     return entry.live_version.number if entry.live_version else None
 
 
+def version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
 def served_ids(client: Any) -> tuple[list[str], list[str]]:
     document = client.get("/t/alpha/context.json").json()
     return [e["id"] for e in document["entries"]], [t["id"] for t in document["retired"]]
@@ -209,6 +213,25 @@ def test_a_restored_entry_serves_again_under_its_own_id(
     assert record.actor_id == reviewer.pk and "Still true." in record.note and "Withdrawn: wrong." in record.note
 
 
+def test_knowledge_version_never_goes_down_when_content_comes_back_to_an_earlier_release(
+    client: Any, alpha: Namespace, reviewer: Any
+) -> None:
+    """QA: restoring a retired entry served release 1 again, v1.0.0 after v2.0.0: an agent comparing
+    versions would think it held newer knowledge than the server."""
+    retire(alpha, "AL-001", reviewer)
+    retired = build(alpha)
+    entry_restore(entry=Entry.objects.get(namespace=alpha, public_id="AL-001"), actor=reviewer, note="Still true.")
+
+    restored = build(alpha)
+
+    assert (retired.sequence, restored.sequence) == (2, 3)
+    assert version_key(restored.knowledge_version) > version_key(retired.knowledge_version)
+    assert restored.inputs_hash == release(alpha, 1).inputs_hash  # the same content as release 1, a new release
+    served = client.get("/t/alpha/api/context?topic=alpha")
+    assert served["Evergreen-Release"] == "3" and served.json()["knowledgeVersion"] == restored.knowledge_version
+    assert build(alpha).pk == restored.pk  # and the next build with nothing changed keeps it
+
+
 def test_restore_refuses_a_live_entry_and_an_editor(alpha: Namespace, editor: Any, reviewer: Any) -> None:
     entry = Entry.objects.get(namespace=alpha, public_id="AL-001")
     with pytest.raises(Exception, match="not retired"):
@@ -260,17 +283,16 @@ def test_build_release_says_when_it_activates_an_existing_release_again(
 ) -> None:
     revise(alpha, "AL-002", "Second.", editor, reviewer)
     second = build(alpha)
-    release_rollback(namespace=alpha, release=release(alpha, 1), actor=reviewer)
-    # Release 2 serving release 1's published versions, as an earlier Evergreen's bare rollback left it.
-    Namespace.objects.filter(pk=alpha.pk).update(active_release=second, active_serial=0)
+    # Release 1 serving while release 2 holds what is published, as a bare activation of release 1 leaves it.
+    Namespace.objects.filter(pk=alpha.pk).update(active_release=release(alpha, 1), active_serial=0)
     out = StringIO()
 
     call_command("build_release", "--namespace", "alpha", stdout=out, stderr=StringIO())
     call_command("build_release", "--namespace", "alpha", stdout=out, stderr=StringIO())
 
     first_line, second_line = out.getvalue().splitlines()
-    assert "release #1" in first_line and "activated again" in first_line
-    assert "release #1" in second_line and "unchanged," in second_line
+    assert f"release #{second.sequence}" in first_line and "activated again" in first_line
+    assert f"release #{second.sequence}" in second_line and "unchanged," in second_line
 
 
 def test_the_admin_action_reverts_and_says_what_it_did(

@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from io import StringIO
 from typing import Any
 
 import pytest
 import time_machine
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from knowledge.models import AuditRecord, EntryVersion, Namespace, Release, VersionState
+from knowledge.models import (
+    AuditRecord,
+    Entry,
+    EntryVersion,
+    GoldenQuestion,
+    Namespace,
+    Release,
+    ReviewedText,
+    TextKind,
+    VersionState,
+)
 from knowledge.services.entries import entry_create
+from knowledge.services.imports import entries_import, entries_parse
+from knowledge.services.texts import text_draft, text_save, text_submit
 from knowledge.services.versions import version_approve, version_submit
 from knowledge.tasks import versions_publish_due_task
 from tests.configure import configure
@@ -66,3 +80,40 @@ def test_load_demo_serves_even_when_its_queued_build_has_no_worker_yet(settings:
     namespace = Namespace.objects.get(slug="evergreen")
     assert namespace.active_release is not None
     assert f"ready (release #{namespace.active_release.sequence} v1.2.0)" in out.getvalue()
+
+
+def test_load_demo_again_keeps_what_editors_changed(settings: Any) -> None:
+    """QA: running load_demo again (every `make run` does) re-published the demo's EG-303 over an editor's
+    published edit, unreviewed, and withdrew a doc page's draft in review."""
+    configure(settings, demo_password="demo-password")
+    with committed():
+        call_command("load_demo", stdout=StringIO())
+    namespace = Namespace.objects.get(slug="evergreen")
+    editor, reviewer = (get_user_model().objects.get(username=name) for name in ("editor", "reviewer"))
+    line = {"id": "EG-303", "title": "Token budget, edited", "body": "An editor's published change."}
+    entries_import(
+        namespace=namespace, items=entries_parse([json.dumps(line)]), actor=editor, reviewer=reviewer, publish=True
+    )
+    page = ReviewedText.objects.get(namespace=namespace, kind=TextKind.DOC, key="changelog")
+    draft = text_draft(namespace=namespace, kind=TextKind.DOC, key="changelog", actor=editor)
+    draft = text_save(
+        version=draft,
+        content={**page.live_version.content, "body": "# Changelog\n\nAn editor's draft."},
+        expected_lock_version=draft.lock_version,
+        actor=editor,
+    )
+    text_submit(version=draft, actor=editor)
+    GoldenQuestion.objects.filter(namespace=namespace).update(text="An editor's question")
+    versions = EntryVersion.objects.filter(entry__namespace=namespace).count()
+
+    with committed():
+        call_command("load_demo", stdout=StringIO())
+
+    live = Entry.objects.get(namespace=namespace, public_id="EG-303").live_version
+    assert live is not None and (live.title, live.body) == ("Token budget, edited", "An editor's published change.")
+    assert EntryVersion.objects.filter(entry__namespace=namespace).count() == versions
+    draft.refresh_from_db()
+    assert draft.state == VersionState.IN_REVIEW
+    assert set(GoldenQuestion.objects.filter(namespace=namespace).values_list("text", flat=True)) == {
+        "An editor's question"
+    }
