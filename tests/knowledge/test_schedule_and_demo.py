@@ -94,11 +94,12 @@ def test_load_demo_again_keeps_what_editors_changed(settings: Any) -> None:
     entries_import(
         namespace=namespace, items=entries_parse([json.dumps(line)]), actor=editor, reviewer=reviewer, publish=True
     )
-    page = ReviewedText.objects.get(namespace=namespace, kind=TextKind.DOC, key="changelog")
+    page = ReviewedText.objects.get(namespace=namespace, kind=TextKind.DOC, key="changelog").live_version
+    assert page is not None
     draft = text_draft(namespace=namespace, kind=TextKind.DOC, key="changelog", actor=editor)
     draft = text_save(
         version=draft,
-        content={**page.live_version.content, "body": "# Changelog\n\nAn editor's draft."},
+        content={**page.content, "body": "# Changelog\n\nAn editor's draft."},
         expected_lock_version=draft.lock_version,
         actor=editor,
     )
