@@ -66,12 +66,14 @@ def pack_to_budget(
     """Take hits in rank order, each whole or not at all; skip one that does not fit and try the next.
 
     `min_tokens` is the cheapest hit's cost: once the leftover budget is below it nothing else can
-    fit, so the scan stops. The pack is empty only when the budget is below the cheapest matching
-    hit (cheapest_matching), or `limit` is 0. `limit` caps the number of packed entries without
-    touching `truncated` (the budget did not leave them out); the scan goes on past it, as if there
-    were no limit, to name in `over_limit` the hits the budget would also have held. With `relevance`,
-    a hit below its floors is not a matching entry: it is neither packed nor omitted and never makes
-    the pack `truncated`.
+    fit, so the scan goes on only to name the matching hits the budget leaves out (`omitted`, the
+    first OMITTED_LISTED; it used to stop at once, leaving out hits an agent had been told the price
+    of). The pack is empty only when the budget is below the cheapest matching hit
+    (cheapest_matching), or `limit` is 0. `limit` caps the number of packed entries without touching
+    `truncated` (the budget did not leave them out); the scan goes on past it, as if there were no
+    limit, to name in `over_limit` the hits the budget would also have held. With `relevance`, a hit
+    below its floors is not a matching entry: it is neither packed nor omitted and never makes the
+    pack `truncated`.
     """
     packed: list[Hit] = []
     omitted: list[Hit] = []
@@ -102,8 +104,8 @@ def pack_to_budget(
             truncated = True
             if len(omitted) < OMITTED_LISTED:
                 omitted.append(Hit(position, score, via))
-        if budget - used - over_tokens < floor:
-            break
+        if budget - used - over_tokens < floor and (limited or len(omitted) >= OMITTED_LISTED):
+            break  # nothing else fits, and the hits left out for the budget are named (as many as are listed)
         if packed and (not limited or used + over_tokens + cost > budget):
             skips += 1
             if skips >= MAX_SKIPS:

@@ -83,3 +83,19 @@ def test_packing_never_exceeds_the_budget_and_is_deterministic(costs: list[int],
     leftover = budget - first.used_tokens
     assert all(costs[h.position] > leftover for h in first.omitted)
     assert first.truncated == (len(first.packed) < len(costs))
+
+
+def test_a_full_pack_still_names_the_matching_hits_it_left_out() -> None:
+    """QA: once the leftover budget was below the cheapest hit the scan stopped, so `omitted` (and
+    `truncated`) missed hits after it, one of them the very entry the hint quoted the price of."""
+    result = pack([150, 300, 100, 60], budget=200)
+
+    assert [hit.position for hit in result.packed] == [0]
+    assert [hit.position for hit in result.omitted] == [1, 2, 3]
+    assert result.truncated
+
+
+def test_omitted_stops_at_the_listed_number() -> None:
+    result = pack([200, *[300] * 40], budget=200)
+
+    assert len(result.omitted) == OMITTED_LISTED and result.truncated
