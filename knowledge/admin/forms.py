@@ -9,14 +9,17 @@ from django import forms
 from django.utils import timezone
 
 from knowledge.errors import STALE_DRAFT
-from knowledge.models import Entry, EntryVersion, Sensitivity
+from knowledge.models import Entry, EntryVersion, Namespace, Sensitivity
 from knowledge.retrieval.paths import globs_normalize
 from knowledge.services.content import (
+    ContentReferenceError,
     ContentSizeError,
     VersionContent,
     content_sizes_check,
+    content_text_problem,
     links_normalize,
     overridden_id_normalize,
+    references_check,
 )
 
 
@@ -31,6 +34,12 @@ class CommaListField(forms.CharField):
     def to_python(self, value: Any) -> list[str]:  # type: ignore[override]
         text = super().to_python(value) or ""
         return [item.strip() for item in text.replace("，", ",").split(",") if item.strip()]
+
+    def run_validators(self, value: Any) -> None:
+        """CharField's validators on each item: run on the list, "Null characters are not allowed" looked for
+        NUL in the list's repr (an escape) and missed it, and PostgreSQL's refusal became a 503 (QA)."""
+        for item in value:
+            super().run_validators(item)
 
 
 class GlobListField(forms.CharField):
@@ -105,8 +114,13 @@ class ContentFormMixin(forms.Form):
         data["sensitivity"] = data["sensitivity"] or getattr(getattr(self, "instance", None), "sensitivity", "public")
         return VersionContent.build(**data)
 
+    def reference_scope(self, cleaned: dict[str, Any]) -> tuple[Namespace, str | None] | None:
+        """The namespace the content's links and overrides are checked in, and the entry's ID (None: unknown)."""
+        return None
+
     def clean(self) -> dict[str, Any]:
-        """A field past its size (knowledge.services.content) is the form's error, not the save's 500."""
+        """What VersionContent.build and the save's services refuse (knowledge.services.content) is the form's
+        error beside its field, with every typed character kept, not a 500 or an emptied form (QA)."""
         cleaned = super().clean() or {}
         texts: dict[str, str] = {name: cleaned.get(name) or "" for name in ("title", "summary", "body")}
         lists: dict[str, list[str]] = {name: cleaned.get(name) or [] for name in ("tags", "aliases", "links")}
@@ -114,7 +128,25 @@ class ContentFormMixin(forms.Form):
             content_sizes_check(title=texts["title"], summary=texts["summary"], body=texts["body"], **lists)
         except ContentSizeError as error:
             self.add_error(error.field if error.field in self.fields else None, str(error))
+        for name, value in (*texts.items(), ("tags", lists["tags"]), ("aliases", lists["aliases"])):
+            problem = content_text_problem(name, value)
+            if problem is not None and name in cleaned:
+                self.add_error(name, problem)
+        self._references_clean(cleaned)
         return cleaned
+
+    def _references_clean(self, cleaned: dict[str, Any]) -> None:
+        scope = self.reference_scope(cleaned)
+        if scope is None or "links" not in cleaned or "overrides" not in cleaned:
+            return
+        namespace, public_id = scope
+        try:
+            references_check(
+                namespace=namespace, public_id=public_id, links=cleaned["links"], overrides=cleaned["overrides"]
+            )
+        except ContentReferenceError as error:
+            field = error.code.split(".", 1)[0]
+            self.add_error(field if field in self.fields else None, str(error))
 
     def clean_links(self) -> list[str]:
         try:
@@ -148,6 +180,10 @@ class EntryCreateForm(ContentFormMixin, forms.ModelForm):
         model = Entry
         fields = ["category"]
 
+    def reference_scope(self, cleaned: dict[str, Any]) -> tuple[Namespace, str | None] | None:
+        category = cleaned.get("category")
+        return (category.namespace, None) if category is not None else None
+
 
 class VersionForm(ContentFormMixin, forms.ModelForm):
     """Edits a draft. `based_on` carries the lock version the editor started from (optimistic lock)."""
@@ -163,6 +199,10 @@ class VersionForm(ContentFormMixin, forms.ModelForm):
         super().__init__(*args, **kwargs)
         if self.instance.pk:
             self.fields["based_on"].initial = self.instance.lock_version
+
+    def reference_scope(self, cleaned: dict[str, Any]) -> tuple[Namespace, str | None] | None:
+        entry = self.instance.entry if self.instance.pk else None
+        return (entry.namespace, entry.public_id) if entry is not None else None
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}

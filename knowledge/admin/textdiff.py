@@ -3,6 +3,7 @@
 Lines are matched first; a changed line is then compared word by word (each CJK character counts as a
 word, since Chinese has no spaces), so a reviewer sees which words changed inside a paragraph. No
 wrapping or width is decided here: the page wraps long lines itself, so both sides always fit.
+A character nobody sees (a control character, a noncharacter) is shown by its code point, ⟨U+0001⟩.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
+
+from knowledge.services.content import REFUSED_IN_TEXT
 
 SAME, ADDED, REMOVED, CHANGED = "same", "added", "removed", "changed"
 # Words, runs of space, single CJK characters, single punctuation marks.
@@ -106,7 +109,13 @@ def line_diff(old: Sequence[str], new: Sequence[str]) -> tuple[DiffLine, ...]:
     return tuple(rows)
 
 
+def shown(text: str) -> str:
+    """`text` with each invisible character a reviewer must see written as its code point (QA: a title's U+0001
+    made no visible change in the diff). Content saved since is refused them; older content may hold them."""
+    return REFUSED_IN_TEXT.sub(lambda found: f"⟨U+{ord(found.group()):04X}⟩", text)
+
+
 def field_diff(name: str, old: str | None, new: str) -> FieldDiff:
     """A field's diff; `old` None means the field did not exist before (a new entry)."""
-    old_lines = [] if old is None else old.splitlines() or [""]
-    return FieldDiff(name=name, lines=line_diff(old_lines, new.splitlines() or [""]))
+    old_lines = [] if old is None else shown(old).splitlines() or [""]
+    return FieldDiff(name=name, lines=line_diff(old_lines, shown(new).splitlines() or [""]))

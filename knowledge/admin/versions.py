@@ -12,7 +12,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from knowledge.admin.base import selected_across
+from knowledge.admin.base import ServiceErrorsShown, selected_across
 from knowledge.admin.finding import finding_html, paths_finding_html
 from knowledge.admin.findings import findings_html
 from knowledge.admin.forms import CONTENT_FIELDS, VersionForm
@@ -82,7 +82,10 @@ class VersionAdminBase(ReviewWorkflowAdmin):
 
 
 @admin.register(EntryVersion)
-class EntryVersionAdmin(VersionAdminBase):
+class EntryVersionAdmin(ServiceErrorsShown, VersionAdminBase):
+    """A draft's refusals are its form's errors (VersionForm.clean); one the form cannot foresee (a base entry
+    retired meanwhile) comes back as a message, never a 500."""
+
     form = VersionForm
     transition_page = True
     list_filter = ["state", "entry__namespace"]

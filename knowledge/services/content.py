@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -41,6 +42,20 @@ ITEM_TOO_LONG = "“{field}” has an item longer than {limit} characters."
 LINK_FOREIGN = "links: {id} is not an ID of this namespace or of one it builds on (IDs starting {prefixes})."
 THEME_UNKNOWN = "entries: {ids} is no entry of this namespace or of one it builds on; a theme lists existing entries."
 THEME_RETIRED = "entries: {ids} has been retired; agents are no longer served it, so a theme cannot list it."
+CONTROL_CHARACTER = "{field} contains the control character U+{code:04X}; remove it."
+NONCHARACTER = "{field} contains the noncharacter U+{code:04X}; remove it."
+LONE_SURROGATE = "{field} contains the lone surrogate U+{code:04X}, which is not text; remove it."
+# QA: a title's U+0001 or a body's U+FFFF passed review unseen and was served raw (llms.txt, <title>, MCP).
+# Refused: C0 and C1 controls (category Cc) in a line; in a summary or body C0 controls but tab and line
+# breaks, and DEL (C1 controls stay there: documents decoded with the wrong charset carry them, as a
+# docstring of Django's does, and the review diff shows them by code point); everywhere the 66
+# noncharacters and lone surrogates (PostgreSQL and UTF-8 cannot hold NUL or a surrogate).
+_NONCHARACTERS = "\ufdd0-\ufdef" + "".join(
+    f"{chr(plane * 0x10000 + 0xFFFE)}{chr(plane * 0x10000 + 0xFFFF)}" for plane in range(17)
+)
+_REFUSED_IN_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f\ud800-\udfff{_NONCHARACTERS}]")
+REFUSED_IN_TEXT = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff{_NONCHARACTERS}]")
+MULTILINE_FIELDS = frozenset({"summary", "body"})
 
 
 class ContentReferenceError(InvalidInputError):
@@ -86,23 +101,38 @@ def content_references_check(
     namespace serves; an override must name a live entry of a layer below, never the entry itself.
     `below`: the namespace's layers below, when the caller checks many lines (layers_below).
     """
+    references_check(
+        namespace=namespace, public_id=public_id, links=content.links, overrides=content.overrides, below=below
+    )
+
+
+def references_check(
+    *,
+    namespace: Namespace,
+    public_id: str | None,
+    links: Sequence[str],
+    overrides: str,
+    below: Sequence[Namespace] | None = None,
+) -> None:
+    """content_references_check of normalised links and overrides alone: a form checks them before the rest
+    of the content is whole, so its refusal is the field's error (`code`'s first part names the field)."""
     below = layers_below(namespace=namespace) if below is None else below
     prefixes = [namespace.prefix, *(base.prefix for base in below)]
-    for link in content.links:
+    for link in links:
         match = ID_PATTERN.match(link)
         if match is None or match["prefix"] not in prefixes:
             raise ContentReferenceError(
                 LINK_FOREIGN.format(id=link, prefixes=", ".join(f"{p}-" for p in prefixes)), code="links.foreign"
             )
-    if not content.overrides:
+    if not overrides:
         return
-    if content.overrides == public_id:
-        raise ContentReferenceError(OVERRIDES_SELF.format(id=content.overrides), code="overrides.self")
+    if overrides == public_id:
+        raise ContentReferenceError(OVERRIDES_SELF.format(id=overrides), code="overrides.self")
     live = Entry.objects.filter(
-        namespace__in=below, public_id=content.overrides, retired_at__isnull=True, live_version__isnull=False
+        namespace__in=below, public_id=overrides, retired_at__isnull=True, live_version__isnull=False
     ).exists()
     if not live:
-        raise ContentReferenceError(_no_base_entry(content.overrides, below), code="overrides.no_base_entry")
+        raise ContentReferenceError(_no_base_entry(overrides, below), code="overrides.no_base_entry")
 
 
 def _no_base_entry(refused: str, below: Sequence[Namespace]) -> str:
@@ -166,6 +196,42 @@ def content_sizes_check(*, title: str, summary: str, body: str, **lists: Sequenc
             raise ContentSizeError(ITEM_TOO_LONG.format(field=field, limit=longest), field=field)
 
 
+class ContentTextError(InvalidInputError, ValueError):
+    """A character no entry may hold (CONTROL_CHARACTER …); `field` names the field. A ValueError as the size
+    checks are, so import lines report it, and a ServiceError, so the management API answers 422 invalid."""
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def content_text_problem(field: str, value: str | Sequence[str]) -> str | None:
+    """Why `field` (a text, or a list of texts such as tags) cannot be stored, or None.
+
+    Checked on the text as sent, before normalising: splitting aliases on whitespace would quietly turn
+    U+001F into a space, and strip() would drop one at a title's end."""
+    refused = REFUSED_IN_TEXT if field in MULTILINE_FIELDS else _REFUSED_IN_LINE
+    for text in (value,) if isinstance(value, str) else value:
+        found = refused.search(text)
+        if found is None:
+            continue
+        code = ord(found.group())
+        if 0xD800 <= code <= 0xDFFF:
+            return LONE_SURROGATE.format(field=field, code=code)
+        template = CONTROL_CHARACTER if code <= 0x9F else NONCHARACTER
+        return template.format(field=field, code=code)
+    return None
+
+
+def content_text_check(*, title: str, summary: str, body: str, **lists: Sequence[str]) -> None:
+    """Raise ContentTextError for the first field holding a character no entry may hold (see
+    content_text_problem); every writer builds its content through VersionContent.build, which calls this."""
+    for field, value in (("title", title), ("summary", summary), ("body", body), *lists.items()):
+        problem = content_text_problem(field, value)
+        if problem is not None:
+            raise ContentTextError(problem, field=field)
+
+
 @dataclass(frozen=True, slots=True)
 class VersionContent:
     """The editable content of a version, normalised."""
@@ -202,10 +268,11 @@ class VersionContent:
         paths: list[str] | tuple[str, ...] = (),
         overrides: str | None = "",
     ) -> VersionContent:
-        """Normalised content; raises ValueError naming a field too long or too full, a path glob or an overridden
-        ID that cannot be used (links are checked where content is written: content_references_check, so
-        stored content always rebuilds)."""
+        """Normalised content; raises ValueError naming a field too long or too full, holding a control character
+        (ContentTextError), a path glob or an overridden ID that cannot be used (links are checked where
+        content is written: content_references_check, so stored content always rebuilds)."""
         content_sizes_check(title=title, summary=summary, body=body, tags=tags, aliases=aliases, links=links)
+        content_text_check(title=title, summary=summary, body=body, tags=tags, aliases=aliases)
         return cls(
             title=title.strip(),
             summary=summary.strip(),
