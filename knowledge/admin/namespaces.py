@@ -10,6 +10,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
@@ -28,6 +29,7 @@ from knowledge.services.namespace_settings import (
     namespace_host_add,
     namespace_host_change,
     namespace_host_remove,
+    namespace_settings_clean,
     namespace_update,
     settable_fields,
 )
@@ -58,6 +60,16 @@ class NamespaceForm(forms.ModelForm):
     class Meta:
         model = Namespace
         fields = ("name",)  # the admin's fieldsets decide the fields shown
+
+    def clean(self) -> dict[str, Any]:
+        """The services' own checks, so that a bad value is shown on its field rather than after saving."""
+        cleaned = super().clean() or {}
+        try:
+            cleaned.update(namespace_settings_clean(cleaned))
+        except ValidationError as error:
+            for field, messages in error.message_dict.items():
+                self.add_error(field, messages)
+        return cleaned
 
 
 def _text_link(namespace: Namespace, kind: str, *, write: str) -> SafeString:

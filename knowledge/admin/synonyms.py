@@ -25,8 +25,10 @@ from knowledge.services.synonyms import (
     SynonymContent,
     synonym_contributor_ids,
     synonym_draft,
+    synonym_duplicate_check,
     synonym_save,
     synonym_set_create,
+    synonym_set_name_clean,
 )
 from knowledge.services.versions import ACTION_ROLES
 
@@ -60,13 +62,17 @@ class SynonymContentForm(forms.ModelForm):
         )
 
     def clean(self) -> dict[str, Any]:
+        """The services' checks, shown on the phrases field: content, then duplicates of other sets."""
         cleaned = super().clean() or {}
         if "phrases" in cleaned:
             try:
-                self.synonym_content()
+                self.duplicate_check(self.synonym_content())
             except ServiceError as error:
-                raise forms.ValidationError(str(error), code=getattr(error, "code", "invalid")) from error
+                self.add_error("phrases", forms.ValidationError(str(error), code=getattr(error, "code", "invalid")))
         return cleaned
+
+    def duplicate_check(self, content: SynonymContent) -> None:
+        """Another set of the namespace with the same phrases (the forms below know which namespace)."""
 
 
 class SynonymSetCreateForm(SynonymContentForm):
@@ -81,11 +87,25 @@ class SynonymSetCreateForm(SynonymContentForm):
         model = SynonymSet
         fields = ["namespace", "name"]
 
+    def clean_name(self) -> str:
+        try:
+            return synonym_set_name_clean(self.cleaned_data["name"])
+        except ServiceError as error:
+            raise forms.ValidationError(str(error), code=getattr(error, "code", "invalid")) from error
+
+    def duplicate_check(self, content: SynonymContent) -> None:
+        if self.cleaned_data.get("namespace") is not None:
+            synonym_duplicate_check(namespace=self.cleaned_data["namespace"], content=content)
+
 
 class SynonymVersionForm(SynonymContentForm):
     class Meta:
         model = SynonymVersion
         fields = ["phrases", "two_way", "enabled"]
+
+    def duplicate_check(self, content: SynonymContent) -> None:
+        synonym_set = self.instance.synonym_set
+        synonym_duplicate_check(namespace=synonym_set.namespace, content=content, synonym_set=synonym_set)
 
 
 def _phrases(version: SynonymVersion | None) -> str:

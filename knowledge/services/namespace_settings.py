@@ -2,19 +2,27 @@
 
 Settings decide who reads a namespace and how (public or private, single-person approval, rate
 limit, base URL, host names); the audit trail keeps who changed which field from what to what.
+The admin form and both services check values with `namespace_settings_clean`, so nothing is stored
+that the site would then serve wrongly (links, the match gate) or ignore (a rate limit it cannot parse).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from evergreen_site.settings.env import RateSpecError, parse_rate
 from knowledge.actors import Actor
 from knowledge.errors import ConflictError, InvalidInputError
 from knowledge.models import Namespace, NamespaceHost, Role
+from knowledge.retrieval.index import LEAD_CAP, LEAD_WEIGHT, RAREST_BONUS
 from knowledge.services.access import refusal, require_role
 from knowledge.services.audit import audit_record
 from knowledge.services.build_queue import release_request_build
@@ -28,11 +36,123 @@ NOT_A_SETTING: Final = "“{field}” is not a namespace setting that can be cha
 ONLY_SUPERUSERS_CREATE: Final = "Only a superuser creates namespaces."
 HOST_TAKEN: Final = "The host name “{host}” already routes to a namespace."
 
+# The highest gate score (knowledge.retrieval.index): every passage term covered, the lead bonus at its
+# cap and the rarest-word bonus. Gate scores under 0 never match (the coverage penalty), so a threshold
+# outside [0, THRESHOLD_MAX] would match every hit that covers the topic at all, or nothing.
+THRESHOLD_MAX: Final = 1.0 + LEAD_WEIGHT * math.log(LEAD_CAP) + RAREST_BONUS
+_LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*")  # BCP 47's shape: en, zh-CN, zh-Hans-CN
+_SEMVER = re.compile(r"[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}")  # what bump_knowledge_version reads
+
+CONTROL_CHARACTERS: Final = "Control characters (such as {char}) are not allowed here; write plain text."
+THRESHOLD_RANGE: Final = (
+    f"Enter a number from 0 to {math.floor(THRESHOLD_MAX * 1000) / 1000:g} (the range of match scores), "
+    "or leave it empty so that each release calibrates its own."
+)
+RATE_INVALID: Final = (
+    "“{value}” is not a rate limit: write a rate such as 120/min, 10/s, 1000/hour or 30/10s, 0 to turn "
+    "the limit off, or leave it empty for EVERGREEN_RATE_LIMIT."
+)
+BASE_URL_INVALID: Final = (
+    "Enter the public http:// or https:// address of the namespace with a host name, such as "
+    "https://docs.example.com (no user name, query or #fragment)."
+)
+LANGUAGE_INVALID: Final = "“{value}” is not a language tag: use a BCP 47 tag such as en, de or zh-CN."
+VERSION_INVALID: Final = "“{value}” is not a version: write major.minor.patch, such as 1.0.0."
+
 
 def settable_fields() -> frozenset[str]:
     """The settings `namespace_update` accepts: every editable column but the slug and the ID prefix."""
     fields = Namespace._meta.concrete_fields
     return frozenset(f.name for f in fields if f.editable and not f.primary_key) - FIXED_FIELDS
+
+
+def _plain(value: Any) -> Any:
+    """Text without control characters (Unicode category Cc): NUL cannot be stored, others corrupt output."""
+    for char in str(value):
+        if unicodedata.category(char) == "Cc":
+            raise ValidationError(CONTROL_CHARACTERS.format(char=f"U+{ord(char):04X}"))
+    return value
+
+
+def _threshold(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= THRESHOLD_MAX:
+        raise ValidationError(THRESHOLD_RANGE)
+    return float(value)
+
+
+def _rate_limit(value: Any) -> str:
+    """The parser EVERGREEN_RATE_LIMIT goes through (empty: the global limit), so the gateway never ignores it."""
+    text = str(_plain(value)).strip()
+    if not text:
+        return ""
+    try:
+        rate = parse_rate(text)
+    except RateSpecError:
+        raise ValidationError(RATE_INVALID.format(value=text)) from None
+    if rate.window < 1:  # "120/0min"
+        raise ValidationError(RATE_INVALID.format(value=text))
+    return text
+
+
+def _base_url(value: Any) -> str:
+    """Links in llms.txt, context.json and the agent cards are this plus a path: http(s) and a host."""
+    text = str(_plain(value)).strip()
+    try:
+        parts = urlsplit(text)
+        has_host = bool(parts.hostname) and "@" not in parts.netloc and parts.port != 0
+    except ValueError:  # brackets around something that is not an IPv6 address, a port that is not a number
+        raise ValidationError(BASE_URL_INVALID) from None
+    if parts.scheme not in {"http", "https"} or not has_host or any(char in text for char in "?# "):
+        raise ValidationError(BASE_URL_INVALID)
+    return text.rstrip("/")
+
+
+def _language(value: Any) -> str:
+    text = str(value).strip()
+    if not _LANGUAGE.fullmatch(text):
+        raise ValidationError(LANGUAGE_INVALID.format(value=text))
+    return text
+
+
+def _knowledge_version(value: Any) -> str:
+    text = str(value).strip()
+    if not _SEMVER.fullmatch(text):
+        raise ValidationError(VERSION_INVALID.format(value=text))
+    return text
+
+
+# Checks beyond the model's own field validation (lengths, choices, ranges of whole numbers), each
+# returning the value to store; Namespace.clean_fields still runs after them.
+SETTING_CHECKS: Final[Mapping[str, Callable[[Any], Any]]] = {
+    "name": _plain,
+    "license": _plain,
+    "match_threshold_note": _plain,
+    "match_threshold": _threshold,
+    "rate_limit": _rate_limit,
+    "base_url": _base_url,
+    "language": _language,
+    "knowledge_version": _knowledge_version,
+}
+
+
+def namespace_settings_clean(values: Mapping[str, Any]) -> dict[str, Any]:
+    """`values` checked and normalised; raises ValidationError with a message per field that is wrong.
+
+    The admin form shows the messages on its fields; the services turn them into InvalidInputError.
+    """
+    cleaned = dict(values)
+    errors: dict[str, list[str]] = {}
+    for name, check in SETTING_CHECKS.items():
+        if name in cleaned:
+            try:
+                cleaned[name] = check(cleaned[name])
+            except ValidationError as error:
+                errors[name] = error.messages
+    if errors:
+        raise ValidationError(errors)
+    return cleaned
 
 
 def _shown(value: Any) -> str:
@@ -49,8 +169,8 @@ def namespace_create(*, actor: Actor, fields: Mapping[str, Any]) -> Namespace:
     """A new tenant; only superusers create them (a namespace admin runs one, never makes one)."""
     if not (getattr(actor, "is_active", False) and getattr(actor, "is_superuser", False)):
         raise refusal(ONLY_SUPERUSERS_CREATE, reason="not_superuser", actor=actor)
-    namespace = Namespace(**fields)
     try:
+        namespace = Namespace(**namespace_settings_clean(fields))
         namespace.full_clean()
     except ValidationError as error:
         raise _invalid(error) from error
@@ -70,6 +190,10 @@ def namespace_update(*, namespace: Namespace, actor: Actor, changes: Mapping[str
     unknown = set(changes) - settable_fields()
     if unknown:
         raise InvalidInputError(NOT_A_SETTING.format(field=", ".join(sorted(unknown))))
+    try:
+        changes = namespace_settings_clean(changes)
+    except ValidationError as error:
+        raise _invalid(error) from error
     locked = Namespace.objects.select_for_update().get(pk=namespace.pk)
     before = {name: getattr(locked, name) for name in changes}
     changed = [name for name, value in changes.items() if before[name] != value]

@@ -7,6 +7,7 @@ publishes, and publishing queues a release build. Until then the published versi
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,8 @@ from knowledge.errors import NOT_EDITABLE, InvalidInputError
 from knowledge.models import AuditRecord, Namespace, Role, SynonymSet, SynonymVersion, VersionState
 from knowledge.models.entry import OPEN_STATES
 from knowledge.retrieval.analysis import AnalyzerConfig, analyze_text
-from knowledge.retrieval.synonyms import MAX_PHRASE_TERMS
+from knowledge.retrieval.synonyms import MAX_PHRASE_TERMS, synonym_rules
+from knowledge.retrieval.synonyms import SynonymSet as SynonymRule
 from knowledge.services.access import require_role
 from knowledge.services.audit import audit_record
 from knowledge.services.build_queue import release_request_build
@@ -31,6 +33,16 @@ from knowledge.workflow import check_transition
 MAX_PHRASES = 20
 MAX_PHRASE_CHARS = 200
 SYNONYMS_INVALID = "synonyms.invalid"
+PHRASES_SAME = (
+    "“{first}” and “{second}” are the same phrase to search (it ignores case, punctuation and word endings), "
+    "so the set would change nothing: a synonym set needs at least two different phrases."
+)
+CONTROL_IN_PHRASE = "The phrase “{text}” contains a control character ({char}); write each phrase as plain text."
+CONTROL_IN_NAME = "The name contains a control character ({char}); write it as plain text."
+DUPLICATE_SET = (
+    "The synonym set “{name}” of {namespace} already has these phrases ({direction}, the same to search); "
+    "edit that set instead."
+)
 
 
 class SynonymError(InvalidInputError):
@@ -51,12 +63,16 @@ class SynonymContent:
 
     @classmethod
     def build(cls, *, phrases: Sequence[str], two_way: bool = True, enabled: bool = True) -> SynonymContent:
-        """Strip and deduplicate phrases; refuse fewer than two, too many, too long, or unsearchable ones."""
+        """Strip and deduplicate phrases; refuse control characters, fewer than two phrases that differ to
+        search, too many, too long, or unsearchable ones."""
+        for phrase in phrases:
+            _plain(phrase, CONTROL_IN_PHRASE)
         cleaned = tuple(dict.fromkeys(" ".join(p.split()) for p in phrases if p.strip()))
         if len(cleaned) < 2:
             raise SynonymError("A synonym set needs at least two different phrases.", code="synonyms.too_few")
         if len(cleaned) > MAX_PHRASES:
             raise SynonymError(f"A synonym set holds at most {MAX_PHRASES} phrases.", code="synonyms.too_many")
+        searched: dict[tuple[str, ...], str] = {}
         for phrase in cleaned:
             if len(phrase) > MAX_PHRASE_CHARS:
                 raise SynonymError(
@@ -73,7 +89,61 @@ class SynonymContent:
                     f"“{phrase}” has {len(terms)} words; a synonym phrase has at most {MAX_PHRASE_TERMS}.",
                     code="synonyms.too_long",
                 )
+            searched.setdefault(tuple(terms), phrase)
+        if len(searched) < 2:
+            raise SynonymError(PHRASES_SAME.format(first=cleaned[0], second=cleaned[1]), code="synonyms.too_few")
         return cls(phrases=cleaned, two_way=two_way, enabled=enabled)
+
+    def effect(self) -> frozenset[tuple[tuple[str, ...], frozenset[tuple[str, ...]]]]:
+        """What the set makes topics search for, as the release's index compiles it (order aside)."""
+        return _effect(self.phrases, two_way=self.two_way)
+
+
+def _effect(phrases: Sequence[str], *, two_way: bool) -> frozenset[tuple[tuple[str, ...], frozenset[tuple[str, ...]]]]:
+    rules = synonym_rules([SynonymRule(tuple(phrases), two_way)], AnalyzerConfig())
+    return frozenset((source, frozenset(targets)) for source, targets in rules.items())
+
+
+def _plain(text: str, message: str) -> None:
+    """Refuse control characters (Unicode category Cc): PostgreSQL cannot store NUL, the others garble pages."""
+    for char in text:
+        if unicodedata.category(char) == "Cc":
+            shown = "".join(c if unicodedata.category(c) != "Cc" else "�" for c in text[:60])
+            raise SynonymError(
+                message.format(text=shown, char=f"U+{ord(char):04X}"), code="synonyms.control_characters"
+            )
+
+
+def synonym_set_name_clean(name: str) -> str:
+    """The name as stored: plain text, runs of spaces made one."""
+    _plain(name, CONTROL_IN_NAME)
+    name = " ".join(name.split())
+    if not name:
+        raise SynonymError("Give the set a name.", code="synonyms.no_name")
+    return name
+
+
+def synonym_duplicate_check(
+    *, namespace: Namespace, content: SynonymContent, synonym_set: SynonymSet | None = None
+) -> None:
+    """Refuse content that another set of the namespace already has, live or in an open version.
+
+    Compared as the index compiles it (each phrase analysed, in the same direction), so "Token budget"
+    and "token budgets" are the same phrase; `synonym_set` is the set being edited, never its own duplicate.
+    """
+    effect = content.effect()
+    versions = SynonymVersion.objects.filter(
+        synonym_set__namespace=namespace,
+        state__in=(*OPEN_STATES, VersionState.PUBLISHED),
+        two_way=content.two_way,
+    ).select_related("synonym_set")
+    if synonym_set is not None:
+        versions = versions.exclude(synonym_set=synonym_set)
+    for version in versions:
+        if _effect(version.phrases, two_way=version.two_way) == effect:
+            direction = "two-way" if content.two_way else "one-way"
+            message = DUPLICATE_SET.format(name=version.synonym_set.name, namespace=namespace.slug, direction=direction)
+            raise SynonymError(message, code="synonyms.duplicate")
 
 
 def _audit(
@@ -137,11 +207,10 @@ def synonym_set_create(
 ) -> tuple[SynonymSet, SynonymVersion]:
     """A new set with its first version as a draft (nothing serves it until it is published)."""
     require_role(user=actor, namespace=namespace, role=Role.EDITOR)
-    name = " ".join(name.split())
-    if not name:
-        raise SynonymError("Give the set a name.", code="synonyms.no_name")
+    name = synonym_set_name_clean(name)
     if SynonymSet.objects.filter(namespace=namespace, name=name).exists():
         raise SynonymError(f"{namespace.slug} already has a synonym set “{name}”.", code="synonyms.name_taken")
+    synonym_duplicate_check(namespace=namespace, content=content)
     synonym_set = SynonymSet.objects.create(namespace=namespace, name=name)
     version = SynonymVersion.objects.create(
         synonym_set=synonym_set,
@@ -196,6 +265,7 @@ def synonym_save(*, version: SynonymVersion, content: SynonymContent, actor: Any
     version = _locked(version)
     if version.state != VersionState.DRAFT:
         raise InvalidInputError(NOT_EDITABLE.format(number=version.number, state=version.get_state_display().lower()))
+    synonym_duplicate_check(namespace=version.synonym_set.namespace, content=content, synonym_set=version.synonym_set)
     version.phrases = list(content.phrases)
     version.two_way = content.two_way
     version.enabled = content.enabled
