@@ -134,8 +134,9 @@ class DependencyFailureMiddleware:
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if isinstance(exception, RequestDataTooBig) and json_route(request):
-            # handler400 answers this only with DEBUG off; with it on (make run) Django would show its HTML page.
+        if isinstance(exception, RequestDataTooBig):
+            # handler400 answers this only with DEBUG off; with it on (make run) Django would show its debug page
+            # (a JSON route's error, a page's 413 either way).
             return bad_request(request, exception)
         refusal = unavailable_error(exception)
         if refusal is None:

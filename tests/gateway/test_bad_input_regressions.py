@@ -221,9 +221,12 @@ def test_a_management_body_over_the_upload_limit_answers_json_413(
     assert error_of(response)["code"] == "body_too_large"
 
 
-def test_an_admin_form_over_the_upload_limit_answers_a_413_page_naming_the_code(demo: Namespace, settings: Any) -> None:
+@pytest.mark.parametrize("debug", [False, True], ids=["production", "debug"])  # QA: with DEBUG, the debug page
+def test_an_admin_form_over_the_upload_limit_answers_a_413_page_naming_the_code(
+    demo: Namespace, settings: Any, debug: bool
+) -> None:
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
-    settings.DEBUG = False
+    settings.DEBUG = debug
     editor = Client()
     editor.force_login(User.objects.get(username="editor"))
     before = demo.entries.count()
