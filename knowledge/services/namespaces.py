@@ -6,9 +6,12 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from knowledge.errors import InvalidInputError
 from knowledge.models import Category, IdBlock, Namespace, TextKind
+from knowledge.services.namespace_settings import namespace_settings_clean
 from knowledge.services.text_kinds import KINDS
 from knowledge.services.texts import text_publish_as_system
 
@@ -34,7 +37,11 @@ def namespace_apply_spec(*, spec: Mapping[str, Any], source: str = "a namespace 
 
     The profile (title, summary, contact, rules, FAQ) is published as a reviewed text by the system actor.
     """
-    fields = {name: spec[name] for name in NAMESPACE_FIELDS if name in spec}
+    try:  # the checks every settings change goes through (a spec file is no exception)
+        fields = namespace_settings_clean({name: spec[name] for name in NAMESPACE_FIELDS if name in spec})
+    except ValidationError as error:
+        wrong = "; ".join(f"{field}: {' '.join(messages)}" for field, messages in error.message_dict.items())
+        raise InvalidInputError(f"{source}: {wrong}") from None
     namespace, _ = Namespace.objects.update_or_create(slug=spec["slug"], defaults=fields)
     categories_apply(namespace=namespace, categories=spec.get("categories", []))
     profile = {name: spec[name] for name in PROFILE_FIELDS if name in spec}

@@ -16,6 +16,7 @@ from knowledge.services.namespace_settings import (
     namespace_settings_clean,
     namespace_update,
 )
+from knowledge.services.namespaces import namespace_apply_spec
 from tests.factories import UserFactory, membership
 from tests.knowledge.adminforms import admin_form, as_user
 
@@ -137,3 +138,14 @@ def test_the_add_form_shows_the_errors_on_its_fields(root: Any) -> None:
     assert response.status_code == 200
     assert set(response.context["adminform"].form.errors) == {"base_url", "rate_limit"}
     assert not Namespace.objects.filter(slug="gamma").exists()
+
+
+@pytest.mark.django_db
+def test_a_namespace_specification_goes_through_the_same_checks() -> None:
+    """load_demo and import_entries --create-namespace write settings from a file (namespace_apply_spec)."""
+    spec = {"slug": "spec", "name": "Spec", "prefix": "SP", "base_url": "ftp://x.example.com"}
+
+    with pytest.raises(InvalidInputError, match="the file: base_url: Enter the public http"):
+        namespace_apply_spec(spec=spec, source="the file")
+
+    assert not Namespace.objects.filter(slug="spec").exists()
