@@ -3,6 +3,9 @@
 A line is `{id?, title, summary?, body, tags?, aliases?, category?, confidence?, links?, updated?, paths?}`. A known
 ID (or else identical content) is matched to its entry, so importing the same file twice
 changes nothing; within one file an ID, or the content of a line without an ID, appears once.
+A line with `retiredAt` and `retireReason` (and `replacedBy`) is a retired entry, as export_entries
+writes it: it is recreated as a tombstone, so its ID answers 410 and is never allocated again (seed §6).
+With `within_blocks`, a new ID lies in a block of its category's, as the namespace declares them (seed §6).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from functools import partial
 from typing import Any
@@ -21,7 +24,7 @@ from django.utils import timezone
 from knowledge.actors import Actor, actor_id, actor_user
 from knowledge.errors import InvalidInputError
 from knowledge.ids import ID_PATTERN, format_public_id, parse_public_id
-from knowledge.models import AuditRecord, Category, Entry, EntryVersion, Namespace, VersionState
+from knowledge.models import AuditRecord, Category, Entry, EntryVersion, IdBlock, Namespace, VersionState
 from knowledge.models.entry import OPEN_STATES
 from knowledge.retrieval.contract.fields import holds_unclean_text, is_clean_text
 from knowledge.selectors.layers import layers_below
@@ -49,14 +52,41 @@ FIELDS = {
     "validUntil",
     "paths",
     "overrides",
+    "retiredAt",
+    "retireReason",
+    "replacedBy",
 }
 SENSITIVITIES = ("public", "internal", "restricted")
 UNSTORABLE_TEXT = "“{name}” contains a NUL character or a lone surrogate, which no entry can store"
 UNSTORABLE_NAME = "a field name contains a NUL character or a lone surrogate"
 CONFIDENCE_RANGE = "“confidence” must be a number between 0 and 1"
 SAME_CONTENT = "the same content as line {line_no}: a line without an ID is matched by its content; remove one"
+REPEATED_KEY = "the key “{key}” appears twice (JSON keeps only the last; remove one)"
+RETIRED_NEEDS_ID = "a retired line (“retiredAt”) needs its “id”: a tombstone keeps the ID it was published under"
+RETIRED_NEEDS_REASON = "“retireReason” is required with “retiredAt” (at most 500 characters)"
+RETIRED_AT_FORMAT = "“retiredAt” must be a date and time with its offset, like 2026-09-02T10:52:47Z"
+RETIREMENT_ONLY = "“retireReason” and “replacedBy” go only with “retiredAt” (a retired entry)"
+REPLACED_BY_FORMAT = "“replacedBy” must be another entry's ID, like PREFIX-123"
+RETIRED_BUT_LIVE = (
+    "{id} is retired in the file but live in this namespace: retire it with retire_entry "
+    "(a reviewer's decision), or remove the line"
+)
+NO_REPLACEMENT = "“replacedBy” names {replacement}, which is neither an entry of this namespace nor a line of the file"
+OUTSIDE_BLOCKS = (
+    "{id} lies outside the blocks of category “{category}” ({blocks}); give it an ID there "
+    "or leave the id out (one is allocated)"
+)
 IN_CHUNK = 1000  # values per IN (...) of the queries reading what a file touches
 Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Retirement:
+    """The tombstone of a retired entry, as its namespace recorded it (Entry.retired_at …)."""
+
+    at: datetime
+    reason: str
+    replaced_by: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +99,7 @@ class ImportLine:
     # A line without these keeps the entry's current values: re-importing an export of an older
     # Evergreen never turns an internal entry public.
     trust_given: frozenset[str] = frozenset()
+    retirement: Retirement | None = None
 
 
 @dataclass
@@ -77,6 +108,7 @@ class ImportReport:
     changed: int = 0
     unchanged: int = 0
     published: int = 0
+    retired: int = 0
     ids: list[str] = field(default_factory=list)
 
 
@@ -108,14 +140,35 @@ def _check_clean(data: dict[str, Any]) -> None:
             raise ValueError(UNSTORABLE_TEXT.format(name=name))
 
 
+class _JsonObject(dict[str, Any]):
+    """A JSON object that remembers a key it held twice: json.loads keeps the last value silently, and
+    which title was meant is not the import's to guess."""
+
+    repeated: str | None = None
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> _JsonObject:
+    data = _JsonObject(pairs)
+    if len(data) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                data.repeated = key
+                break
+            seen.add(key)
+    return data
+
+
 def _parse_line(line_no: int, raw: str, *, today: date) -> ImportLine:
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, object_pairs_hook=_json_object)
     except json.JSONDecodeError as error:
         raise ValueError(f"not valid JSON ({error.msg})") from None
     if not isinstance(data, dict):
         raise ValueError("each line must be a JSON object")
-    _check_clean(data)
+    _check_clean(data)  # first: a value no entry can store is refused as such, wherever it is
+    if isinstance(data, _JsonObject) and data.repeated is not None:
+        raise ValueError(REPEATED_KEY.format(key=data.repeated))
     unknown = set(data) - FIELDS
     if unknown:
         raise ValueError(f"unknown field(s): {', '.join(sorted(unknown))}")
@@ -157,7 +210,33 @@ def _parse_line(line_no: int, raw: str, *, today: date) -> ImportLine:
         overrides=_overrides(data),
     )
     given = frozenset(name for name in ("sensitivity", "reviewBy", "validUntil", "paths", "overrides") if name in data)
-    return ImportLine(line_no, public_id, category, content, updated_raw is not None, given)
+    retirement = _retirement(data, public_id)
+    return ImportLine(line_no, public_id, category, content, updated_raw is not None, given, retirement)
+
+
+def _retirement(data: dict[str, Any], public_id: str | None) -> Retirement | None:
+    raw = data.get("retiredAt")
+    if raw is None:
+        if data.get("retireReason") is not None or data.get("replacedBy") is not None:
+            raise ValueError(RETIREMENT_ONLY)
+        return None
+    if public_id is None:
+        raise ValueError(RETIRED_NEEDS_ID)
+    try:
+        at = datetime.fromisoformat(raw)
+    except (TypeError, ValueError):
+        raise ValueError(RETIRED_AT_FORMAT) from None
+    if at.tzinfo is None:
+        raise ValueError(RETIRED_AT_FORMAT)
+    reason = data.get("retireReason")
+    if not isinstance(reason, str) or not reason.strip() or len(reason) > 500:
+        raise ValueError(RETIRED_NEEDS_REASON)
+    replaced_by = data.get("replacedBy") or ""
+    if replaced_by and (not isinstance(replaced_by, str) or not ID_PATTERN.match(replaced_by)):
+        raise ValueError(REPLACED_BY_FORMAT)
+    if replaced_by == public_id:
+        raise ValueError(REPLACED_BY_FORMAT)
+    return Retirement(at=at, reason=reason.strip(), replaced_by=replaced_by)
 
 
 def _confidence(data: dict[str, Any]) -> Decimal:
@@ -327,11 +406,17 @@ class _Batch:
     def plan_new(self, item: ImportLine, category: Category) -> None:
         entry = _create_entry(self.namespace, item, category, self.author, claimed=self.claimed)
         self.existing[entry.public_id] = entry
-        self.add(entry, 1, item.content)
+        # A retired entry's content is never served again: published with the batch (its title shows on the
+        # tombstone, as where it was exported), else withdrawn, as entry_retire leaves open versions.
+        retired = item.retirement is not None
+        state = VersionState.WITHDRAWN if retired and not self.publish else self.state
+        self.add(entry, 1, item.content, state)
         self.report.created += 1
+        self.report.retired += retired
 
-    def add(self, entry: Entry, number: int, content: VersionContent) -> None:
-        self.versions.append(_new_version(entry, number, content, self.state, self.author, self.reviewer, self.now))
+    def add(self, entry: Entry, number: int, content: VersionContent, state: str | None = None) -> None:
+        state = state or self.state
+        self.versions.append(_new_version(entry, number, content, state, self.author, self.reviewer, self.now))
         self.entries.append(entry)
         self.report.ids.append(entry.public_id)
 
@@ -360,10 +445,21 @@ class _Batch:
                     version=version,
                     actor=self.author,
                     action=action,
-                    to_state=self.state,
+                    to_state=version.state,
                     note=note,
                 )
                 for version in self.versions
+            ]
+            + [
+                AuditRecord(
+                    namespace=self.namespace,
+                    entry=entry,
+                    actor=self.author,
+                    action="retire",
+                    note=f"{entry.retire_reason} (retired {entry.retired_at:%Y-%m-%d} where the file was exported)",
+                )
+                for entry in self.entries
+                if entry.retired_at is not None
             ],
             batch_size=500,
         )
@@ -380,6 +476,7 @@ def entries_import(
     source: str = "import",
     progress: Progress | None = None,
     acknowledgement: str = "",
+    within_blocks: bool = False,
 ) -> ImportReport:
     """Write validated lines in one transaction; with `publish`, they go live as one reviewed batch.
 
@@ -391,6 +488,10 @@ def entries_import(
     Every line that writes a version is safety-scanned first: any finding refuses the whole file
     unless `acknowledgement` gives a reason (audited), and a high-severity one refuses a publishing
     import regardless.
+
+    With `within_blocks` a new entry's given ID must lie in a block of its category's (seed §6), as
+    import_entries asks of a namespace that declared its blocks; without it the ID is kept wherever it
+    falls, as in a namespace laid out for the file (import_entries --create-namespace) or set up by code.
     """
     if not items:  # nothing to write, check or build; a namespace without categories has no default
         return ImportReport()
@@ -406,7 +507,8 @@ def entries_import(
         four_eyes_check(namespace=namespace, contributors={author_id} if author_id else set(), actor=reviewer)
     # Only the entries and versions the file touches are read: a one-line import into a namespace of
     # 100,000 entries read every entry and version (2.5 s of CPU before its build started, issue 18 §3).
-    existing = _existing_entries(namespace, {item.public_id for item in items if item.public_id})
+    existing = _existing_entries(namespace, _named_ids(items))
+    _check_new_ids(namespace, items, categories, existing, within_blocks=within_blocks)
     batch = _Batch(
         namespace=namespace,
         publish=publish,
@@ -422,9 +524,11 @@ def entries_import(
     for done, item in enumerate(items, start=1):
         planned = len(batch.versions)
         entry = batch.existing.get(item.public_id) if item.public_id else None
-        if entry is not None:
+        if entry is not None and item.retirement is not None:
+            batch.report.unchanged += 1  # retired already (_check_new_ids): its tombstone stands as it is
+        elif entry is not None:
             batch.plan_change(item, entry)
-        elif item.content.content_hash in by_hash:
+        elif item.retirement is None and item.content.content_hash in by_hash:
             batch.report.unchanged += 1
         else:
             batch.plan_new(item, categories[item.category or default_category])
@@ -432,7 +536,7 @@ def entries_import(
             written.append(item)
         if progress:
             progress(done, len(items))
-    lines = [(item.line_no, _scanned_fields(item.content)) for item in written]
+    lines = [(item.line_no, _scanned_fields(item)) for item in written]
     import_safety_check(namespace=namespace, lines=lines, publish=publish, acknowledgement=acknowledgement, actor=actor)
     note = f"Bulk {source}: author {actor}, reviewer {reviewer}." if publish else f"Bulk {source}."
     batch.save(source=source, note=note)
@@ -443,13 +547,17 @@ def entries_import(
     return batch.report
 
 
-def _scanned_fields(content: VersionContent) -> dict[str, str]:
+def _scanned_fields(item: ImportLine) -> dict[str, str]:
+    content = item.content
+    # A tombstone serves its reason to agents as the entries serve their text.
+    reason = {"retireReason": item.retirement.reason} if item.retirement else {}
     return {
         "title": content.title,
         "summary": content.summary,
         "body": content.body,
         "tags": ", ".join(content.tags),
         "aliases": ", ".join(content.aliases),
+        **reason,
     }
 
 
@@ -469,6 +577,53 @@ def _content_kwargs(content: VersionContent) -> dict[str, Any]:
         "paths": content.paths,
         "overrides": content.overrides,
     }
+
+
+def _named_ids(items: list[ImportLine]) -> set[str]:
+    """The IDs the lines give, and those their retirements name as replacements."""
+    named = {item.public_id for item in items if item.public_id}
+    return named | {item.retirement.replaced_by for item in items if item.retirement and item.retirement.replaced_by}
+
+
+def _check_new_ids(
+    namespace: Namespace,
+    items: list[ImportLine],
+    categories: dict[str, Category],
+    existing: dict[str, Entry],
+    *,
+    within_blocks: bool,
+) -> None:
+    """Refuse, naming every such line: a new ID outside its category's blocks (seed §6 fixes a number
+    block per category; a category that declares none takes any free number), a retired line for an entry
+    that is live here (retiring is a reviewer's decision, not an import's side effect), and a replacement
+    that is neither an entry here nor a line of the file."""
+    default = next(iter(categories))
+    in_file = {item.public_id for item in items if item.public_id}
+    errors: list[tuple[int, str]] = []
+    for item in items:
+        entry = existing.get(item.public_id or "")
+        if item.retirement and entry is not None and entry.retired_at is None:
+            errors.append((item.line_no, RETIRED_BUT_LIVE.format(id=item.public_id)))
+        replacement = item.retirement.replaced_by if item.retirement else ""
+        if replacement and replacement not in in_file and replacement not in existing:
+            errors.append((item.line_no, NO_REPLACEMENT.format(replacement=replacement)))
+        if entry is None and within_blocks and item.public_id:
+            category = categories[item.category or default]
+            message = _outside_blocks(namespace, item.public_id, category)
+            if message:
+                errors.append((item.line_no, message))
+    if errors:
+        raise ImportFileError(errors)
+
+
+def _outside_blocks(namespace: Namespace, public_id: str, category: Category) -> str | None:
+    number = parse_public_id(public_id, prefix=namespace.prefix)
+    blocks: list[IdBlock] = list(category.blocks.all())  # prefetched by _check_against_namespace
+    if number is None or not blocks or any(b.start <= number <= b.end for b in blocks):
+        return None
+    width = namespace.id_digits
+    spans = ", ".join(f"{b.start:0{width}d}–{b.end:0{width}d}" for b in sorted(blocks, key=lambda b: b.start))
+    return OUTSIDE_BLOCKS.format(id=public_id, category=category.slug, blocks=spans)
 
 
 def _existing_entries(namespace: Namespace, public_ids: Iterable[str]) -> dict[str, Entry]:
@@ -525,8 +680,16 @@ def _create_entry(
         public_id = format_public_id(prefix=namespace.prefix, number=number, digits=namespace.id_digits)
     if Entry.objects.filter(namespace=namespace, number=number).exists():
         raise ImportFileError([(item.line_no, f"the number of {public_id} is already used in this namespace")])
+    retirement = item.retirement
     return Entry.objects.create(
-        namespace=namespace, public_id=public_id, number=number, category=category, created_by=person
+        namespace=namespace,
+        public_id=public_id,
+        number=number,
+        category=category,
+        created_by=person,
+        retired_at=retirement.at if retirement else None,
+        retire_reason=retirement.reason if retirement else "",
+        replaced_by=retirement.replaced_by if retirement else "",
     )
 
 

@@ -35,7 +35,7 @@ def run(*args: Any) -> str:
 
 
 GOOD: list[dict[str, Any]] = [
-    {"id": "AL-001", "title": "Budgets", "body": "Ask for 2000 tokens.", "category": "rule", "tags": ["budget"]},
+    {"id": "AL-001", "title": "Budgets", "body": "Ask for 2000 tokens.", "category": "fact", "tags": ["budget"]},
     {"title": "Without an ID", "body": "Gets one allocated.", "confidence": 0.8, "updated": "2026-01-02"},
     {"title": "Another without an ID", "body": "Gets the next number of its block."},
 ]
@@ -120,7 +120,10 @@ def test_content_counts_as_held_only_in_an_entrys_newest_version_of_the_same_nam
 
 def test_a_one_line_import_reads_only_what_it_touches(ns_a: Namespace, tmp_path: Path) -> None:
     """It read every entry and version of the namespace: 2.5 s of CPU at 100,000 entries (issue 18)."""
-    many = [{"id": f"AL-{n:03d}", "title": f"Entry {n}", "body": f"Fact number {n}."} for n in range(1, 201)]
+    many = [
+        {"id": f"AL-{n:03d}", "title": f"Entry {n}", "body": f"Fact number {n}."}
+        for n in [*range(100), *range(500, 599)]
+    ]
     run("import_entries", str(write(tmp_path, many)), "--namespace", "alpha", "--publish")
     made: list[type] = []
 
@@ -151,7 +154,10 @@ def test_a_bulk_import_leaves_the_planner_counting_its_rows(ns_a: Namespace, tmp
     join ran as a nested loop (0.45 s where it takes 0.20 s at 100,000 entries) until the next ANALYZE."""
     if connection.vendor != "postgresql":
         pytest.skip("PostgreSQL's planner statistics")
-    many = [{"id": f"AL-{n:03d}", "title": f"Entry {n}", "body": f"Fact number {n}."} for n in range(1, 121)]
+    many = [
+        {"id": f"AL-{n:03d}", "title": f"Entry {n}", "body": f"Fact number {n}."}
+        for n in [*range(1, 100), *range(500, 521)]
+    ]
     run("import_entries", str(write(tmp_path, many)), "--namespace", "alpha", "--publish")
 
     assert planned_rows(Entry) >= 120 and planned_rows(EntryVersion) >= 120

@@ -32,7 +32,8 @@ EMPTY_FILE = "{path} has no entries; no namespace was created (an empty file is 
 
 class Command(BaseCommand):
     help = (
-        "Import entries from JSON Lines: {id?, title, summary?, body, tags?, category?, confidence?, links?, updated?}."
+        "Import entries from JSON Lines: {id?, title, summary?, body, tags?, category?, confidence?, links?, updated?, "
+        "retiredAt?, retireReason?, replacedBy?}; a line with retiredAt is recreated as a retired entry (410 Gone)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -76,7 +77,7 @@ class Command(BaseCommand):
         try:
             # One transaction: a namespace this import creates disappears again if its lines are refused.
             with transaction.atomic():
-                namespace = self._namespace(options, items, actor)
+                namespace, created = self._namespace(options, items, actor)
                 actor.require(namespace=namespace, role=Role.EDITOR)
                 if options["publish"]:
                     reviewer.require(namespace=namespace, role=Role.REVIEWER)
@@ -88,6 +89,9 @@ class Command(BaseCommand):
                     publish=options["publish"],
                     acknowledgement=options["acknowledge_warnings"],
                     progress=Progress(f"Importing {path.name}"),
+                    # A namespace's own blocks hold a new ID of its category (seed §6); the blocks of one
+                    # laid out for this file hold its lines, and its IDs stay wherever they fall.
+                    within_blocks=not created,
                 )
         except ImportFileError as error:
             for line_no, message in error.errors:
@@ -97,10 +101,12 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         self.stdout.write(
             f"{namespace.slug}: {report.created} created, {report.changed} changed, "
-            f"{report.unchanged} unchanged, {report.published} published."
+            f"{report.unchanged} unchanged, {report.published} published"
+            + (f", {report.retired} retired (tombstones)." if report.retired else ".")
         )
 
-    def _namespace(self, options: dict[str, Any], items: list[Any], actor: CommandActor) -> Namespace:
+    def _namespace(self, options: dict[str, Any], items: list[Any], actor: CommandActor) -> tuple[Namespace, bool]:
+        """The namespace to import into, and whether this import creates it."""
         slug = options["namespace"]
         namespace = Namespace.objects.filter(slug=slug).first()
         prefix = options["prefix"]
@@ -109,7 +115,7 @@ class Command(BaseCommand):
                 raise CommandError(f"“{slug}” exists; --base-url and --contact only set up a new namespace.")
             if prefix and prefix.upper() != namespace.prefix:
                 raise CommandError(ANOTHER_PREFIX.format(slug=slug, prefix=namespace.prefix))
-            return namespace
+            return namespace, False
         if not options["create_namespace"]:
             raise CommandError(f"No namespace “{slug}”; pass --create-namespace --prefix P to create it.")
         if actor.checked and not actor.user.is_superuser:
@@ -121,7 +127,7 @@ class Command(BaseCommand):
             raise CommandError("--prefix is required when the file's lines carry no IDs.")
         self._check_names(slug, prefix)
         categories, digits, capacity = self._id_layout(items)
-        return namespace_for_import(
+        created = namespace_for_import(
             slug=slug,
             prefix=prefix,
             digits=digits,
@@ -130,6 +136,7 @@ class Command(BaseCommand):
             base_url=options["base_url"],
             contact=options["contact"],
         )
+        return created, True
 
     @staticmethod
     def _check_names(slug: str, prefix: str) -> None:
