@@ -15,6 +15,7 @@ from knowledge.selectors.exports import entries_export_rows
 from knowledge.services.entries import entry_retire
 from knowledge.services.imports import ImportFileError, entries_parse
 from tests.factories import NamespaceFactory, committed
+from tests.knowledge.test_imports import run, write
 
 pytestmark = pytest.mark.django_db
 
@@ -23,19 +24,6 @@ ROWS: list[dict[str, Any]] = [
     {"id": "TB-001", "title": "Tenant B ships on Fridays", "body": "Releases go out on Fridays."},
     {"id": "TB-002", "title": "Tenant B ships on Mondays", "body": "Releases go out on Mondays."},
 ]
-
-
-def write(tmp_path: Path, rows: list[Any], name: str = "entries.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows) + "\n")
-    return path
-
-
-def run(*args: Any) -> str:
-    out = StringIO()
-    with committed():
-        call_command(*args, stdout=out, stderr=StringIO())
-    return out.getvalue()
 
 
 def refused(*args: Any) -> str:
